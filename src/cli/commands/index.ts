@@ -1,0 +1,18 @@
+/**
+ * The list of sub-commands. Each command module exports `register(program, state)`; a command
+ * sets `state.exitCode` rather than exiting the process.
+ */
+import type { Command } from 'commander';
+
+export interface CliState {
+  /** Exit code the process returns once the command has finished. */
+  exitCode: number;
+}
+
+type Registrar = (program: Command, state: CliState) => void;
+
+const registrars: Registrar[] = [];
+
+export function registerCommands(program: Command, state: CliState): void {
+  for (const register of registrars) register(program, state);
+}

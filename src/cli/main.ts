@@ -1,0 +1,32 @@
+/**
+ * The `sparsedyn` command line: one sub-command per file in `./commands/`, registered here.
+ * `main(argv)` returns the process exit code instead of calling `process.exit`, so commands can
+ * be driven from tests.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerCommands } from './commands/index.ts';
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command();
+  program
+    .name('sparsedyn')
+    .description('Rigid-body dynamics as one sparse linear system D(q) d + b(q, q̇) = 0')
+    .version('0.1.0')
+    .exitOverride()
+    .showHelpAfterError();
+  const state = { exitCode: 0 };
+  registerCommands(program, state);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with exit code 0.
+      return err.exitCode;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    const name = err instanceof Error ? err.name : 'Error';
+    process.stderr.write(`sparsedyn: ${name}: ${message}\n`);
+    return 2;
+  }
+  return state.exitCode;
+}
