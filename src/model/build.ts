@@ -1,0 +1,245 @@
+/**
+ * ModelSpec → Model: validate the link/joint graph (graphology: one root, no cycles, every joint's
+ * parent and child exist, each link has at most one parent joint), number the bodies depth-first
+ * so that λ(i) < i (RBDA §4.1.2; Pinocchio's URDF parser uses the same depth-first order), merge
+ * fixed joints into their parent body with lumped inertia (unless asked to keep them as 0-DoF
+ * joints), and optionally add a floating base.
+ */
+import { DirectedGraph } from 'graphology';
+import { Flops } from '../spatial/flops.ts';
+import { inertiaAdd, inertiaTransformToParent } from '../spatial/inertia.ts';
+import { xCompose, xCreate } from '../spatial/transform.ts';
+import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from './joint.ts';
+import { Model, type Frame } from './model.ts';
+
+export interface LinkSpec {
+  name: string;
+  /** rigid inertia about the link origin in link axes (10 numbers), or null for a massless link */
+  inertia: Float64Array | null;
+}
+
+export interface JointSpec {
+  name: string;
+  type: JointType;
+  parent: string;
+  child: string;
+  /** ᶜX_p at q = 0: joint frame (= child link frame) relative to the parent link frame */
+  origin: Float64Array;
+  /** joint axis in the joint frame (normalised here; must be non-zero for 1-DoF joints) */
+  axis?: ArrayLike<number>;
+  /** helical pitch in m/rad */
+  pitch?: number;
+}
+
+export interface ModelSpec {
+  name: string;
+  links: LinkSpec[];
+  joints: JointSpec[];
+  gravity?: ArrayLike<number>;
+}
+
+export interface BuildOptions {
+  /** add a 6-DoF floating joint between the world and the root link (default false: welded) */
+  floatingBase?: boolean;
+  /** name of that joint (default "root_joint", as Pinocchio names it) */
+  rootJointName?: string;
+  /** fixed joints to keep as 0-DoF joints of their own body (e.g. force/torque sensor joints) */
+  keepFixed?: readonly string[];
+}
+
+/** A structural problem in a model description, naming the offending link or joint. */
+export class ModelError extends Error {
+  override name = 'ModelError';
+  constructor(message: string, readonly item: { joint?: string; link?: string } = {}) {
+    super(message);
+  }
+}
+
+export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
+  const g = new DirectedGraph();
+  for (const l of spec.links) {
+    if (g.hasNode(l.name)) throw new ModelError(`link "${l.name}" is defined twice`, { link: l.name });
+    g.addNode(l.name);
+  }
+  const jointByChild = new Map<string, JointSpec>();
+  const jointNames = new Set<string>();
+  const childOrder = new Map<string, JointSpec[]>();
+  for (const j of spec.joints) {
+    if (jointNames.has(j.name)) throw new ModelError(`joint "${j.name}" is defined twice`, { joint: j.name });
+    jointNames.add(j.name);
+    if (!g.hasNode(j.parent)) throw new ModelError(`joint "${j.name}": parent link "${j.parent}" does not exist`, { joint: j.name, link: j.parent });
+    if (!g.hasNode(j.child)) throw new ModelError(`joint "${j.name}": child link "${j.child}" does not exist`, { joint: j.name, link: j.child });
+    if (j.parent === j.child) throw new ModelError(`joint "${j.name}" connects link "${j.child}" to itself`, { joint: j.name, link: j.child });
+    const prev = jointByChild.get(j.child);
+    if (prev) throw new ModelError(`link "${j.child}" is the child of two joints, "${prev.name}" and "${j.name}" (kinematic loop)`, { joint: j.name, link: j.child });
+    jointByChild.set(j.child, j);
+    g.addDirectedEdgeWithKey(j.name, j.parent, j.child);
+    const list = childOrder.get(j.parent) ?? [];
+    list.push(j);
+    childOrder.set(j.parent, list);
+  }
+  const roots = g.filterNodes((n) => g.inDegree(n) === 0);
+  if (roots.length === 0) {
+    throw new ModelError(`no root link: the joints form a cycle (every link has a parent joint)`, { joint: spec.joints[0]?.name });
+  }
+  if (roots.length > 1) {
+    throw new ModelError(`more than one root link: ${roots.map((r) => `"${r}"`).join(', ')} (a tree has exactly one)`, { link: roots[1] });
+  }
+  const root = roots[0];
+  // Every link must be reachable from the root; one that is not sits on a cycle.
+  const reached = new Set<string>([root]);
+  const stack = [root];
+  while (stack.length) {
+    const l = stack.pop()!;
+    for (const j of childOrder.get(l) ?? []) {
+      if (!reached.has(j.child)) { reached.add(j.child); stack.push(j.child); }
+    }
+  }
+  if (reached.size !== spec.links.length) {
+    const lost = spec.links.find((l) => !reached.has(l.name))!;
+    const j = jointByChild.get(lost.name)!;
+    throw new ModelError(`joint "${j.name}" closes a cycle through link "${lost.name}" (a kinematic tree has none)`, { joint: j.name, link: lost.name });
+  }
+
+  const keep = new Set(options.keepFixed ?? []);
+  for (const k of keep) {
+    const j = spec.joints.find((jj) => jj.name === k);
+    if (!j) throw new ModelError(`keepFixed: joint "${k}" does not exist`, { joint: k });
+    if (j.type !== 'fixed') throw new ModelError(`keepFixed: joint "${k}" is ${j.type}, not fixed`, { joint: k });
+  }
+  const linkSpec = new Map(spec.links.map((l) => [l.name, l]));
+  const fl = new Flops();
+
+  const bodyNames: string[] = [];
+  const jNames: string[] = [];
+  const jTypes: JointType[] = [];
+  const parents: number[] = [];
+  const axes: number[] = [];
+  const pitches: number[] = [];
+  const Xtree: Float64Array[] = [];
+  const inertias: Float64Array[] = [];
+  const frames: Frame[] = [];
+
+  const addBody = (name: string, jname: string, type: JointType, parent: number, X: Float64Array, axis: ArrayLike<number> | undefined, pitch: number): number => {
+    const i = bodyNames.length;
+    bodyNames.push(name);
+    jNames.push(jname);
+    jTypes.push(type);
+    parents.push(parent);
+    let ax = [0, 0, 0];
+    if (type === 'revolute' || type === 'prismatic' || type === 'helical') {
+      const a = axis ?? [1, 0, 0];
+      const n = Math.hypot(a[0], a[1], a[2]);
+      if (!(n > 1e-12) || !Number.isFinite(n)) throw new ModelError(`joint "${jname}" has a zero or invalid axis`, { joint: jname });
+      ax = [a[0] / n, a[1] / n, a[2] / n];
+    }
+    axes.push(...ax);
+    pitches.push(type === 'helical' ? pitch : 0);
+    Xtree.push(X);
+    inertias.push(new Float64Array(10));
+    frames.push({ name, body: i, X: xCreate() });
+    return i;
+  };
+
+  // Depth-first numbering from the root; (link, body, ᴸX_body) for each visited link.
+  const visit: { link: string; body: number; Xlb: Float64Array }[] = [];
+  if (options.floatingBase) {
+    const b = addBody(root, options.rootJointName ?? 'root_joint', 'floating', -1, xCreate(), undefined, 0);
+    visit.push({ link: root, body: b, Xlb: xCreate() });
+  } else {
+    frames.push({ name: root, body: -1, X: xCreate() });
+    visit.push({ link: root, body: -1, Xlb: xCreate() });
+  }
+  const lumped = new Float64Array(10);
+  while (visit.length) {
+    const { link, body, Xlb } = visit.pop()!;
+    // lump this link's inertia into its body
+    const ls = linkSpec.get(link)!;
+    if (ls.inertia && body >= 0) {
+      inertiaTransformToParent(lumped, Xlb, ls.inertia, fl);
+      inertiaAdd(inertias[body], inertias[body], lumped, fl);
+    }
+    const kids = childOrder.get(link) ?? [];
+    // push in reverse so that children are numbered in file order (depth first)
+    const next: { link: string; body: number; Xlb: Float64Array }[] = [];
+    for (const j of kids) {
+      if (j.type === 'fixed' && !keep.has(j.name)) {
+        // child link rigidly merged: ᶜX_body = ᶜX_link ᴸX_body
+        const Xcb = xCompose(new Float64Array(12), j.origin, Xlb, fl);
+        frames.push({ name: j.child, body, X: Xcb });
+        next.push({ link: j.child, body, Xlb: Xcb });
+      } else {
+        // moving (or kept-fixed) joint: new body whose Xtree = ᶜX_link ᴸX_body
+        const Xt = xCompose(new Float64Array(12), j.origin, Xlb, fl);
+        const b = addBody(j.child, j.name, j.type, body, Xt, j.axis, j.pitch ?? 0);
+        next.push({ link: j.child, body: b, Xlb: xCreate() });
+      }
+    }
+    // depth-first: process the first child's whole subtree before the second child
+    for (let k = next.length - 1; k >= 0; k--) visit.push(next[k]);
+  }
+  // The pop order above numbers a body when its parent link is expanded, so parents[i] < i holds;
+  // re-number into strict depth-first order (Pinocchio's) for stable vector layouts.
+  return finish(spec, { bodyNames, jNames, jTypes, parents, axes, pitches, Xtree, inertias, frames });
+}
+
+interface Raw {
+  bodyNames: string[]; jNames: string[]; jTypes: JointType[]; parents: number[]; axes: number[];
+  pitches: number[]; Xtree: Float64Array[]; inertias: Float64Array[]; frames: Frame[];
+}
+
+function finish(spec: ModelSpec, r: Raw): Model {
+  const nb = r.bodyNames.length;
+  // depth-first order over the body tree
+  const kids: number[][] = Array.from({ length: nb }, () => []);
+  const roots: number[] = [];
+  for (let i = 0; i < nb; i++) (r.parents[i] < 0 ? roots : kids[r.parents[i]]).push(i);
+  const order: number[] = [];
+  const st = roots.slice().reverse();
+  while (st.length) {
+    const i = st.pop()!;
+    order.push(i);
+    for (let k = kids[i].length - 1; k >= 0; k--) st.push(kids[i][k]);
+  }
+  const newIndex = new Int32Array(nb);
+  order.forEach((old, k) => { newIndex[old] = k; });
+  const pick = <T>(a: T[]): T[] => order.map((o) => a[o]);
+  const parents = Int32Array.from(order.map((o) => (r.parents[o] < 0 ? -1 : newIndex[r.parents[o]])));
+  const axis = new Float64Array(3 * nb);
+  order.forEach((o, k) => { axis[3 * k] = r.axes[3 * o]; axis[3 * k + 1] = r.axes[3 * o + 1]; axis[3 * k + 2] = r.axes[3 * o + 2]; });
+  const types = pick(r.jTypes);
+  const jtype = Int8Array.from(types.map(jointTypeCode));
+  const axisKind = new Int8Array(nb);
+  const S: Float64Array[] = [];
+  const nqi = new Int32Array(nb), nvi = new Int32Array(nb);
+  for (let k = 0; k < nb; k++) {
+    const t = types[k];
+    axisKind[k] = 3;
+    if (t === 'revolute' || t === 'prismatic') {
+      for (let c = 0; c < 3; c++) {
+        if (Math.abs(axis[3 * k + c]) === 1) axisKind[k] = c;
+      }
+    }
+    S.push(motionSubspace(t, axis.subarray(3 * k, 3 * k + 3), r.pitches[order[k]]));
+    nqi[k] = jointNq(t);
+    nvi[k] = jointNv(t);
+  }
+  const frames = r.frames.map((f) => ({ name: f.name, body: f.body < 0 ? -1 : newIndex[f.body], X: f.X }));
+  const g = spec.gravity ?? [0, 0, -9.81];
+  return new Model(
+    {
+      name: spec.name,
+      bodyNames: pick(r.bodyNames),
+      jointNames: pick(r.jNames),
+      jointTypes: types,
+      parents,
+      axis,
+      pitch: Float64Array.from(pick(r.pitches)),
+      Xtree: pick(r.Xtree),
+      I: pick(r.inertias),
+      gravity: Float64Array.from([g[0], g[1], g[2]]),
+      frames,
+    },
+    nqi, nvi, S, jtype, axisKind,
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * jcalc: the joint transform composed with the tree transform, ⁱX_λ(i) = X_J(q_i) X_tree,i
+ * (RBDA §4.4, Table 4.1; spatial_v2 `jcalc`). Written straight into `Xup` with the cheapest
+ * product the joint allows (a rotation about a frame axis touches two rows of E only).
+ * Rotations follow Pinocchio/URDF: the child frame is rotated by +q about the axis, so
+ * E_J = R(axis, q)ᵀ (parent-joint coordinates → child coordinates).
+ */
+import type { Flops } from '../spatial/flops.ts';
+import { rotAxisAngle, rotFromQuat } from '../spatial/vec3.ts';
+import { JT_FIXED, JT_FLOATING, JT_HELICAL, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL } from './joint.ts';
+import type { Model } from './model.ts';
+
+const R = new Float64Array(9);
+
+/** Xup = X_J(q[iq..]) ∘ Xtree_i for body i. */
+export function jcalc(Xup: Float64Array, model: Model, i: number, q: ArrayLike<number>, fl: Flops): Float64Array {
+  const Xt = model.Xtree[i];
+  const iq = model.iq[i];
+  switch (model.jtype[i]) {
+    case JT_REVOLUTE: {
+      const k = model.axisKind[i];
+      if (k < 3) {
+        const s = model.axis[3 * i + k] * Math.sin(q[iq]);
+        const c = Math.cos(q[iq]);
+        fl.fn += 2;
+        rotateAboutFrameAxis(Xup, Xt, k, c, s, fl);
+        return Xup;
+      }
+      const ax = model.axis;
+      rotAxisAngle(R, ax[3 * i], ax[3 * i + 1], ax[3 * i + 2], q[iq]);
+      fl.fn += 2; fl.mul += 24; fl.add += 10; // rotAxisAngle as written: t = 1 − c, 9 entries
+      composeRotation(Xup, Xt, 0, 0, 0, fl);
+      return Xup;
+    }
+    case JT_PRISMATIC: {
+      const d = q[iq];
+      for (let k = 0; k < 9; k++) Xup[k] = Xt[k];
+      // r = r_tree + E_treeᵀ (axis d)
+      const ax0 = model.axis[3 * i] * d, ax1 = model.axis[3 * i + 1] * d, ax2 = model.axis[3 * i + 2] * d;
+      Xup[9] = Xt[9] + Xt[0] * ax0 + Xt[3] * ax1 + Xt[6] * ax2;
+      Xup[10] = Xt[10] + Xt[1] * ax0 + Xt[4] * ax1 + Xt[7] * ax2;
+      Xup[11] = Xt[11] + Xt[2] * ax0 + Xt[5] * ax1 + Xt[8] * ax2;
+      fl.mul += 12; fl.add += 9;
+      return Xup;
+    }
+    case JT_HELICAL: {
+      const th = q[iq];
+      const ax = model.axis;
+      const h = model.pitch[i] * th;
+      rotAxisAngle(R, ax[3 * i], ax[3 * i + 1], ax[3 * i + 2], th);
+      fl.fn += 2; fl.mul += 25; fl.add += 10;
+      composeRotation(Xup, Xt, h * ax[3 * i], h * ax[3 * i + 1], h * ax[3 * i + 2], fl);
+      fl.mul += 3;
+      return Xup;
+    }
+    case JT_FLOATING: {
+      // X_J = (R_wbᵀ, p); quaternion assumed unit (validated at the public entry)
+      rotFromQuat(R, q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6]);
+      fl.mul += 27; fl.add += 12; // rotFromQuat as written
+      composeRotation(Xup, Xt, q[iq], q[iq + 1], q[iq + 2], fl);
+      return Xup;
+    }
+    case JT_SPHERICAL: {
+      rotFromQuat(R, q[iq], q[iq + 1], q[iq + 2], q[iq + 3]);
+      fl.mul += 27; fl.add += 12; // rotFromQuat as written
+      composeRotation(Xup, Xt, 0, 0, 0, fl);
+      return Xup;
+    }
+    case JT_FIXED:
+    default:
+      for (let k = 0; k < 12; k++) Xup[k] = Xt[k];
+      return Xup;
+  }
+}
+
+/**
+ * Xup = (Rᵀ, p) ∘ Xt with R in the module scratch: E = Rᵀ E_t, r = r_t + E_tᵀ p.
+ * 27 mul + 18 add, plus 9 mul + 9 add when p ≠ 0 is requested.
+ */
+function composeRotation(Xup: Float64Array, Xt: Float64Array, p0: number, p1: number, p2: number, fl: Flops): void {
+  const t0 = Xt[0], t1 = Xt[1], t2 = Xt[2], t3 = Xt[3], t4 = Xt[4], t5 = Xt[5], t6 = Xt[6], t7 = Xt[7], t8 = Xt[8];
+  for (let a = 0; a < 3; a++) {
+    // row a of Rᵀ = column a of R
+    const c0 = R[a], c1 = R[3 + a], c2 = R[6 + a];
+    Xup[3 * a] = c0 * t0 + c1 * t3 + c2 * t6;
+    Xup[3 * a + 1] = c0 * t1 + c1 * t4 + c2 * t7;
+    Xup[3 * a + 2] = c0 * t2 + c1 * t5 + c2 * t8;
+  }
+  fl.mul += 27; fl.add += 18;
+  if (p0 === 0 && p1 === 0 && p2 === 0) {
+    Xup[9] = Xt[9]; Xup[10] = Xt[10]; Xup[11] = Xt[11];
+  } else {
+    Xup[9] = Xt[9] + t0 * p0 + t3 * p1 + t6 * p2;
+    Xup[10] = Xt[10] + t1 * p0 + t4 * p1 + t7 * p2;
+    Xup[11] = Xt[11] + t2 * p0 + t5 * p1 + t8 * p2;
+    fl.mul += 9; fl.add += 9;
+  }
+}
+
+/**
+ * Xup = (R_k(θ)ᵀ, 0) ∘ Xt for a rotation about frame axis k with c = cos θ, s = sin θ (sign of the
+ * axis folded into s). Rᵀ about z = [[c, s, 0], [−s, c, 0], [0, 0, 1]] mixes two rows of E_t.
+ * 12 mul, 6 add.
+ */
+function rotateAboutFrameAxis(Xup: Float64Array, Xt: Float64Array, k: number, c: number, s: number, fl: Flops): void {
+  // rows (a, b) mixed, row k kept: about x → (1, 2); about y → (2, 0); about z → (0, 1)
+  const a = k === 0 ? 1 : k === 1 ? 2 : 0;
+  const b = k === 0 ? 2 : k === 1 ? 0 : 1;
+  const a0 = Xt[3 * a], a1 = Xt[3 * a + 1], a2 = Xt[3 * a + 2];
+  const b0 = Xt[3 * b], b1 = Xt[3 * b + 1], b2 = Xt[3 * b + 2];
+  Xup[3 * a] = c * a0 + s * b0; Xup[3 * a + 1] = c * a1 + s * b1; Xup[3 * a + 2] = c * a2 + s * b2;
+  Xup[3 * b] = c * b0 - s * a0; Xup[3 * b + 1] = c * b1 - s * a1; Xup[3 * b + 2] = c * b2 - s * a2;
+  Xup[3 * k] = Xt[3 * k]; Xup[3 * k + 1] = Xt[3 * k + 1]; Xup[3 * k + 2] = Xt[3 * k + 2];
+  Xup[9] = Xt[9]; Xup[10] = Xt[10]; Xup[11] = Xt[11];
+  fl.mul += 12; fl.add += 6;
+}
