@@ -1,0 +1,114 @@
+/**
+ * A = read(file), write(file, A): Matrix Market (.mtx, coordinate) and the 1-based triplet text
+ * format of ../shared/sparse-bench (.tri, one `row col value` per line).
+ * Source: NIST Matrix Market exchange format (coordinate real/integer/pattern, general/symmetric/
+ * skew-symmetric). The only file in src/sparse that touches node:fs; no numeric kernel imports it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { compress } from './compress.ts';
+import type { CscMatrix } from './csc.ts';
+
+/** Parses `.tri` text: lines `row col value` (1-based), `%`/`#` comments; size from the largest indices unless given. */
+export function parseTriplet(text: string, size?: { m: number; n: number }): CscMatrix {
+  const Ti: number[] = [];
+  const Tj: number[] = [];
+  const Tx: number[] = [];
+  let m = 0;
+  let n = 0;
+  const lines = text.split('\n');
+  for (let l = 0; l < lines.length; l++) {
+    const line = lines[l].trim();
+    if (line === '' || line[0] === '%' || line[0] === '#') continue;
+    const f = line.split(/\s+/);
+    if (f.length < 2) throw new RangeError(`.tri line ${l + 1}: expected "row col value", got "${line}"`);
+    const i = Number(f[0]);
+    const j = Number(f[1]);
+    const x = f.length > 2 ? Number(f[2]) : 1;
+    if (!Number.isInteger(i) || i < 1 || !Number.isInteger(j) || j < 1) throw new RangeError(`.tri line ${l + 1}: indices must be integers ≥ 1, got "${line}"`);
+    if (!Number.isFinite(x)) throw new RangeError(`.tri line ${l + 1}: value is not a finite number: "${line}"`);
+    Ti.push(i - 1);
+    Tj.push(j - 1);
+    Tx.push(x);
+    if (i > m) m = i;
+    if (j > n) n = j;
+  }
+  if (size) {
+    if (m > size.m || n > size.n) throw new RangeError(`.tri entries reach ${m}×${n}, beyond the given size ${size.m}×${size.n}`);
+    m = size.m;
+    n = size.n;
+  }
+  return compress(m, n, Ti, Tj, Tx).A;
+}
+
+/** Parses Matrix Market coordinate text (real, integer or pattern; general, symmetric or skew-symmetric). */
+export function parseMatrixMarket(text: string): CscMatrix {
+  const lines = text.split('\n');
+  const banner = lines[0]?.trim().toLowerCase().split(/\s+/) ?? [];
+  if (banner[0] !== '%%matrixmarket' || banner[1] !== 'matrix') throw new RangeError('not a Matrix Market file: first line must start with %%MatrixMarket matrix');
+  if (banner[2] !== 'coordinate') throw new RangeError(`Matrix Market format "${banner[2]}" is not supported (only coordinate)`);
+  const field = banner[3];
+  if (field !== 'real' && field !== 'integer' && field !== 'pattern') throw new RangeError(`Matrix Market field "${field}" is not supported (real, integer, pattern)`);
+  const sym = banner[4] ?? 'general';
+  if (sym !== 'general' && sym !== 'symmetric' && sym !== 'skew-symmetric') throw new RangeError(`Matrix Market symmetry "${sym}" is not supported`);
+  let l = 1;
+  while (l < lines.length && (lines[l].trim() === '' || lines[l].trim()[0] === '%')) l++;
+  const head = (lines[l] ?? '').trim().split(/\s+/).map(Number);
+  if (head.length < 3 || head.some((v) => !Number.isInteger(v) || v < 0)) throw new RangeError(`Matrix Market size line ${l + 1} must be "m n nnz"`);
+  const [m, n, nzDeclared] = head;
+  const Ti: number[] = [];
+  const Tj: number[] = [];
+  const Tx: number[] = [];
+  let read = 0;
+  for (l++; l < lines.length; l++) {
+    const line = lines[l].trim();
+    if (line === '' || line[0] === '%') continue;
+    const f = line.split(/\s+/);
+    const i = Number(f[0]) - 1;
+    const j = Number(f[1]) - 1;
+    const x = field === 'pattern' ? 1 : Number(f[2]);
+    if (!Number.isInteger(i) || i < 0 || i >= m || !Number.isInteger(j) || j < 0 || j >= n) throw new RangeError(`Matrix Market line ${l + 1}: index out of range in "${line}"`);
+    if (!Number.isFinite(x)) throw new RangeError(`Matrix Market line ${l + 1}: value is not a finite number: "${line}"`);
+    Ti.push(i);
+    Tj.push(j);
+    Tx.push(x);
+    if (sym !== 'general' && i !== j) {
+      Ti.push(j);
+      Tj.push(i);
+      Tx.push(sym === 'symmetric' ? x : -x);
+    }
+    read++;
+  }
+  if (read !== nzDeclared) throw new RangeError(`Matrix Market header declares ${nzDeclared} entries, file has ${read}`);
+  return compress(m, n, Ti, Tj, Tx).A;
+}
+
+/** Reads a `.tri` or `.mtx` file (by extension; `.mtx` also recognised by its banner). */
+export function readMatrix(path: string): CscMatrix {
+  const text = readFileSync(path, 'utf8');
+  if (path.endsWith('.mtx') || text.startsWith('%%MatrixMarket')) return parseMatrixMarket(text);
+  if (path.endsWith('.tri')) return parseTriplet(text);
+  throw new RangeError(`${path}: unknown matrix file type (expected .tri or .mtx)`);
+}
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? x.toFixed(1) : x.toPrecision(17);
+}
+
+/** `.tri` text of A (1-based, column by column). */
+export function formatTriplet(A: CscMatrix): string {
+  const out: string[] = [];
+  for (let j = 0; j < A.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) out.push(`${A.Ai[p] + 1} ${j + 1} ${fmt(A.Ax[p])}`);
+  return out.join('\n') + '\n';
+}
+
+/** Matrix Market coordinate real general text of A. */
+export function formatMatrixMarket(A: CscMatrix): string {
+  return `%%MatrixMarket matrix coordinate real general\n${A.m} ${A.n} ${A.Ap[A.n]}\n` + formatTriplet(A);
+}
+
+/** Writes A to `path` as `.mtx` or `.tri` according to the extension. */
+export function writeMatrix(path: string, A: CscMatrix): void {
+  if (path.endsWith('.mtx')) writeFileSync(path, formatMatrixMarket(A));
+  else if (path.endsWith('.tri')) writeFileSync(path, formatTriplet(A));
+  else throw new RangeError(`${path}: unknown matrix file type (expected .tri or .mtx)`);
+}
