@@ -1,0 +1,68 @@
+/**
+ * Forward velocity kinematics shared by RNEA, ABA and the sparse assembly (paper 004 eq. 2 and
+ * the definitions after eq. 3; RBDA Table 5.1 lines 3–7):
+ *   ⁱX_λ = X_J(q_i) X_tree,i,   v_J = S_i q̇_i,   v_i = ⁱX_λ v_λ + v_J,   c_i = v_i × v_J.
+ */
+import { jcalc } from '../model/jcalc.ts';
+import type { Model } from '../model/model.ts';
+import { addSx, setSx } from '../model/subspace.ts';
+import { Flops } from '../spatial/flops.ts';
+import { crossMotion } from '../spatial/motion.ts';
+import { xApplyMotion } from '../spatial/transform.ts';
+
+export class KinematicsWorkspace {
+  /** ⁱX_λ(i): parent-to-body transform at the current q (written by forwardKinematics) */
+  readonly Xup: Float64Array[];
+  /** v_i: body spatial velocity in body coordinates */
+  readonly v: Float64Array[];
+  /** v_J,i = S_i q̇_i: joint velocity in body coordinates */
+  readonly vJ: Float64Array[];
+  /** c_i = v_i × S_i q̇_i: velocity-product acceleration in body coordinates */
+  readonly c: Float64Array[];
+  /** flops of the last forwardKinematics call */
+  readonly flops = new Flops();
+
+  constructor(readonly model: Model) {
+    const mk = (n: number) => Array.from({ length: model.nb }, () => new Float64Array(n));
+    this.Xup = mk(12);
+    this.v = mk(6);
+    this.vJ = mk(6);
+    this.c = mk(6);
+  }
+}
+
+/**
+ * Fill ws.Xup, ws.v, ws.vJ, ws.c from (q, q̇). Inputs are not validated here (callers do it at
+ * their public entry). `withVelocity = false` skips v, vJ, c (they are left at zero).
+ */
+export function forwardKinematics(ws: KinematicsWorkspace, q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
+  const model = ws.model;
+  const fl = ws.flops;
+  fl.reset();
+  for (let i = 0; i < model.nb; i++) {
+    const Xup = ws.Xup[i];
+    jcalc(Xup, model, i, q, fl);
+    const v = ws.v[i];
+    if (qd === null) continue;
+    const vJ = ws.vJ[i];
+    const nv = model.nvi[i];
+    setSx(vJ, model.S[i], nv, qd, model.iv[i], fl);
+    const p = model.parents[i];
+    if (p >= 0) {
+      xApplyMotion(v, Xup, ws.v[p], fl);
+      if (nv === 0) {
+        ws.c[i].fill(0);
+        continue;
+      }
+      addSx(v, model.S[i], nv, qd, model.iv[i], fl);
+      crossMotion(ws.c[i], v, vJ, fl);
+    } else {
+      // v_λ = 0 (fixed world): v_i = v_J, c_i = v_J × v_J = 0
+      for (let k = 0; k < 6; k++) v[k] = vJ[k];
+      ws.c[i].fill(0);
+    }
+  }
+  if (qd === null) {
+    for (let i = 0; i < model.nb; i++) { ws.v[i].fill(0); ws.vJ[i].fill(0); ws.c[i].fill(0); }
+  }
+}
