@@ -3,6 +3,7 @@
  * sets `state.exitCode` rather than exiting the process.
  */
 import type { Command } from 'commander';
+import { register as verify } from './verify.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -11,7 +12,9 @@ export interface CliState {
 
 type Registrar = (program: Command, state: CliState) => void;
 
-const registrars: Registrar[] = [];
+const registrars: Registrar[] = [
+  verify,
+];
 
 export function registerCommands(program: Command, state: CliState): void {
   for (const register of registrars) register(program, state);

@@ -1,0 +1,52 @@
+/** The `verify` command end to end (exit codes, JSON fields), through main(). */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
+  try {
+    const code = await main(['node', 'sparsedyn', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore(); e.mockRestore();
+  }
+}
+
+describe('sparsedyn verify', () => {
+  it('--json prints the documented fields and exits 0', async () => {
+    const r = await run(['verify', '--model', 'models/solo12.urdf', '--reference', 'spec/fixtures/reference/solo12.floating.json', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.cases).toBe(4);
+    for (const k of ['rnea_tau', 'aba_ddq', 'M', 'Minv', 'nle', 'gravity_torque']) expect(j.max_rel_error[k]).toBeLessThan(1e-10);
+  });
+
+  it('exits 1 and names the worst case when a value is off', async () => {
+    const d = JSON.parse(readFileSync('spec/fixtures/reference/ur5_robot.fixed.json', 'utf8'));
+    d.cases[2].aba_ddq[0] *= 1.001;
+    const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-'));
+    const f = join(dir, 'bad.json');
+    writeFileSync(f, JSON.stringify(d));
+    const r = await run(['verify', '--model', 'models/ur5_robot.urdf', '--reference', f]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAIL aba_ddq/);
+    expect(r.out).toMatch(/aba_ddq: case 2 has relative error/);
+  });
+
+  it('finds the model from the reference\'s model_file when --model is omitted', async () => {
+    const r = await run(['verify', '--reference', 'spec/fixtures/reference/panda.fixed.json']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/all quantities within tolerance/);
+  });
+
+  it('reports a bad URDF path clearly', async () => {
+    const r = await run(['verify', '--model', 'models/nope.urdf', '--reference', 'spec/fixtures/reference/panda.fixed.json']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/UrdfError: .*models\/nope.urdf/);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Every shipped reference file (computed by an independent C++ implementation) through verify's
+ * code path: our RNEA, ABA, CRBA and M⁻¹ must agree to round-off.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { modelFromUrdf } from '../../src/model/urdf.ts';
+import { parseReference, ReferenceFormatError } from '../../src/verify/reference.ts';
+import { verifyReference } from '../../src/verify/verify.ts';
+
+const ROBOTS = ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced'];
+const fixture = (f: string) => `spec/fixtures/reference/${f}`;
+
+describe('verify against the shipped reference files', () => {
+  for (const robot of ROBOTS) {
+    for (const base of ['fixed', 'floating'] as const) {
+      it(`${robot}, ${base} base`, () => {
+        const ref = parseReference(readFileSync(fixture(`${robot}.${base}.json`), 'utf8'));
+        const model = loadUrdf(`models/${robot}.urdf`, { floatingBase: base === 'floating', gravity: ref.gravity });
+        const r = verifyReference(model, ref);
+        for (const q of r.quantities) {
+          expect(q.pass, `${q.name}: ${q.maxRelError} > ${q.tolerance}`).toBe(true);
+          // far inside the tolerance: these are round-off agreements
+          expect(q.maxRelError, q.name).toBeLessThan(q.name === 'Minv' || q.name === 'aba_ddq' ? 1e-11 : 1e-14);
+        }
+        expect(r.quantities.map((q) => q.name)).toEqual(['rnea_tau', 'aba_ddq', 'M', 'Minv', 'nle', 'gravity_torque']);
+      });
+    }
+  }
+
+  it('fails, naming the case, when the reference disagrees', () => {
+    const ref = parseReference(readFileSync(fixture('ur5_robot.fixed.json'), 'utf8'));
+    ref.cases[3].rnea_tau[2] += 1e-6;
+    const model = loadUrdf('models/ur5_robot.urdf', { gravity: ref.gravity });
+    const r = verifyReference(model, ref);
+    expect(r.pass).toBe(false);
+    const q = r.quantities.find((x) => x.name === 'rnea_tau')!;
+    expect(q.pass).toBe(false);
+    expect(q.firstFailure?.case).toBe(3);
+    expect(r.quantities.filter((x) => !x.pass).map((x) => x.name)).toEqual(['rnea_tau']);
+  });
+
+  it('maps Pinocchio unbounded (continuous) joints stored as (cos θ, sin θ)', () => {
+    const ref = parseReference(readFileSync(fixture('ur5_robot.fixed.json'), 'utf8'));
+    // make the elbow continuous: URDF type and reference layout (nq 2, q = [cos, sin])
+    const urdf = readFileSync('models/ur5_robot.urdf', 'utf8').replace(/(<joint name="elbow_joint" type=")revolute/, '$1continuous');
+    const k = ref.joints.findIndex((j) => j.name === 'elbow_joint');
+    const iq = ref.joints[k].idx_q;
+    ref.joints[k] = { ...ref.joints[k], type: 'JointModelRUBY', nq: 2 };
+    for (const j of ref.joints.slice(k + 1)) j.idx_q += 1;
+    ref.nq += 1;
+    for (const c of ref.cases) c.q.splice(iq, 1, Math.cos(c.q[iq]), Math.sin(c.q[iq]));
+    const model = modelFromUrdf(urdf, { gravity: ref.gravity });
+    const r = verifyReference(model, ref);
+    expect(r.pass).toBe(true);
+  });
+
+  it('rejects a malformed reference, naming the field', () => {
+    const text = readFileSync(fixture('panda.fixed.json'), 'utf8');
+    const d = JSON.parse(text);
+    d.cases[2].M = d.cases[2].M.slice(1);
+    expect(() => parseReference(JSON.stringify(d), 'x.json')).toThrow(ReferenceFormatError);
+    expect(() => parseReference(JSON.stringify(d), 'x.json')).toThrow('x.json: cases[2].M must be 9×9 finite numbers');
+    expect(() => parseReference('{', 'y.json')).toThrow(/y.json: not valid JSON/);
+  });
+
+  it('names a joint missing from the model', () => {
+    const ref = parseReference(readFileSync(fixture('ur5_robot.fixed.json'), 'utf8'));
+    ref.joints[1].name = 'no_such_joint';
+    const model = loadUrdf('models/ur5_robot.urdf');
+    expect(() => verifyReference(model, ref, { file: 'r.json' })).toThrow('r.json: joint "no_such_joint" is not a joint of model "ur5"');
+  });
+});
