@@ -306,7 +306,7 @@ function parseJoint(doc: Doc, node: Node, warnings: string[], warn?: (m: string)
     };
     info.mimic = mimic;
     const msg = `${formatLocation(doc.file, ctx.line)}joint "${name}" mimics joint "${mimic.joint}": `
-      + `<mimic> is ignored, "${name}" is modelled as an independent joint`;
+      + `<mimic> is ignored${type === 'fixed' ? '' : `, "${name}" is modelled as an independent joint`}`;
     warnings.push(msg);
     warn?.(msg);
   }

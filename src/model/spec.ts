@@ -1,0 +1,123 @@
+/**
+ * Model SPEC strings for the command line and scripts → Model. Source: this project's CLI
+ * convention (documented in MODEL_SPEC_HELP below); generators.ts and urdf-file.ts do the work.
+ *
+ *   PATH.urdf                 a URDF file (fixed base: the root link welded to the world)
+ *   chain:N                   serial chain of N links, joint axes cycled x, y, z
+ *   chain:N:axes=A            A = cycle | x | y | z | random  (random also takes :seed=S, default 1)
+ *   chain:N:length=L:mass=M   other chain options (radius=R, seed=S, type=revolute|prismatic)
+ *   tree:N:SEED               random tree of N bodies with a mix of joint types (branching=P optional)
+ *   humanoid                  29-joint humanoid, floating pelvis
+ *
+ * Any SPEC may end in `+floating` (6-DoF floating base on the root link) or `+fixed` (root welded
+ * to the world); the default is fixed except for `humanoid`. Examples: `models/solo12.urdf+floating`,
+ * `chain:12:axes=z`, `tree:40:7+floating`, `humanoid+fixed`.
+ */
+import type { Model } from './model.ts';
+import { chain, humanoid, randomTree, type ChainAxes, type GeneratorOptions } from './generators.ts';
+import { loadUrdf } from './urdf-file.ts';
+
+export const MODEL_SPEC_HELP = `model SPEC: a URDF file (PATH.urdf), chain:N[:axes=cycle|x|y|z|random][:seed=S][:length=L][:mass=M][:radius=R],
+tree:N:SEED[:branching=P], or humanoid; append +floating for a 6-DoF floating base or +fixed to weld the root
+(default: fixed, except humanoid which floats). Examples: models/solo12.urdf+floating, chain:12:axes=z, tree:40:7+floating`;
+
+/** A model SPEC string that cannot be understood; the message quotes it. */
+export class ModelSpecError extends Error {
+  override name = 'ModelSpecError';
+}
+
+export interface ModelSpecOptions extends GeneratorOptions {
+  /** warnings from the URDF loader (ignored <mimic>, …) */
+  warn?: (message: string) => void;
+}
+
+function positiveInt(spec: string, what: string, s: string | undefined): number {
+  if (s === undefined || !/^\d+$/.test(s) || Number(s) < 1) {
+    throw new ModelSpecError(`model spec "${spec}": ${what} must be a positive integer, got ${s === undefined ? 'nothing' : `"${s}"`}`);
+  }
+  return Number(s);
+}
+
+function integer(spec: string, what: string, s: string | undefined): number {
+  if (s === undefined || !/^[+-]?\d+$/.test(s)) {
+    throw new ModelSpecError(`model spec "${spec}": ${what} must be an integer, got ${s === undefined ? 'nothing' : `"${s}"`}`);
+  }
+  return Number(s);
+}
+
+function positiveNumber(spec: string, what: string, s: string): number {
+  const x = Number(s);
+  if (s.trim() === '' || !(x > 0) || !Number.isFinite(x)) throw new ModelSpecError(`model spec "${spec}": ${what} must be a positive number, got "${s}"`);
+  return x;
+}
+
+/** key=value options after the positional fields; unknown keys are errors naming the key. */
+function keyValues(spec: string, parts: string[], allowed: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const p of parts) {
+    const eq = p.indexOf('=');
+    const key = eq < 0 ? p : p.slice(0, eq);
+    if (eq < 0 || !allowed.includes(key)) {
+      throw new ModelSpecError(`model spec "${spec}": unknown option "${p}" (expected ${allowed.map((k) => `${k}=…`).join(', ')})`);
+    }
+    out.set(key, p.slice(eq + 1));
+  }
+  return out;
+}
+
+/** Resolve a model SPEC (see the file header) into a Model. Throws ModelSpecError, or UrdfError for files. */
+export function parseModelSpec(spec: string, opts: ModelSpecOptions = {}): Model {
+  let body = spec.trim();
+  let base: boolean | undefined;
+  const suffix = /\+(floating|fixed)$/.exec(body);
+  if (suffix) {
+    base = suffix[1] === 'floating';
+    body = body.slice(0, suffix.index);
+  }
+  if (body === '') throw new ModelSpecError(`model spec "${spec}" is empty`);
+  const parts = body.split(':');
+  const build = { ...opts, floatingBase: base ?? opts.floatingBase };
+  switch (parts[0]) {
+    case 'chain': {
+      const n = positiveInt(spec, 'chain:N', parts[1]);
+      const kv = keyValues(spec, parts.slice(2), ['axes', 'seed', 'length', 'mass', 'radius', 'type']);
+      const axes = kv.get('axes') ?? 'cycle';
+      if (!['cycle', 'x', 'y', 'z', 'random'].includes(axes)) {
+        throw new ModelSpecError(`model spec "${spec}": axes must be cycle, x, y, z or random, got "${axes}"`);
+      }
+      const type = kv.get('type') ?? 'revolute';
+      if (type !== 'revolute' && type !== 'prismatic') {
+        throw new ModelSpecError(`model spec "${spec}": type must be revolute or prismatic, got "${type}"`);
+      }
+      const num = (k: string) => (kv.has(k) ? positiveNumber(spec, k, kv.get(k)!) : undefined);
+      return chain(n, {
+        ...build,
+        axes: axes as ChainAxes,
+        seed: kv.has('seed') ? integer(spec, 'seed', kv.get('seed')) : undefined,
+        length: num('length'),
+        mass: num('mass'),
+        radius: num('radius'),
+        jointType: type,
+      });
+    }
+    case 'tree': {
+      const n = positiveInt(spec, 'tree:N', parts[1]);
+      const seed = integer(spec, 'tree:N:SEED', parts[2]);
+      const kv = keyValues(spec, parts.slice(3), ['branching']);
+      let branching: number | undefined;
+      if (kv.has('branching')) {
+        branching = Number(kv.get('branching'));
+        if (!(branching >= 0 && branching <= 1)) throw new ModelSpecError(`model spec "${spec}": branching must be in [0, 1], got "${kv.get('branching')}"`);
+      }
+      return randomTree(n, seed, { ...build, branching });
+    }
+    case 'humanoid':
+      if (parts.length > 1) throw new ModelSpecError(`model spec "${spec}": humanoid takes no options`);
+      return humanoid({ ...build, floatingBase: base ?? opts.floatingBase ?? true });
+    default:
+      if (!/\.urdf$/i.test(body)) {
+        throw new ModelSpecError(`model spec "${spec}" is neither a .urdf file nor chain:N, tree:N:SEED or humanoid`);
+      }
+      return loadUrdf(body, build);
+  }
+}
