@@ -194,7 +194,7 @@ function parseNumbers(ctx: Ctx, node: Node, tag: string, name: string, text: str
     throw fail(ctx, `<${tag} ${name}="${text}"> needs ${count} number${count > 1 ? 's' : ''}, got ${parts.length}`, node);
   }
   return parts.map((p) => {
-    if (!NUMBER.test(p)) throw fail(ctx, `<${tag} ${name}="${text}">: "${p}" is not a number`, node);
+    if (!NUMBER.test(p) || !Number.isFinite(Number(p))) throw fail(ctx, `<${tag} ${name}="${text}">: "${p}" is not a number`, node);
     return Number(p);
   });
 }
@@ -347,6 +347,8 @@ export function parseUrdf(text: string, opts: UrdfParseOptions = {}): UrdfSpec {
     attributeNamePrefix: A,
     parseAttributeValue: false,
     parseTagValue: false,
+    // every element becomes an object (even `<link/>`), so every element carries its metadata
+    alwaysCreateTextNode: true,
     captureMetaData: true,
   });
   let parsed: Node;
