@@ -46,8 +46,6 @@ export class AbaWorkspace {
   readonly a: Float64Array[];
   /** q̈ (output, length nv) */
   readonly qdd: Float64Array;
-  /** a_0 = −a_g in world coordinates */
-  readonly a0: Float64Array;
   /** flops of the dynamics passes of the last call (kinematics in kin.flops) */
   readonly flops = new Flops();
   /** scratch: 6-vectors, the articulated inertia I^a_i passed to the parent, U_i D_i⁻¹, Cholesky work */
@@ -68,9 +66,6 @@ export class AbaWorkspace {
     this.u = mk((i) => model.nvi[i]);
     this.a = mk(() => 6);
     this.qdd = new Float64Array(model.nv);
-    this.a0 = new Float64Array(6);
-    const g = model.gravity;
-    this.a0[3] = -g[0]; this.a0[4] = -g[1]; this.a0[5] = -g[2];
   }
 
   totalFlops(): Flops {
@@ -184,7 +179,7 @@ export function abaUnchecked(
   for (let i = 0; i < nb; i++) {
     const p = model.parents[i];
     const a = ws.a[i];
-    xApplyMotion(a, kin.Xup[i], p >= 0 ? ws.a[p] : ws.a0, fl);
+    xApplyMotion(a, kin.Xup[i], p >= 0 ? ws.a[p] : kin.a0, fl);
     if (qd !== null && model.nvi[i] > 0) {
       const c = kin.c[i];
       for (let k = 0; k < 6; k++) a[k] += c[k];

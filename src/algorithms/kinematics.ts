@@ -19,6 +19,8 @@ export class KinematicsWorkspace {
   readonly vJ: Float64Array[];
   /** c_i = v_i × S_i q̇_i: velocity-product acceleration in body coordinates */
   readonly c: Float64Array[];
+  /** a_0 = −a_g: the gravity acceleration of the fixed world, world coordinates (paper 004 §IV-A) */
+  readonly a0: Float64Array;
   /** flops of the last forwardKinematics call */
   readonly flops = new Flops();
 
@@ -28,6 +30,9 @@ export class KinematicsWorkspace {
     this.v = mk(6);
     this.vJ = mk(6);
     this.c = mk(6);
+    this.a0 = new Float64Array(6);
+    const g = model.gravity;
+    this.a0[3] = -g[0]; this.a0[4] = -g[1]; this.a0[5] = -g[2];
   }
 }
 

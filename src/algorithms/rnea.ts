@@ -29,8 +29,6 @@ export class RneaWorkspace {
   readonly f: Float64Array[];
   /** τ: generalized forces (output, length nv) */
   readonly tau: Float64Array;
-  /** a_0 = −a_g in world coordinates */
-  readonly a0: Float64Array;
   /** flops of the dynamics passes of the last call (kinematics in kin.flops) */
   readonly flops = new Flops();
   /** scratch 6-vector */
@@ -41,9 +39,6 @@ export class RneaWorkspace {
     this.a = Array.from({ length: model.nb }, () => new Float64Array(6));
     this.f = Array.from({ length: model.nb }, () => new Float64Array(6));
     this.tau = new Float64Array(model.nv);
-    this.a0 = new Float64Array(6);
-    const g = model.gravity;
-    this.a0[3] = -g[0]; this.a0[4] = -g[1]; this.a0[5] = -g[2];
   }
 
   /** total flops of the last call: kinematics + dynamics passes */
@@ -85,7 +80,7 @@ export function rneaUnchecked(
     const a = ws.a[i];
     const Xup = kin.Xup[i];
     // a_i = ⁱX_λ a_λ + S_i q̈_i + c_i   (3a)
-    xApplyMotion(a, Xup, p >= 0 ? ws.a[p] : ws.a0, fl);
+    xApplyMotion(a, Xup, p >= 0 ? ws.a[p] : kin.a0, fl);
     addSx(a, model.S[i], model.nvi[i], qdd, model.iv[i], fl);
     if (qd !== null) {
       const c = kin.c[i];

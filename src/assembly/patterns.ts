@@ -1,0 +1,103 @@
+/**
+ * Worst-case sparsity patterns of the blocks of D (paper 004 §IV-D: an entry is structural when it
+ * is nonzero for some configuration), derived from the joint type and the constant parts of the
+ * model, never from a numerical sample:
+ *   ⁱX_λ = [E 0; −E r× E],  E = E_J(q) E_tree,  r = r_tree + E_treeᵀ r_J(q)
+ * - a rotation about a frame axis k mixes only the two other rows of E_tree (row k is kept);
+ *   a general axis, a quaternion joint or a floating base mixes all rows;
+ * - a prismatic/helical joint moves r along E_treeᵀ axis; a floating base moves r anywhere;
+ * - −E r× is the boolean product of the patterns of E and r×.
+ * Constant blocks (I_i, S_i, kept-fixed joints) use their exact nonzeros. A pattern is a
+ * Uint8Array(36), row-major, 1 = structural.
+ */
+import { JT_FIXED, JT_FLOATING, JT_HELICAL, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL } from '../model/joint.ts';
+import type { Model } from '../model/model.ts';
+import { inertiaToMatrix } from '../spatial/inertia.ts';
+
+/** boolean 3×3 product pattern C = A B */
+function boolMul3(A: Uint8Array, B: Uint8Array): Uint8Array {
+  const C = new Uint8Array(9);
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) {
+    let s = 0;
+    for (let k = 0; k < 3; k++) s |= A[3 * i + k] & B[3 * k + j];
+    C[3 * i + j] = s;
+  }
+  return C;
+}
+
+/** Pattern of E_i = E_J(q) E_tree over all q (3×3). */
+export function rotationPattern(model: Model, i: number): Uint8Array {
+  const Xt = model.Xtree[i];
+  const Et = new Uint8Array(9);
+  for (let k = 0; k < 9; k++) Et[k] = Xt[k] !== 0 ? 1 : 0;
+  const t = model.jtype[i];
+  if (t === JT_PRISMATIC || t === JT_FIXED) return Et;
+  const EJ = new Uint8Array(9);
+  if (t === JT_REVOLUTE && model.axisKind[i] < 3) {
+    const k = model.axisKind[i];
+    const a = k === 0 ? 1 : k === 1 ? 2 : 0;
+    const b = k === 0 ? 2 : k === 1 ? 0 : 1;
+    EJ[3 * k + k] = 1;
+    EJ[3 * a + a] = 1; EJ[3 * a + b] = 1; EJ[3 * b + a] = 1; EJ[3 * b + b] = 1;
+  } else if (t === JT_REVOLUTE || t === JT_HELICAL || t === JT_SPHERICAL || t === JT_FLOATING) {
+    EJ.fill(1);
+  }
+  return boolMul3(EJ, Et);
+}
+
+/** Pattern of r_i = r_tree + E_treeᵀ r_J(q) over all q (3). */
+export function translationPattern(model: Model, i: number): Uint8Array {
+  const Xt = model.Xtree[i];
+  const r = new Uint8Array(3);
+  for (let k = 0; k < 3; k++) r[k] = Xt[9 + k] !== 0 ? 1 : 0;
+  const t = model.jtype[i];
+  if (t === JT_FLOATING) {
+    r.fill(1);
+  } else if (t === JT_PRISMATIC || t === JT_HELICAL) {
+    const u = model.axis.subarray(3 * i, 3 * i + 3);
+    if (t === JT_HELICAL && model.pitch[i] === 0) return r;
+    // r_J = u q (constant direction): E_treeᵀ u is a constant vector
+    for (let k = 0; k < 3; k++) {
+      if (Xt[k] * u[0] + Xt[3 + k] * u[1] + Xt[6 + k] * u[2] !== 0) r[k] = 1;
+    }
+  }
+  return r;
+}
+
+/**
+ * For the bottom-left block −E r× of ⁱX_λ: which of the two terms of each entry are structural.
+ * (E r×)_i0 = E_i1 r2 − E_i2 r1, (E r×)_i1 = E_i2 r0 − E_i0 r2, (E r×)_i2 = E_i0 r1 − E_i1 r0.
+ * Returns 9 codes (row-major over the 3×3 block): bit 1 = first term, bit 2 = second term.
+ */
+export function skewTermsPattern(E: Uint8Array, r: Uint8Array): Uint8Array {
+  const codes = new Uint8Array(9);
+  for (let i = 0; i < 3; i++) {
+    const e0 = E[3 * i], e1 = E[3 * i + 1], e2 = E[3 * i + 2];
+    codes[3 * i] = (e1 & r[2]) | ((e2 & r[1]) << 1);
+    codes[3 * i + 1] = (e2 & r[0]) | ((e0 & r[2]) << 1);
+    codes[3 * i + 2] = (e0 & r[1]) | ((e1 & r[0]) << 1);
+  }
+  return codes;
+}
+
+/** Worst-case 6×6 pattern of the motion transform ⁱX_λ(i) and the term codes of its −E r× block. */
+export function transformPattern(model: Model, i: number): { pattern: Uint8Array; skewTerms: Uint8Array } {
+  const E = rotationPattern(model, i);
+  const r = translationPattern(model, i);
+  const skewTerms = skewTermsPattern(E, r);
+  const P = new Uint8Array(36);
+  for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
+    P[6 * a + b] = E[3 * a + b];
+    P[6 * (a + 3) + b + 3] = E[3 * a + b];
+    P[6 * (a + 3) + b] = skewTerms[3 * a + b] !== 0 ? 1 : 0;
+  }
+  return { pattern: P, skewTerms };
+}
+
+/** Exact 6×6 pattern of the (constant) rigid inertia of body i. */
+export function inertiaPattern(model: Model, i: number): Uint8Array {
+  const M = inertiaToMatrix(new Float64Array(36), model.I[i]);
+  const P = new Uint8Array(36);
+  for (let k = 0; k < 36; k++) P[k] = M[k] !== 0 ? 1 : 0;
+  return P;
+}

@@ -1,0 +1,310 @@
+/**
+ * Nori's system D(q) d + b(q, q̇) = 0 (paper 004 §III-A, eqs. 3–6, with the measurement rows
+ * (8)–(9) and (15)): its symbolic part (row and column names, the worst-case pattern as a CSC
+ * matrix with the triplet → slot map) built once per model and problem, and its numeric fill,
+ * which writes the configuration-dependent values into the fixed pattern without allocating.
+ *
+ * Rows, per body i (λ = λ(i), j ∈ μ(i)):
+ *   c3a[i]  (6):   −a_i + ⁱX_λ a_λ + S_i q̈_i                 + b,  b = c_i (+ ⁱX_0 a_0 if λ = 0)   (3a), (5a,b)
+ *   c3f[i]  (6):   −f_i + I_i a_i − f^x_i + Σ_j ʲX_iᵀ f_j    + b,  b = ν_i = v_i ×* I_i v_i          (3f), (5c,d)
+ *   c3tau[i] (n_i): −τ_i + S_iᵀ f_i                                                                (3τ), (5e)
+ * then one row per known scalar variable z (measurement "z = y"):  z − y = 0           (9a,b), (15)
+ * and any extra measurement blocks (sensor equations D_Y d + b_Y = 0, paper 004 eq. 17).
+ */
+import { forwardKinematics, KinematicsWorkspace } from '../algorithms/kinematics.ts';
+import type { Model } from '../model/model.ts';
+import { Flops } from '../spatial/flops.ts';
+import { inertiaMulMotion, inertiaToMatrix } from '../spatial/inertia.ts';
+import { crossForce } from '../spatial/motion.ts';
+import { xApplyMotion } from '../spatial/transform.ts';
+import { compress } from '../sparse/compress.ts';
+import type { CscMatrix } from '../sparse/csc.ts';
+import { inertiaPattern, transformPattern } from './patterns.ts';
+import { FORCE_COMPONENTS, MOTION_COMPONENTS, VariableLayout, type VariableKind } from './variables.ts';
+
+/** A scalar variable whose value is given (a measurement row "z = y"). */
+export interface KnownScalar {
+  kind: VariableKind;
+  body: number;
+  /** component within the variable (0..5 for 6-vectors, 0..n_i−1 for τ, q̈) */
+  offset: number;
+}
+
+/** Everything a measurement block's fill may read. */
+export interface FillContext {
+  readonly model: Model;
+  readonly kin: KinematicsWorkspace;
+  /** flops of the fill (kinematics excluded) */
+  readonly flops: Flops;
+}
+
+/**
+ * Extra rows D_Y d + b_Y = 0 (sensor equations). `pattern` lists structural entries (local row,
+ * column); `fill` writes their values into Ax at `slots` (same order) and b_Y at b[row0 ..].
+ * `y` holds this block's readings (its `inputNames`, in order).
+ */
+export interface MeasurementBlock {
+  readonly name: string;
+  readonly rowNames: readonly string[];
+  readonly inputNames: readonly string[];
+  pattern(layout: VariableLayout): { rows: Int32Array; cols: Int32Array };
+  fill(ctx: FillContext, Ax: Float64Array, slots: Int32Array, b: Float64Array, row0: number, y: Float64Array, y0: number): void;
+}
+
+export interface ProblemSpec {
+  /** problem name, e.g. "inverse dynamics" */
+  name: string;
+  /** scalar variables given as inputs (one measurement row each) */
+  known: KnownScalar[];
+  /** further measurement blocks */
+  blocks?: MeasurementBlock[];
+}
+
+/** The symbolic (offline) system: names, pattern, slot maps. Immutable; one per model and problem. */
+export class SymbolicSystem {
+  readonly layout: VariableLayout;
+  /** number of rows (equations) and columns (unknowns) */
+  readonly m: number;
+  readonly n: number;
+  readonly rowNames: readonly string[];
+  /** first row of c3a[i], c3f[i], c3tau[i] */
+  readonly rowA: Int32Array;
+  readonly rowF: Int32Array;
+  readonly rowTau: Int32Array;
+  /** the worst-case pattern (values: constants written, configuration-dependent entries zero) */
+  readonly pattern: CscMatrix;
+  /** constant entries: Ax[constSlot[k]] = constVal[k] */
+  readonly constSlot: Int32Array;
+  readonly constVal: Float64Array;
+  /** per body i with a parent: structural entries of ⁱX_λ, as codes r·6 + c, with their slots in
+   *  c3a[i] × a_λ (the motion transform) and c3f[λ] × f_i (its transpose, the force transform) */
+  readonly xStart: Int32Array;
+  readonly xCode: Uint8Array;
+  readonly xSlotA: Int32Array;
+  readonly xSlotF: Int32Array;
+  /** per body, 9 term codes of −E r× (patterns.ts) */
+  readonly skewTerms: Uint8Array;
+  /** known scalars: their rows (input index = position in `known`) */
+  readonly known: readonly KnownScalar[];
+  readonly knownRow: Int32Array;
+  readonly blocks: readonly MeasurementBlock[];
+  /** first row, first input, and entry slots of each measurement block */
+  readonly blockRow0: Int32Array;
+  readonly blockInput0: Int32Array;
+  readonly blockSlots: readonly Int32Array[];
+  /** number of runtime inputs y (known scalars, then each block's readings) */
+  readonly ny: number;
+  readonly inputNames: readonly string[];
+
+  constructor(readonly model: Model, readonly problem: ProblemSpec) {
+    const L = new VariableLayout(model);
+    this.layout = L;
+    const nb = model.nb;
+    const rowNames: string[] = [];
+    this.rowA = new Int32Array(nb); this.rowF = new Int32Array(nb); this.rowTau = new Int32Array(nb);
+    for (let i = 0; i < nb; i++) {
+      const link = model.bodyNames[i], jn = model.jointNames[i], ni = model.nvi[i];
+      this.rowA[i] = rowNames.length; for (const c of MOTION_COMPONENTS) rowNames.push(`c3a[${link}].${c}`);
+      this.rowF[i] = rowNames.length; for (const c of FORCE_COMPONENTS) rowNames.push(`c3f[${link}].${c}`);
+      this.rowTau[i] = rowNames.length;
+      for (let k = 0; k < ni; k++) rowNames.push(ni === 1 ? `c3tau[${jn}]` : `c3tau[${jn}][${k}]`);
+    }
+    const Ti: number[] = [], Tj: number[] = [];
+    const constEntry: number[] = [], constVals: number[] = [];
+    const addConst = (r: number, c: number, v: number) => { constEntry.push(Ti.length); constVals.push(v); Ti.push(r); Tj.push(c); };
+    // X blocks: entry indices into the triplet list
+    const xStart = new Int32Array(nb + 1);
+    const xCode: number[] = [], xEntA: number[] = [], xEntF: number[] = [];
+    const skewTerms = new Uint8Array(9 * nb);
+    const Mi = new Float64Array(36);
+    for (let i = 0; i < nb; i++) {
+      const p = model.parents[i], ni = model.nvi[i], S = model.S[i];
+      const rA = this.rowA[i], rF = this.rowF[i], rT = this.rowTau[i];
+      // (5a) −1 on a_i;  (5c) −1 on f_i;  (5d) −1 on f^x_i;  (5e) −1 on τ_i
+      for (let k = 0; k < 6; k++) addConst(rA + k, L.a[i] + k, -1);
+      for (let k = 0; k < 6; k++) addConst(rF + k, L.f[i] + k, -1);
+      for (let k = 0; k < 6; k++) addConst(rF + k, L.fx[i] + k, -1);
+      for (let k = 0; k < ni; k++) addConst(rT + k, L.tau[i] + k, -1);
+      // (5b) S_i on q̈_i;  (5e) S_iᵀ on f_i
+      for (let k = 0; k < ni; k++) {
+        for (let r = 0; r < 6; r++) {
+          const s = S[6 * k + r];
+          if (s === 0) continue;
+          addConst(rA + r, L.qdd[i] + k, s);
+          addConst(rT + k, L.f[i] + r, s);
+        }
+      }
+      // (5c) I_i on a_i (constant, exact pattern)
+      inertiaToMatrix(Mi, model.I[i]);
+      const IP = inertiaPattern(model, i);
+      for (let r = 0; r < 6; r++) for (let c = 0; c < 6; c++) if (IP[6 * r + c]) addConst(rF + r, L.a[i] + c, Mi[6 * r + c]);
+      // (5a) ⁱX_λ on a_λ and (5d) ʲX*_i = ʲX_iᵀ: entries of ⁱX_λ also in c3f[λ] × f_i, transposed
+      xStart[i] = xCode.length;
+      const { pattern: XP, skewTerms: st } = transformPattern(model, i);
+      skewTerms.set(st, 9 * i);
+      if (p >= 0) {
+        for (let r = 0; r < 6; r++) for (let c = 0; c < 6; c++) {
+          if (!XP[6 * r + c]) continue;
+          xCode.push(6 * r + c);
+          xEntA.push(Ti.length); Ti.push(rA + r); Tj.push(L.a[p] + c);
+          xEntF.push(Ti.length); Ti.push(this.rowF[p] + c); Tj.push(L.f[i] + r);
+        }
+      }
+    }
+    xStart[nb] = xCode.length;
+    // known scalars
+    const known = problem.known;
+    const knownRow = new Int32Array(known.length);
+    const inputNames: string[] = [];
+    for (const [k, z] of known.entries()) {
+      const col = L.start(z.kind, z.body) + z.offset;
+      if (!(z.offset >= 0 && z.offset < L.size(z.kind, z.body))) {
+        throw new RangeError(`known variable ${z.kind} of body "${model.bodyNames[z.body]}" has no component ${z.offset}`);
+      }
+      knownRow[k] = rowNames.length;
+      rowNames.push(`y[${L.names[col]}]`);
+      inputNames.push(L.names[col]);
+      addConst(knownRow[k], col, 1);
+    }
+    // measurement blocks
+    const blocks = problem.blocks ?? [];
+    const blockRow0 = new Int32Array(blocks.length);
+    const blockInput0 = new Int32Array(blocks.length);
+    const blockEnt: number[][] = [];
+    for (const [k, blk] of blocks.entries()) {
+      blockRow0[k] = rowNames.length;
+      blockInput0[k] = inputNames.length;
+      const pat = blk.pattern(L);
+      const ents: number[] = [];
+      for (let e = 0; e < pat.rows.length; e++) {
+        ents.push(Ti.length);
+        Ti.push(blockRow0[k] + pat.rows[e]); Tj.push(pat.cols[e]);
+      }
+      blockEnt.push(ents);
+      rowNames.push(...blk.rowNames);
+      inputNames.push(...blk.inputNames);
+    }
+    this.m = rowNames.length;
+    this.n = L.n;
+    this.rowNames = Object.freeze(rowNames);
+    const { A, slot } = compress(this.m, this.n, Ti, Tj);
+    this.pattern = A;
+    this.constSlot = Int32Array.from(constEntry, (e) => slot[e]);
+    this.constVal = Float64Array.from(constVals);
+    for (let k = 0; k < this.constSlot.length; k++) A.Ax[this.constSlot[k]] = this.constVal[k];
+    this.xStart = xStart;
+    this.xCode = Uint8Array.from(xCode);
+    this.xSlotA = Int32Array.from(xEntA, (e) => slot[e]);
+    this.xSlotF = Int32Array.from(xEntF, (e) => slot[e]);
+    this.skewTerms = skewTerms;
+    this.known = Object.freeze(known.slice());
+    this.knownRow = knownRow;
+    this.blocks = Object.freeze(blocks.slice());
+    this.blockRow0 = blockRow0;
+    this.blockInput0 = blockInput0;
+    this.blockSlots = blockEnt.map((ents) => Int32Array.from(ents, (e) => slot[e]));
+    this.ny = inputNames.length;
+    this.inputNames = Object.freeze(inputNames);
+  }
+
+  /** nnz of the worst-case pattern */
+  get nnz(): number {
+    return this.pattern.Ap[this.n];
+  }
+}
+
+/** Runtime values of D and b for one symbolic system: created once, refilled per time step. */
+export class SystemValues implements FillContext {
+  readonly model: Model;
+  readonly kin: KinematicsWorkspace;
+  /** values of D in the CSC order of sys.pattern (constants written once at creation) */
+  readonly Ax: Float64Array;
+  /** b(q, q̇, y), length m */
+  readonly b: Float64Array;
+  /** flops of the last fill, kinematics excluded (those are in kin.flops) */
+  readonly flops = new Flops();
+  /** scratch: −E r× of the current body (3×3 row-major), 6-vectors */
+  readonly skew = new Float64Array(9);
+  readonly t6 = new Float64Array(6);
+
+  constructor(readonly sys: SymbolicSystem) {
+    this.model = sys.model;
+    this.kin = new KinematicsWorkspace(sys.model);
+    this.Ax = Float64Array.from(sys.pattern.Ax);
+    this.b = new Float64Array(sys.m);
+  }
+}
+
+/**
+ * Write D(q) and b(q, q̇, y) into vals (no allocation): kinematics (ⁱX_λ, v_i, c_i), then the
+ * transform entries, the bias terms and the inputs. Inputs are not validated here.
+ */
+export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
+  const sys = vals.sys, model = sys.model, kin = vals.kin, fl = vals.flops;
+  forwardKinematics(kin, q, qd);
+  fl.reset();
+  const Ax = vals.Ax, b = vals.b, E = vals.skew, t6 = vals.t6;
+  const nb = model.nb;
+  const a0 = kin.a0;
+  for (let i = 0; i < nb; i++) {
+    const X = kin.Xup[i];
+    const p = model.parents[i];
+    const rA = sys.rowA[i], rF = sys.rowF[i];
+    if (p >= 0) {
+      // −E r× entries that are structural: (E r×)_k0 = E_k1 r2 − E_k2 r1, _k1 = E_k2 r0 − E_k0 r2, _k2 = E_k0 r1 − E_k1 r0
+      const r0 = X[9], r1 = X[10], r2 = X[11];
+      const st = sys.skewTerms;
+      for (let k = 0; k < 3; k++) {
+        const e0 = X[3 * k], e1 = X[3 * k + 1], e2 = X[3 * k + 2];
+        E[3 * k] = skewEntry(st[9 * i + 3 * k], e1, r2, e2, r1, fl);
+        E[3 * k + 1] = skewEntry(st[9 * i + 3 * k + 1], e2, r0, e0, r2, fl);
+        E[3 * k + 2] = skewEntry(st[9 * i + 3 * k + 2], e0, r1, e1, r0, fl);
+      }
+      for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
+        const code = sys.xCode[e];
+        const r = (code / 6) | 0, c = code - 6 * r;
+        let v: number;
+        if (r < 3) v = X[3 * r + c];
+        else if (c >= 3) v = X[3 * (r - 3) + c - 3];
+        else v = E[3 * (r - 3) + c];
+        Ax[sys.xSlotA[e]] = v;
+        Ax[sys.xSlotF[e]] = v;
+      }
+      // b(3a) = c_i
+      const c = kin.c[i];
+      for (let k = 0; k < 6; k++) b[rA + k] = c[k];
+    } else {
+      // b(3a) = ⁱX_0 a_0 + c_i, with c_i = 0 for a body hanging from the fixed world
+      xApplyMotion(t6, X, a0, fl);
+      for (let k = 0; k < 6; k++) b[rA + k] = t6[k];
+    }
+    // b(3f) = ν_i = v_i ×* I_i v_i
+    if (qd !== null) {
+      const v = kin.v[i];
+      inertiaMulMotion(t6, model.I[i], v, fl);
+      crossForce(t6, v, t6, fl);
+      for (let k = 0; k < 6; k++) b[rF + k] = t6[k];
+    } else {
+      for (let k = 0; k < 6; k++) b[rF + k] = 0;
+    }
+    const rT = sys.rowTau[i];
+    for (let k = 0; k < model.nvi[i]; k++) b[rT + k] = 0;
+  }
+  // known scalars: z − y = 0
+  const kr = sys.knownRow;
+  for (let k = 0; k < kr.length; k++) b[kr[k]] = -y[k];
+  const blocks = sys.blocks;
+  for (let k = 0; k < blocks.length; k++) {
+    blocks[k].fill(vals, Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
+  }
+}
+
+/** −(x1 y1 − x2 y2) restricted to the structural terms (code bit 1: x1 y1, bit 2: x2 y2). */
+function skewEntry(code: number, x1: number, y1: number, x2: number, y2: number, fl: Flops): number {
+  switch (code) {
+    case 0: return 0;
+    case 1: fl.mul++; return -(x1 * y1);
+    case 2: fl.mul++; return x2 * y2;
+    default: fl.mul += 2; fl.add++; return x2 * y2 - x1 * y1;
+  }
+}
