@@ -190,6 +190,13 @@ describe('UrdfError cases', () => {
     expect(e.message).toBe('t.urdf: keepFixed: joint "nope" does not exist');
   });
 
+  it('a floating base whose joint name is taken names that joint', () => {
+    const t = robot(link('a'), link('b'), joint('root_joint', 'a', 'b'));
+    const e = urdfError(() => modelFromUrdf(t, { file: 't.urdf', floatingBase: true }));
+    expect(e.message).toMatch(new RegExp(`^t\\.urdf:${lineOf(t, '<joint name="root_joint"')}: joint "root_joint" already exists`));
+    expect(modelFromUrdf(t, { floatingBase: true, rootJointName: 'base_free' }).jointNames).toEqual(['base_free', 'root_joint']);
+  });
+
   it('an unreadable file names the file', () => {
     const e = urdfError(() => loadUrdf('/nonexistent/robot.urdf'));
     expect(e.message).toMatch(/^\/nonexistent\/robot\.urdf: cannot read the file/);

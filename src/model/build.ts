@@ -101,6 +101,10 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
     throw new ModelError(`joint "${j.name}" closes a cycle through link "${lost.name}" (a kinematic tree has none)`, { joint: j.name, link: lost.name });
   }
 
+  const rootJoint = options.rootJointName ?? 'root_joint';
+  if (options.floatingBase && jointNames.has(rootJoint)) {
+    throw new ModelError(`joint "${rootJoint}" already exists: choose another rootJointName for the floating base`, { joint: rootJoint });
+  }
   const keep = new Set(options.keepFixed ?? []);
   for (const k of keep) {
     const j = spec.joints.find((jj) => jj.name === k);
@@ -144,7 +148,7 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   // Depth-first numbering from the root; (link, body, ᴸX_body) for each visited link.
   const visit: { link: string; body: number; Xlb: Float64Array }[] = [];
   if (options.floatingBase) {
-    const b = addBody(root, options.rootJointName ?? 'root_joint', 'floating', -1, xCreate(), undefined, 0);
+    const b = addBody(root, rootJoint, 'floating', -1, xCreate(), undefined, 0);
     visit.push({ link: root, body: b, Xlb: xCreate() });
   } else {
     frames.push({ name: root, body: -1, X: xCreate() });
