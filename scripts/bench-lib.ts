@@ -1,0 +1,43 @@
+/**
+ * Benchmark helpers: median time per call over many repetitions, with inputs prepared before the
+ * timer and an empty-loop baseline subtracted; peak memory from the process's resource usage.
+ */
+import { performance } from 'node:perf_hooks';
+
+/** Median µs per call of fn over `rounds` rounds of `reps` calls each (after a warm-up). */
+export function timeCall(fn: () => void, opts: { reps?: number; rounds?: number; minMs?: number } = {}): number {
+  const rounds = opts.rounds ?? 21;
+  // calibrate repetitions so that a round lasts at least minMs
+  let reps = opts.reps ?? 1;
+  const minMs = opts.minMs ?? 5;
+  for (let k = 0; k < 200; k++) fn();
+  if (opts.reps === undefined) {
+    for (;;) {
+      const t0 = performance.now();
+      for (let k = 0; k < reps; k++) fn();
+      if (performance.now() - t0 >= minMs || reps > 1e7) break;
+      reps *= 2;
+    }
+  }
+  const noop = () => {};
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    for (let k = 0; k < reps; k++) fn();
+    const t1 = performance.now();
+    for (let k = 0; k < reps; k++) noop();
+    const t2 = performance.now();
+    samples.push(((t1 - t0) - (t2 - t1)) * 1000 / reps);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[rounds >> 1];
+}
+
+/** Peak resident set size of this process so far, MiB. */
+export function peakRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+export function fmt(x: number, digits = 2): string {
+  return x >= 100 ? x.toFixed(0) : x.toFixed(digits);
+}
