@@ -1,0 +1,28 @@
+/**
+ * sparsedyn/sparse: sparse LU for a matrix whose pattern is fixed and whose values change.
+ * Offline: compress → analyze (BTF + per-block ordering + exact symbolic LU) → SymbolicLU (JSON).
+ * Runtime: factor / NumericLU.refactor (in place, exact flop counters) → solve / solveMany.
+ * Structure: maxtrans, structuralRank, dmperm (rectangular patterns too), btf, scc.
+ * File I/O (.mtx, .tri) lives in ./io.ts, deliberately not re-exported here.
+ */
+export { csc, nnz, type CscMatrix } from './csc.ts';
+export { compress, assembleValues, type CscAssembly } from './compress.ts';
+export { transpose } from './transpose.ts';
+export { permute, invertPermutation } from './permute.ts';
+export { gaxpy, matvec, relativeResidual } from './gaxpy.ts';
+export { maxtrans, type Matching } from './maxtrans.ts';
+export { structuralRank, type StructuralRank } from './srank.ts';
+export { dmperm, type CoarseDM } from './dmperm.ts';
+export { scc, type Components } from './scc.ts';
+export { btf, type BlockTriangularForm } from './btf.ts';
+export { amd, symmetricPattern } from './amd.ts';
+export { colamd } from './colamd.ts';
+export { markowitz } from './markowitz.ts';
+export { minimumDegree, type MinimumDegreeOptions } from './mindegree.ts';
+export { ORDERINGS, AUTO_ORDERINGS, AUTO_ORDERINGS_LARGE, AUTO_LARGE_BLOCK, orderBlock, isOrderingName, type OrderingName } from './orderings.ts';
+export { luPattern, type LuPattern } from './lu-pattern.ts';
+export { SymbolicLU, type BlockOrdering, type OrderingScore, type SymbolicLUJSON, type BlockPattern } from './symbolic.ts';
+export { analyze, type AnalyzeOptions } from './analyze.ts';
+export { NumericLU, factor, type FactorOptions } from './numeric.ts';
+export { luSolve } from './lusolve.ts';
+export { SingularPivotError, StructurallySingularError, type MatrixNames, type PivotCandidate } from './errors.ts';

@@ -1,0 +1,507 @@
+/**
+ * perm = minimumDegree(G, E): approximate minimum degree ordering on a quotient graph whose
+ * variables start with symmetric adjacency lists G (for A+Aᵀ) and/or initial elements E (each a
+ * clique of variables: the rows of A when ordering the columns for AᵀA).
+ * Source: P. R. Amestoy, T. A. Davis, I. S. Duff, "An approximate minimum degree ordering
+ * algorithm", SIAM J. Matrix Anal. Appl. 17 (1996): quotient graph with element absorption,
+ * approximate external degrees d̄_i = min(n−k, d_i + |L_p∖i|, |A_i∖i| + |L_p∖i| + Σ_e |L_e∖L_p|),
+ * |L_e∖L_p| found for all elements at once with the w(e) counter, aggressive absorption,
+ * indistinguishable-node detection by hashing (supervariables), mass elimination, and dense rows
+ * set aside; and S. I. Larimore / Davis et al., ACM TOMS 30 (2004) (COLAMD) for the column form,
+ * where the rows of A are the initial elements. Written from those descriptions.
+ *
+ * Storage: one integer workspace `iw`; node x (variable 0..n-1 or initial element n..n+m-1) owns
+ * iw[pe[x] .. pe[x]+len[x]-1]. A variable's list is its elements (elen of them) then its variables;
+ * an element's list is its variables L_e. New elements are appended; the workspace is compacted
+ * when full.
+ */
+
+export interface MinimumDegreeOptions {
+  /** absorb every element e with L_e ⊆ L_p when p is eliminated (default true) */
+  readonly aggressive?: boolean;
+  /** variables with more initial neighbours than this are ordered last (default max(16, 10√n)) */
+  readonly dense?: number;
+  /**
+   * what the next pivot minimises: 'degree' (approximate external degree, AMD) or 'fill'
+   * (approximate local fill d(d−1)/2 − c(c−1)/2 with c = |L_p∖i|, the clique i already lies in;
+   * Ng & Raghavan 1999, Rothberg & Eisenstat 1998). Default 'degree'.
+   */
+  readonly metric?: 'degree' | 'fill';
+  /** among equal scores take the last inserted ('lifo', default) or the first ('fifo') */
+  readonly tie?: 'lifo' | 'fifo';
+}
+
+const VARIABLE = 0;
+const ELEMENT = 1;
+const DEAD = 2;
+
+/**
+ * @param n    number of variables
+ * @param Gp,Gi symmetric variable adjacency without the diagonal (length n+1 pointers), or undefined
+ * @param m    number of initial elements
+ * @param Ep,Ei variable lists of the initial elements (length m+1 pointers), or undefined
+ * @returns order: order[k] = variable eliminated k-th
+ */
+export function minimumDegree(
+  n: number,
+  Gp: Int32Array | undefined,
+  Gi: Int32Array | undefined,
+  m: number,
+  Ep: Int32Array | undefined,
+  Ei: Int32Array | undefined,
+  options: MinimumDegreeOptions = {},
+): Int32Array {
+  const aggressive = options.aggressive ?? true;
+  const denseLimit = options.dense ?? Math.max(16, Math.floor(10 * Math.sqrt(n)));
+  const N = n + m;
+  const order = new Int32Array(n);
+  if (n === 0) return order;
+  const gnz = Gp ? Gp[n] : 0;
+  const enz = Ep ? Ep[m] : 0;
+  // Variable → initial elements (transpose of E).
+  const vEcount = new Int32Array(n + 1);
+  if (Ep && Ei) for (let t = 0; t < enz; t++) vEcount[Ei[t] + 1]++;
+  for (let i = 0; i < n; i++) vEcount[i + 1] += vEcount[i];
+  let iw = new Int32Array(gnz + 2 * enz + 2 * n + 1024);
+  const pe = new Int32Array(N);
+  const len = new Int32Array(N);
+  const elen = new Int32Array(n);
+  const nv = new Int32Array(n);
+  const status = new Uint8Array(N);
+  const degree = new Int32Array(N);
+  const w = new Float64Array(N);
+  const head = new Int32Array(n + 1).fill(-1);
+  const next = new Int32Array(n).fill(-1);
+  const last = new Int32Array(n).fill(-1);
+  const mnext = new Int32Array(n).fill(-1); // member lists of supervariables
+  const mtail = new Int32Array(n);
+  const hhead = new Int32Array(n).fill(-1);
+  const hnext = new Int32Array(n).fill(-1);
+  const hash = new Int32Array(n);
+  const dtmp = new Int32Array(n);
+  const mk = new Int32Array(N);
+  const lp = new Int32Array(n); // scratch copy of L_p
+  const tmp = new Int32Array(N); // scratch for rewriting a list
+  const first = new Int32Array(N); // garbage collection
+  let stamp = 1;
+  let pfree = 0;
+  // Lay out variables: [elements..., variables...].
+  for (let i = 0; i < n; i++) {
+    pe[i] = pfree;
+    status[i] = VARIABLE;
+    nv[i] = 1;
+    mtail[i] = i;
+    pfree += vEcount[i + 1] - vEcount[i];
+    elen[i] = vEcount[i + 1] - vEcount[i];
+    len[i] = elen[i];
+    if (Gp && Gi) {
+      for (let t = Gp[i]; t < Gp[i + 1]; t++) {
+        if (Gi[t] !== i) iw[pfree++] = Gi[t];
+      }
+      len[i] = pfree - pe[i];
+    }
+  }
+  if (Ep && Ei) {
+    const fill = new Int32Array(n);
+    for (let e = 0; e < m; e++) {
+      const x = n + e;
+      pe[x] = pfree;
+      status[x] = ELEMENT;
+      for (let t = Ep[e]; t < Ep[e + 1]; t++) {
+        const i = Ei[t];
+        iw[pfree++] = i;
+        iw[pe[i] + fill[i]++] = x;
+      }
+      len[x] = pfree - pe[x];
+      degree[x] = len[x];
+      if (len[x] > denseLimit) status[x] = DEAD; // dense row: ignored by the column ordering
+    }
+  }
+  // Initial degrees: |A_i| + |∪ L_e ∖ i| (exact, by marking).
+  let nel = 0;
+  let nDense = 0;
+  const denseList = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    stamp++;
+    mk[i] = stamp;
+    let d = 0;
+    const p0 = pe[i];
+    for (let t = p0; t < p0 + len[i]; t++) {
+      const x = iw[t];
+      if (t < p0 + elen[i]) {
+        if (status[x] !== ELEMENT) continue;
+        for (let s = pe[x]; s < pe[x] + len[x]; s++) {
+          const j = iw[s];
+          if (mk[j] !== stamp) {
+            mk[j] = stamp;
+            d++;
+          }
+        }
+      } else if (mk[x] !== stamp) {
+        mk[x] = stamp;
+        d++;
+      }
+      if (d > denseLimit) break;
+    }
+    degree[i] = d;
+  }
+  for (let i = 0; i < n; i++) {
+    if (degree[i] > denseLimit && n > 1) {
+      status[i] = DEAD;
+      nv[i] = 0;
+      denseList[nDense++] = i;
+      nel++;
+    }
+  }
+  if (nDense > 0) {
+    // Element weights count only the variables still in the graph.
+    for (let x = n; x < N; x++) {
+      if (status[x] !== ELEMENT) continue;
+      let d = 0;
+      for (let s = pe[x]; s < pe[x] + len[x]; s++) if (status[iw[s]] === VARIABLE) d++;
+      degree[x] = d;
+    }
+  }
+  // Priority of the live principal variables: degree buckets (doubly linked), or for the 'fill'
+  // metric a binary heap with lazy deletion (an entry is valid while score[i] matches its key).
+  const fillMetric = options.metric === 'fill';
+  const fifo = options.tie === 'fifo';
+  let mindeg = n;
+  const tail = new Int32Array(n + 1).fill(-1);
+  const score = new Float64Array(n).fill(-1);
+  let hKey = new Float64Array(fillMetric ? 2 * n + 16 : 0);
+  let hNode = new Int32Array(fillMetric ? 2 * n + 16 : 0);
+  let hSize = 0;
+  let tick = 0;
+  const heapPush = (key: number, v: number): void => {
+    if (hSize === hKey.length) {
+      const k2 = new Float64Array(hSize * 2);
+      k2.set(hKey);
+      const v2 = new Int32Array(hSize * 2);
+      v2.set(hNode);
+      hKey = k2;
+      hNode = v2;
+    }
+    let c = hSize++;
+    while (c > 0) {
+      const up = (c - 1) >> 1;
+      if (hKey[up] <= key) break;
+      hKey[c] = hKey[up];
+      hNode[c] = hNode[up];
+      c = up;
+    }
+    hKey[c] = key;
+    hNode[c] = v;
+  };
+  const heapPop = (): void => {
+    const m2 = --hSize;
+    const key = hKey[m2];
+    const v = hNode[m2];
+    let c = 0;
+    for (;;) {
+      let ch = 2 * c + 1;
+      if (ch >= m2) break;
+      if (ch + 1 < m2 && hKey[ch + 1] < hKey[ch]) ch++;
+      if (hKey[ch] >= key) break;
+      hKey[c] = hKey[ch];
+      hNode[c] = hNode[ch];
+      c = ch;
+    }
+    hKey[c] = key;
+    hNode[c] = v;
+  };
+  /** fill score of variable i with external degree d, lying in a clique of c others */
+  const insert = (i: number, d: number, c = 0): void => {
+    if (fillMetric) {
+      if (c > d) c = d;
+      const f = (d * (d - 1) - c * (c - 1)) / 2;
+      tick++;
+      const key = f * 4294967296 + (fifo ? tick : 4294967295 - tick);
+      score[i] = key;
+      heapPush(key, i);
+      return;
+    }
+    if (fifo) {
+      const t = tail[d];
+      last[i] = t;
+      next[i] = -1;
+      if (t !== -1) next[t] = i;
+      else head[d] = i;
+      tail[d] = i;
+    } else {
+      const h = head[d];
+      next[i] = h;
+      last[i] = -1;
+      if (h !== -1) last[h] = i;
+      else tail[d] = i;
+      head[d] = i;
+    }
+    if (d < mindeg) mindeg = d;
+  };
+  const remove = (i: number): void => {
+    if (fillMetric) {
+      score[i] = -1;
+      return;
+    }
+    const d = degree[i];
+    if (last[i] !== -1) next[last[i]] = next[i];
+    else head[d] = next[i];
+    if (next[i] !== -1) last[next[i]] = last[i];
+    else tail[d] = last[i];
+  };
+  const selectPivot = (): number => {
+    if (fillMetric) {
+      for (;;) {
+        const key = hKey[0];
+        const v = hNode[0];
+        heapPop();
+        if (score[v] === key && status[v] === VARIABLE) return v;
+      }
+    }
+    while (head[mindeg] === -1) mindeg++;
+    return head[mindeg];
+  };
+  for (let i = 0; i < n; i++) {
+    if (status[i] !== VARIABLE) continue;
+    if (degree[i] > n - nDense - 1) degree[i] = n - nDense - 1;
+    insert(i, degree[i]);
+  }
+  const gc = (): void => {
+    for (let x = 0; x < N; x++) {
+      if (status[x] !== DEAD && len[x] > 0) {
+        first[x] = iw[pe[x]];
+        iw[pe[x]] = -(x + 1);
+      }
+    }
+    let dst = 0;
+    let src = 0;
+    while (src < pfree) {
+      const v = iw[src];
+      if (v < 0) {
+        const x = -v - 1;
+        const l = len[x];
+        pe[x] = dst;
+        iw[dst++] = first[x];
+        for (let t = 1; t < l; t++) iw[dst++] = iw[src + t];
+        src += l;
+      } else {
+        src++;
+      }
+    }
+    pfree = dst;
+  };
+  const reserve = (need: number): void => {
+    if (pfree + need <= iw.length) return;
+    gc();
+    // Keep a quarter of the workspace free after a compaction, so that compactions stay rare.
+    if (pfree + need + (iw.length >> 2) <= iw.length) return;
+    const grown = new Int32Array(Math.max(pfree + need, Math.floor(iw.length * 1.5)) + 1024);
+    grown.set(iw.subarray(0, pfree));
+    iw = grown;
+  };
+  let wflg = 1;
+  let k = 0; // number of entries of `order` written
+  const emit = (p: number): void => {
+    for (let v = p; v !== -1; v = mnext[v]) order[k++] = v;
+  };
+  const absorbMembers = (into: number, from: number): void => {
+    mnext[mtail[into]] = from;
+    mtail[into] = mtail[from];
+  };
+  while (nel < n) {
+    const p = selectPivot();
+    remove(p);
+    let nvp = nv[p];
+    nel += nvp;
+    // --- L_p = (A_p ∪ ⋃_{e∈E_p} L_e) ∖ p, principal variables only; flag them with nv < 0.
+    nv[p] = -nvp;
+    let need = 0;
+    for (let t = pe[p]; t < pe[p] + len[p]; t++) {
+      need += t < pe[p] + elen[p] ? len[iw[t]] : 1;
+    }
+    reserve(need);
+    const start = pfree;
+    let degme = 0;
+    let nlp = 0;
+    const pEnd = pe[p] + len[p];
+    const pElemEnd = pe[p] + elen[p];
+    for (let t = pe[p]; t < pEnd; t++) {
+      const x = iw[t];
+      if (t < pElemEnd) {
+        if (status[x] !== ELEMENT) continue;
+        for (let s = pe[x]; s < pe[x] + len[x]; s++) {
+          const j = iw[s];
+          const nvj = nv[j];
+          if (nvj > 0 && status[j] === VARIABLE) {
+            degme += nvj;
+            nv[j] = -nvj;
+            iw[pfree++] = j;
+            lp[nlp++] = j;
+            remove(j);
+          }
+        }
+        status[x] = DEAD; // e absorbed into p
+      } else {
+        const nvj = nv[x];
+        if (nvj > 0 && status[x] === VARIABLE) {
+          degme += nvj;
+          nv[x] = -nvj;
+          iw[pfree++] = x;
+          lp[nlp++] = x;
+          remove(x);
+        }
+      }
+    }
+    status[p] = ELEMENT;
+    pe[p] = start;
+    len[p] = pfree - start;
+    elen[p] = 0;
+    degree[p] = degme;
+    // --- w(e) − wflg = |L_e ∖ L_p| for every element adjacent to L_p.
+    wflg += n + 1;
+    for (let a = 0; a < nlp; a++) {
+      const i = lp[a];
+      const nvi = -nv[i];
+      for (let t = pe[i]; t < pe[i] + elen[i]; t++) {
+        const e = iw[t];
+        if (status[e] !== ELEMENT) continue;
+        if (w[e] >= wflg) w[e] -= nvi;
+        else w[e] = degree[e] + wflg - nvi;
+      }
+    }
+    // --- Rewrite each list of L_p: drop absorbed elements and covered variables, add p; degrees.
+    for (let a = 0; a < nlp; a++) {
+      const i = lp[a];
+      const nvi = -nv[i];
+      const p0 = pe[i];
+      const pE = p0 + elen[i];
+      const pA = p0 + len[i];
+      let nt = 0;
+      let deg = 0;
+      let h = 0;
+      for (let t = p0; t < pE; t++) {
+        const e = iw[t];
+        if (status[e] !== ELEMENT) continue;
+        const dext = w[e] - wflg;
+        if (dext > 0 || !aggressive) {
+          deg += dext;
+          tmp[nt++] = e;
+          h += e;
+        } else {
+          status[e] = DEAD; // aggressive absorption: L_e ⊆ L_p
+        }
+      }
+      tmp[nt++] = p;
+      h += p;
+      const ne = nt;
+      for (let t = pE; t < pA; t++) {
+        const j = iw[t];
+        if (status[j] !== VARIABLE) continue;
+        const nvj = nv[j];
+        if (nvj > 0) {
+          deg += nvj;
+          tmp[nt++] = j;
+          h += j;
+        }
+      }
+      if (nt > len[i]) {
+        reserve(nt);
+        pe[i] = pfree;
+        pfree += nt;
+      }
+      const q0 = pe[i];
+      for (let t = 0; t < nt; t++) iw[q0 + t] = tmp[t];
+      len[i] = nt;
+      elen[i] = ne;
+      if (deg === 0 && nt === 1) {
+        // Mass elimination: i is adjacent to p only, so it goes with p at no extra fill.
+        nv[i] = 0;
+        status[i] = DEAD;
+        degme -= nvi;
+        nvp += nvi;
+        nel += nvi;
+        absorbMembers(p, i);
+      } else if (deg === 0) {
+        // Every element left in E_i lies inside L_p (no aggressive absorption): same argument.
+        for (let t = q0; t < q0 + ne - 1; t++) degree[iw[t]] -= nvi;
+        nv[i] = 0;
+        status[i] = DEAD;
+        degme -= nvi;
+        nvp += nvi;
+        nel += nvi;
+        absorbMembers(p, i);
+      } else {
+        dtmp[i] = deg;
+        hash[i] = h % n;
+      }
+    }
+    // --- Supervariables: variables of L_p with identical lists are merged.
+    for (let a = 0; a < nlp; a++) {
+      const i = lp[a];
+      if (status[i] !== VARIABLE) continue;
+      const hb = hash[i];
+      hnext[i] = hhead[hb];
+      hhead[hb] = i;
+    }
+    for (let a = 0; a < nlp; a++) {
+      const i0 = lp[a];
+      if (status[i0] !== VARIABLE) continue;
+      const hb = hash[i0];
+      let i = hhead[hb];
+      if (i === -1) continue;
+      hhead[hb] = -1;
+      if (hnext[i] === -1) continue; // a single variable in this bucket
+      for (; i !== -1; i = hnext[i]) {
+        if (status[i] !== VARIABLE) continue;
+        stamp++;
+        if (stamp > 0x3fffffff) {
+          mk.fill(0);
+          stamp = 1;
+        }
+        const li = len[i];
+        const ei = elen[i];
+        for (let t = pe[i]; t < pe[i] + li; t++) mk[iw[t]] = stamp;
+        for (let j = hnext[i]; j !== -1; j = hnext[j]) {
+          if (status[j] !== VARIABLE || len[j] !== li || elen[j] !== ei) continue;
+          let same = true;
+          for (let t = pe[j]; t < pe[j] + li; t++) {
+            if (mk[iw[t]] !== stamp) {
+              same = false;
+              break;
+            }
+          }
+          if (same) {
+            nv[i] += nv[j]; // both negative (flagged)
+            nv[j] = 0;
+            status[j] = DEAD;
+            absorbMembers(i, j);
+          }
+        }
+      }
+    }
+    // --- Final approximate degrees; restore the flags; compact L_p.
+    const nleft = n - nel;
+    let q = pe[p];
+    for (let a = 0; a < nlp; a++) {
+      const i = lp[a];
+      if (status[i] !== VARIABLE) continue;
+      const nvi = -nv[i];
+      nv[i] = nvi;
+      let d = degree[i] + degme - nvi;
+      const d2 = dtmp[i] + degme - nvi;
+      if (d2 < d) d = d2;
+      if (nleft - nvi < d) d = nleft - nvi;
+      if (d < 0) d = 0;
+      degree[i] = d;
+      insert(i, d, degme - nvi);
+      iw[q++] = i;
+    }
+    len[p] = q - pe[p];
+    degree[p] = degme;
+    nv[p] = nvp;
+    emit(p);
+    if (len[p] === 0) status[p] = DEAD;
+  }
+  for (let t = 0; t < nDense; t++) order[k++] = denseList[t];
+  return order;
+}
