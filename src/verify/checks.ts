@@ -6,6 +6,7 @@ import { aba, AbaWorkspace } from '../algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../algorithms/crba.ts';
 import { minvCholesky, MinvCholeskyWorkspace } from '../algorithms/minv.ts';
 import { rnea, RneaWorkspace } from '../algorithms/rnea.ts';
+import { LuForwardDynamics, LuInverseDynamics } from '../assembly/dynamics.ts';
 import type { Model } from '../model/model.ts';
 import { matrixToReference, toReference, type ReferenceCase, type ReferenceLayout } from './reference.ts';
 
@@ -70,5 +71,17 @@ export const CHECKS: VerifyCheck[] = [
     name: 'gravity_torque', conditioned: false,
     compute: (ctx) => vecOut(ctx, rnea(ctx.model, ws(ctx, 'rnea', () => new RneaWorkspace(ctx.model)), ctx.q, null, zeros(ctx))),
     expected: (cs) => cs.gravity_torque,
+  },
+  {
+    // τ from the inverse-dynamics solve of Nori's system (paper 004 §IV-D)
+    name: 'lu_id', conditioned: false,
+    compute: (ctx) => vecOut(ctx, ws(ctx, 'lu_id', () => new LuInverseDynamics(ctx.model)).solve(ctx.q, ctx.v, ctx.a)),
+    expected: (cs) => cs.rnea_tau,
+  },
+  {
+    // q̈ from the forward-dynamics solve of Nori's system (paper 004 §V-D)
+    name: 'lu_fd', conditioned: true,
+    compute: (ctx) => vecOut(ctx, ws(ctx, 'lu_fd', () => new LuForwardDynamics(ctx.model)).solve(ctx.q, ctx.v, ctx.tau)),
+    expected: (cs) => cs.aba_ddq,
   },
 ];

@@ -1,0 +1,109 @@
+/**
+ * The runtime of sparsedyn (paper 004 §IV-D, §V-D, §VI): for a symbolic system and its offline
+ * ordering (a SymbolicLU, computed once per model and problem, or loaded), each time step
+ *   1. kinematics (ⁱX_λ, v_i, c_i) and the values of D(q) and b(q, q̇, y), in place;
+ *   2. numeric refactorization of D on the fixed pivot order and patterns;
+ *   3. d = D \ (−b),
+ * with the exact flops of each part. Nothing is allocated per step.
+ */
+import { checkConfiguration, checkVector } from '../algorithms/validate.ts';
+import { Flops } from '../spatial/flops.ts';
+import { analyze, type AnalyzeOptions } from '../sparse/analyze.ts';
+import { NumericLU } from '../sparse/numeric.ts';
+import type { SymbolicLU } from '../sparse/symbolic.ts';
+import { fillSystem, SystemValues, type SymbolicSystem } from './system.ts';
+
+export interface StepFlops {
+  /** velocity kinematics: ⁱX_λ, v_i, c_i (shared with RNEA/ABA) */
+  kinematics: Flops;
+  /** the remaining values of D and b */
+  fill: Flops;
+  /** numeric LU */
+  factor: Flops;
+  /** the two triangular solves */
+  solve: Flops;
+}
+
+export interface SolverOptions extends AnalyzeOptions {
+  /** an ordering computed earlier (e.g. loaded from JSON); it must belong to this system's pattern */
+  symbolic?: SymbolicLU;
+  /** pivot threshold of the numeric LU (default 0.001) */
+  tol?: number;
+}
+
+export class SparseSolver {
+  readonly symbolic: SymbolicLU;
+  readonly values: SystemValues;
+  readonly lu: NumericLU;
+  /** the solution d (all unknowns, in the layout's column order) of the last step */
+  readonly d: Float64Array;
+  /** −b of the last step */
+  readonly rhs: Float64Array;
+  /** analysis time in ms (0 when the symbolic analysis was given) */
+  readonly analyzeMs: number;
+  /** flops of the last step, by part */
+  readonly flops: StepFlops = { kinematics: new Flops(), fill: new Flops(), factor: new Flops(), solve: new Flops() };
+
+  constructor(readonly sys: SymbolicSystem, opts: SolverOptions = {}) {
+    if (sys.m !== sys.n) {
+      throw new RangeError(`the system "${sys.problem.name}" has ${sys.m} equations for ${sys.n} unknowns; the sparse LU needs a square system`);
+    }
+    const names = { rowNames: sys.rowNames, colNames: sys.layout.names };
+    const t0 = performance.now();
+    if (opts.symbolic) {
+      const S = opts.symbolic;
+      if (S.n !== sys.n || S.nnz !== sys.nnz) throw new RangeError(`the given SymbolicLU (n = ${S.n}, nnz = ${S.nnz}) does not belong to this system (n = ${sys.n}, nnz = ${sys.nnz})`);
+      for (let j = 0; j <= sys.n; j++) if (S.Ap[j] !== sys.pattern.Ap[j]) throw new RangeError(`the given SymbolicLU's pattern differs from this system's at column ${sys.layout.names[Math.max(0, j - 1)]}`);
+      this.symbolic = S;
+    } else {
+      this.symbolic = analyze(sys.pattern, { ...opts, ...names });
+    }
+    this.analyzeMs = opts.symbolic ? 0 : performance.now() - t0;
+    this.values = new SystemValues(sys);
+    this.lu = new NumericLU(this.symbolic, { tol: opts.tol, ...names });
+    this.d = new Float64Array(sys.n);
+    this.rhs = new Float64Array(sys.m);
+  }
+
+  /** d for (q, q̇, y); y holds the system's inputs (sys.inputNames). Validates the inputs. */
+  step(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): Float64Array {
+    const model = this.sys.model;
+    checkConfiguration(model, q);
+    if (qd !== null) checkVector(model, 'v', qd, false);
+    if (y.length !== this.sys.ny) throw new RangeError(`y has length ${y.length}, expected ${this.sys.ny} inputs (${this.sys.inputNames.slice(0, 3).join(', ')}, …)`);
+    for (let k = 0; k < y.length; k++) {
+      if (!Number.isFinite(y[k])) throw new RangeError(`input ${this.sys.inputNames[k]} is ${y[k]}: every input must be a finite number`);
+    }
+    return this.stepUnchecked(q, qd, y);
+  }
+
+  /** step without the entry checks. Allocation free. */
+  stepUnchecked(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): Float64Array {
+    const vals = this.values, lu = this.lu, fl = this.flops;
+    fillSystem(vals, q, qd, y);
+    lu.refactor(vals.Ax);
+    const rhs = this.rhs, b = vals.b;
+    for (let k = 0; k < rhs.length; k++) rhs[k] = -b[k];
+    lu.solve(this.d, rhs);
+    copyFlops(fl.kinematics, vals.kin.flops);
+    copyFlops(fl.fill, vals.flops);
+    fl.factor.reset(); fl.factor.mul = lu.factorMuls; fl.factor.add = lu.factorAdds; fl.factor.div = lu.factorDivs;
+    fl.solve.reset(); fl.solve.mul = lu.solveMuls; fl.solve.add = lu.solveAdds; fl.solve.div = lu.solveDivs;
+    return this.d;
+  }
+
+  /** value of a named unknown in the last solution (e.g. "tau[knee]", "fx[l_sole].fz") */
+  value(name: string): number {
+    return this.d[this.sys.layout.column(name)];
+  }
+
+  /** total flops of the last step */
+  totalFlops(): Flops {
+    const f = this.flops;
+    return new Flops().accumulate(f.kinematics).accumulate(f.fill).accumulate(f.factor).accumulate(f.solve);
+  }
+}
+
+function copyFlops(to: Flops, from: Flops): void {
+  to.mul = from.mul; to.add = from.add; to.div = from.div; to.fn = from.fn;
+}
