@@ -56,7 +56,7 @@ export function analyze(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, options: An
     for (let t = 0; t < nb; t++) identity[t] = t;
     const B = blockPattern(Ap, Ai, form.q, pinvBtf, k1, k2, identity, loc);
     let best: LuPattern | undefined;
-    let bestPerm = identity;
+    let bestPerm: Int32Array = identity;
     const tried = nb > AUTO_LARGE_BLOCK ? candidatesLarge : candidates;
     let bestName: string = tried[0];
     const scores: OrderingScore[] = [];

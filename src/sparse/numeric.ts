@@ -5,17 +5,18 @@
  * Source: left-looking LU with static patterns (Gilbert & Peierls 1988; KLU's klu_refactor, Davis &
  * Palamadai Natarajan, ACM TOMS 37, 2010); block back-substitution over the BTF (Duff & Reid 1978).
  *
- * Column k of a block (x is a dense work vector, zero between columns):
- *   x = C(:,k)                                   scatter, values read as Ax[Bslot[e]]
- *   for j in U(:,k) ascending:  u_jk = x_j;  x(L(:,j)) -= L(:,j) u_jk      (muls, adds)
- *   u_kk = x_k;  L(:,k) = x(L(:,k)) / u_kk                                 (divs)
- * Safety: each pivot is checked against its column, |u_kk| ≥ tol · max|L(:,k)| · |u_kk|⁰ (KLU's
- * threshold test, tol = 0.001), and the growth max|U(:,k)| ≤ growthLimit · max|C(:,k)|. A block that
- * fails is factorized again with partial pivoting (repivot.ts), the patterns are recomputed for
- * the new row order (allocation, exceptional path), `repivots` is incremented, and the
- * factorization goes on.
+ * Column k of a block, on its slots of LUx (fill-in slots zeroed, C(:,k) scattered in):
+ *   for j in U(:,k) ascending:  u_jk final;  C(L(:,j), k) -= L(:,j) u_jk      (muls, adds)
+ *   L(:,k) = C(L(:,k), k) / u_kk                                               (divs)
+ * The 'mapped' kernel keeps, for every multiply-subtract, the slot it writes (precomputed from
+ * the exact patterns); the 'scatter' kernel goes through a dense work vector instead.
+ * Safety: each pivot is checked against its column, |l_ik| = |x_ik / u_kk| ≤ 1/tol (KLU's threshold
+ * test, tol = 0.001), and for growth every |u_jk| ≤ growthLimit · max|C_bb| (the block's largest
+ * entry). A block that fails is factorized again with partial pivoting (repivot.ts), the exact
+ * patterns are recomputed for the new row order (allocation, exceptional path), `repivots` is
+ * incremented, and the factorization goes on.
  *
- * `refactor` and `solve` allocate nothing: workspaces are created with the object.
+ * `refactor`, `solve` and `solveMany` allocate nothing: workspaces are created with the object.
  */
 import type { CscMatrix } from './csc.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
@@ -26,21 +27,36 @@ import { SymbolicLU, type BlockPattern } from './symbolic.ts';
 export interface FactorOptions extends MatrixNames {
   /** pivot threshold: a pivot is kept while |u_kk| ≥ tol · max |x_ik| over its column (default 0.001, as KLU) */
   readonly tol?: number;
-  /** largest accepted max|U(:,k)| / max|C(:,k)| before a block is re-pivoted (default 1e8) */
+  /** largest accepted |u_kk| / max|C_bb| (C_bb: the diagonal block) before a block is re-pivoted (default 1e8) */
   readonly growthLimit?: number;
+  /**
+   * 'mapped' precomputes the target slot of every multiply-subtract (one Int32 per multiplication,
+   * fastest); 'scatter' uses a dense work vector (no extra memory); 'auto' (default) maps when the
+   * factorization has at most `mapLimit` multiplications.
+   */
+  readonly kernel?: 'auto' | 'mapped' | 'scatter';
+  /** largest number of multiplications for which 'auto' builds the map (default 2^24) */
+  readonly mapLimit?: number;
 }
 
 export class NumericLU {
   /** the symbolic analysis in force (replaced when numeric pivoting changed a block's row order) */
   symbolic: SymbolicLU;
-  /** values of the strictly lower part of L, on symbolic.Lp/Li */
-  Lx: Float64Array;
-  /** values of the strictly upper part of U, on symbolic.Up/Ui */
-  Ux: Float64Array;
-  /** pivots u_kk of C = A(p,q) */
-  readonly Udiag: Float64Array;
-  /** values of the off-diagonal blocks, on symbolic.Op/Oi (copied from A by refactor) */
-  readonly Ox: Float64Array;
+  /**
+   * values, column after column of C = A(p,q): for column k, from cs[k], first the entries of C
+   * above k's diagonal block (rows symbolic.Oi[Op[k]..]), then U(:,k) above the diagonal (rows
+   * symbolic.Ui[Up[k]..], ascending), the pivot u_kk at dpos[k], and L(:,k) below it (rows
+   * symbolic.Li[Lp[k]..]). LUi holds the row of every slot.
+   */
+  LUx: Float64Array;
+  /** row (of C) of every slot of LUx */
+  LUi: Int32Array;
+  /** start of column k in LUx (length n+1) */
+  cs: Int32Array;
+  /** position of the first U(:,k) slot in LUx */
+  us: Int32Array;
+  /** position of the pivot u_kk in LUx */
+  dpos: Int32Array;
   /** counts of the last factorization: multiplications, additions/subtractions, divisions */
   factorMuls = 0;
   factorAdds = 0;
@@ -55,12 +71,25 @@ export class NumericLU {
   repivotedBlocks = 0;
   /** whether the last factorization re-pivoted */
   pivoted = false;
-  /** smallest max|C(:,k)| / max|U(:,k)| over the columns of blocks of size ≥ 2 in the last factorization (1 if none) */
-  rgrowth = 1;
   readonly tol: number;
   readonly growthLimit: number;
   readonly names: MatrixNames;
-  /** dense work vector of the factorization, zero between columns */
+  /** the kernel in use ('mapped' or 'scatter') */
+  kernel: 'mapped' | 'scatter';
+  private readonly kernelOption: 'auto' | 'mapped' | 'scatter';
+  private readonly mapLimit: number;
+  /** slot in LUx of each in-block entry of C (on symbolic.Bp/Bi) */
+  private Bpos: Int32Array;
+  /** slot in LUx of each off-diagonal-block entry of C (on symbolic.Op/Oi) */
+  private Opos: Int32Array;
+  /** 'mapped' kernel: slot written by each multiply-subtract, in execution order */
+  private T: Int32Array;
+  /** 'mapped' kernel: position in T where each column's multiply-subtracts start (length n+1) */
+  private Tp: Int32Array;
+  /** 'mapped' kernel: for the U slot of u_jk, the slots of L(:,j) are Llo[slot] .. Lhi[slot]-1 */
+  private Llo: Int32Array;
+  private Lhi: Int32Array;
+  /** 'scatter' kernel: dense work vector, zero between columns */
   private readonly x: Float64Array;
   /** dense work vector of the solves */
   private readonly w: Float64Array;
@@ -71,21 +100,100 @@ export class NumericLU {
     this.symbolic = S;
     this.tol = options.tol ?? 0.001;
     this.growthLimit = options.growthLimit ?? 1e8;
-    if (!(this.tol >= 0 && this.tol <= 1)) throw new RangeError(`tol is ${this.tol}, expected a number in [0, 1]`);
+    if (!(this.tol > 0 && this.tol <= 1)) throw new RangeError(`tol is ${this.tol}, expected a number in (0, 1]`);
     if (!(this.growthLimit >= 1)) throw new RangeError(`growthLimit is ${this.growthLimit}, expected ≥ 1`);
+    this.kernelOption = options.kernel ?? 'auto';
+    if (this.kernelOption !== 'auto' && this.kernelOption !== 'mapped' && this.kernelOption !== 'scatter') {
+      throw new RangeError(`kernel is "${String(this.kernelOption)}", expected auto, mapped or scatter`);
+    }
+    this.mapLimit = options.mapLimit ?? 1 << 24;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
-    this.Lx = new Float64Array(S.Lp[n]);
-    this.Ux = new Float64Array(S.Up[n]);
-    this.Udiag = new Float64Array(n);
-    this.Ox = new Float64Array(S.Op[n]);
     this.x = new Float64Array(n);
     this.w = new Float64Array(n);
     this.failed = new Int32Array(S.nblocks);
+    // Sized by layout().
+    this.LUx = new Float64Array(0);
+    this.LUi = new Int32Array(0);
+    this.cs = new Int32Array(0);
+    this.us = new Int32Array(0);
+    this.dpos = new Int32Array(0);
+    this.Bpos = new Int32Array(0);
+    this.Opos = new Int32Array(0);
+    this.T = new Int32Array(0);
+    this.Tp = new Int32Array(0);
+    this.Llo = new Int32Array(0);
+    this.Lhi = new Int32Array(0);
+    this.kernel = 'scatter';
+    this.layout();
   }
 
   get n(): number {
     return this.symbolic.n;
+  }
+
+  /** Sizes LUx for the current symbolic patterns and precomputes the slots (allocates). */
+  private layout(): void {
+    const S = this.symbolic;
+    const { n, Lp, Li, Up, Ui, Bp, Bi, Op, Oi } = S;
+    const cs = new Int32Array(n + 1);
+    const us = new Int32Array(n);
+    const dpos = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      us[k] = cs[k] + Op[k + 1] - Op[k];
+      dpos[k] = us[k] + Up[k + 1] - Up[k];
+      cs[k + 1] = dpos[k] + 1 + Lp[k + 1] - Lp[k];
+    }
+    const LUi = new Int32Array(cs[n]);
+    const posOf = new Int32Array(n);
+    const Bpos = new Int32Array(Bp[n]);
+    const Opos = new Int32Array(Op[n]);
+    const mapped = this.kernelOption === 'mapped' || (this.kernelOption === 'auto' && S.factorMuls <= this.mapLimit);
+    const T = new Int32Array(mapped ? S.factorMuls : 0);
+    const Tp = new Int32Array(mapped ? n + 1 : 0);
+    const Llo = new Int32Array(mapped ? cs[n] : 0);
+    const Lhi = new Int32Array(mapped ? cs[n] : 0);
+    let o = 0;
+    for (let k = 0; k < n; k++) {
+      let t = cs[k];
+      for (let e = Op[k]; e < Op[k + 1]; e++) {
+        Opos[e] = t;
+        LUi[t++] = Oi[e];
+      }
+      for (let e = Up[k]; e < Up[k + 1]; e++) {
+        posOf[Ui[e]] = t;
+        LUi[t++] = Ui[e];
+      }
+      posOf[k] = t;
+      LUi[t++] = k;
+      for (let s = Lp[k]; s < Lp[k + 1]; s++) {
+        posOf[Li[s]] = t;
+        LUi[t++] = Li[s];
+      }
+      for (let e = Bp[k]; e < Bp[k + 1]; e++) Bpos[e] = posOf[Bi[e]];
+      if (!mapped) continue;
+      Tp[k] = o;
+      for (let e = Up[k]; e < Up[k + 1]; e++) {
+        const j = Ui[e];
+        const slot = us[k] + e - Up[k];
+        Llo[slot] = dpos[j] + 1;
+        Lhi[slot] = cs[j + 1];
+        for (let s = Lp[j]; s < Lp[j + 1]; s++) T[o++] = posOf[Li[s]];
+      }
+    }
+    if (mapped) Tp[n] = o;
+    this.Llo = Llo;
+    this.Lhi = Lhi;
+    this.LUx = new Float64Array(cs[n]);
+    this.LUi = LUi;
+    this.cs = cs;
+    this.us = us;
+    this.dpos = dpos;
+    this.Bpos = Bpos;
+    this.Opos = Opos;
+    this.T = T;
+    this.Tp = Tp;
+    this.kernel = mapped ? 'mapped' : 'scatter';
   }
 
   /**
@@ -104,78 +212,147 @@ export class NumericLU {
   /** One factorization pass over all blocks; returns how many blocks failed their checks (listed in `failed`). */
   private pass(Ax: Float64Array, forced: Uint8Array | null): number {
     const S = this.symbolic;
-    const { r, nblocks, Bp, Bi, Bslot, Op, Oslot, Lp, Li, Up, Ui, p, q } = S;
-    const { Lx, Ux, Udiag, Ox, x, failed } = this;
-    const tol = this.tol;
-    const growthLimit = this.growthLimit;
+    const { r, nblocks, Bp, Bslot, Op, Oslot } = S;
+    const { LUx, dpos, Opos, failed } = this;
+    // Entries above the diagonal blocks: copied, used only by the solves.
     const onz = Op[S.n];
-    for (let e = 0; e < onz; e++) Ox[e] = Ax[Oslot[e]];
-    let muls = 0;
-    let divs = 0;
+    for (let e = 0; e < onz; e++) LUx[Opos[e]] = Ax[Oslot[e]];
+    this.factorMuls = 0;
+    this.factorDivs = 0;
     let nfail = 0;
-    let rgrowth = 1;
     for (let b = 0; b < nblocks; b++) {
       const k1 = r[b];
-      const k2 = r[b + 1];
-      if (k2 - k1 === 1) {
+      if (r[b + 1] - k1 === 1) {
         // 1×1 block: the pivot is the entry itself; no other row can replace it.
         const v = Ax[Bslot[Bp[k1]]];
         if (v === 0 || !(v - v === 0)) this.singular1x1(k1, v);
-        Udiag[k1] = v;
+        LUx[dpos[k1]] = v;
         continue;
       }
-      const checked = forced === null || forced[b] === 0;
-      for (let k = k1; k < k2; k++) {
-        let maxA = 0;
-        for (let e = Bp[k]; e < Bp[k + 1]; e++) {
-          const v = Ax[Bslot[e]];
-          x[Bi[e]] = v;
-          maxA = Math.max(maxA, Math.abs(v));
-        }
-        let maxU = 0;
-        for (let t = Up[k]; t < Up[k + 1]; t++) {
-          const j = Ui[t];
-          const u = x[j];
-          x[j] = 0;
-          Ux[t] = u;
-          maxU = Math.max(maxU, Math.abs(u));
-          const s1 = Lp[j + 1];
-          for (let s = Lp[j]; s < s1; s++) x[Li[s]] -= Lx[s] * u;
-          muls += s1 - Lp[j];
-        }
-        const pivot = x[k];
-        x[k] = 0;
-        Udiag[k] = pivot;
-        const apiv = Math.abs(pivot);
-        maxU = Math.max(maxU, apiv);
-        let maxL = 0;
-        const l1 = Lp[k + 1];
-        for (let s = Lp[k]; s < l1; s++) {
-          const i = Li[s];
-          const v = x[i];
-          x[i] = 0;
-          maxL = Math.max(maxL, Math.abs(v));
-          Lx[s] = v / pivot;
-        }
-        divs += l1 - Lp[k];
-        if (checked) {
-          if (!(apiv > 0 && apiv >= tol * maxL && maxU <= growthLimit * maxA && maxA < Infinity)) {
-            // Clear the work vector of the rest of the block? Nothing is left in it: every
-            // scattered entry lies in this column's pattern and has been zeroed above.
-            failed[nfail++] = b;
-            break;
-          }
-        } else if (!(apiv > 0 && apiv < Infinity)) {
-          throw new SingularPivotError(q[k], [{ row: p[k], value: pivot }], this.names, 'the re-pivoted factorization met a zero or non-finite pivot');
-        }
-        if (maxU > 0 && maxA / maxU < rgrowth) rgrowth = maxA / maxU;
+      const ok = this.kernel === 'mapped' ? this.blockMapped(b, Ax) : this.blockScatter(b, Ax);
+      if (ok) continue;
+      if (forced === null || forced[b] === 0) {
+        failed[nfail++] = b;
+      } else {
+        const k = this.badColumn;
+        throw new SingularPivotError(S.q[k], [{ row: S.p[k], value: LUx[dpos[k]] }], this.names, 'the re-pivoted factorization met a zero or non-finite pivot');
       }
     }
-    this.factorMuls = muls;
-    this.factorAdds = muls;
-    this.factorDivs = divs;
-    this.rgrowth = rgrowth;
+    this.factorAdds = this.factorMuls;
     return nfail;
+  }
+
+  /** column where the last block kernel stopped */
+  private badColumn = 0;
+
+  /**
+   * Block b of size ≥ 2 on precomputed slots: zero the block's slots, scatter C_bb, then per column
+   * LUx(col k) -= L(:,j) u_jk for u_jk in ascending j (T gives the slot each product goes to),
+   * and L(:,k) /= u_kk. Returns false (and stops) at the first failed check.
+   */
+  private blockMapped(b: number, Ax: Float64Array): boolean {
+    const S = this.symbolic;
+    const { r, Bp, Bslot, Op, Oslot } = S;
+    const { LUx, cs, us, dpos, Bpos, Opos, T, Tp, Llo, Lhi } = this;
+    const k1 = r[b];
+    const k2 = r[b + 1];
+    LUx.fill(0, cs[k1], cs[k2]);
+    for (let e = Op[k1]; e < Op[k2]; e++) LUx[Opos[e]] = Ax[Oslot[e]];
+    let maxA = 0;
+    for (let e = Bp[k1]; e < Bp[k2]; e++) {
+      const v = Ax[Bslot[e]];
+      LUx[Bpos[e]] = v;
+      maxA = Math.max(maxA, Math.abs(v));
+    }
+    this.badColumn = k1;
+    if (!(maxA < Infinity)) return false; // NaN or ±Inf in the block: repivot() reports it
+    const ulim = this.growthLimit * maxA;
+    const rtol = 1 / this.tol;
+    let muls = 0;
+    let divs = 0;
+    let o = Tp[k1];
+    let ok = true;
+    for (let k = k1; k < k2 && ok; k++) {
+      const d = dpos[k];
+      const c1 = cs[k + 1];
+      for (let pu = us[k]; pu < d; pu++) {
+        const u = LUx[pu];
+        const l0 = Llo[pu];
+        const l1 = Lhi[pu];
+        for (let s = l0; s < l1; s++) LUx[T[o++]] -= LUx[s] * u; // x -= L(:,j) u_jk
+        muls += l1 - l0;
+      }
+      const pivot = LUx[d];
+      const apiv = Math.abs(pivot);
+      // Threshold |x_ik| ≤ |u_kk| / tol and growth |u_kk| ≤ growthLimit · max|C_bb|, NaN failing both.
+      const lim = apiv * rtol;
+      ok = apiv > 0 && apiv <= ulim;
+      for (let s = d + 1; s < c1; s++) {
+        const v = LUx[s];
+        if (!(Math.abs(v) <= lim)) ok = false;
+        LUx[s] = v / pivot; // L(:,k) = x(L(:,k)) / u_kk
+      }
+      divs += c1 - d - 1;
+      if (!ok) this.badColumn = k;
+    }
+    this.factorMuls += muls;
+    this.factorDivs += divs;
+    return ok;
+  }
+
+  /** Block b of size ≥ 2 through the dense work vector x (same arithmetic, no slot map). */
+  private blockScatter(b: number, Ax: Float64Array): boolean {
+    const S = this.symbolic;
+    const { r, Bp, Bi, Bslot, Lp, Li, Up, Ui } = S;
+    const { LUx, cs, us, dpos, x } = this;
+    const k1 = r[b];
+    const k2 = r[b + 1];
+    let maxA = 0;
+    for (let e = Bp[k1]; e < Bp[k2]; e++) maxA = Math.max(maxA, Math.abs(Ax[Bslot[e]]));
+    this.badColumn = k1;
+    if (!(maxA < Infinity)) return false;
+    const ulim = this.growthLimit * maxA;
+    const rtol = 1 / this.tol;
+    let muls = 0;
+    let divs = 0;
+    let ok = true;
+    for (let k = k1; k < k2 && ok; k++) {
+      const u0 = us[k];
+      const d = dpos[k];
+      const c1 = cs[k + 1];
+      for (let e = Bp[k]; e < Bp[k + 1]; e++) x[Bi[e]] = Ax[Bslot[e]];
+      const ui = Up[k] - u0;
+      for (let pu = u0; pu < d; pu++) {
+        const j = Ui[ui + pu];
+        const u = x[j];
+        x[j] = 0;
+        LUx[pu] = u;
+        const l0 = dpos[j] + 1;
+        const l1 = cs[j + 1];
+        const li = Lp[j] - l0;
+        for (let s = l0; s < l1; s++) x[Li[li + s]] -= LUx[s] * u; // x -= L(:,j) u_jk
+        muls += l1 - l0;
+      }
+      const pivot = x[k];
+      x[k] = 0;
+      LUx[d] = pivot;
+      const apiv = Math.abs(pivot);
+      const lim = apiv * rtol;
+      ok = apiv > 0 && apiv <= ulim;
+      const li = Lp[k] - d - 1;
+      for (let s = d + 1; s < c1; s++) {
+        const i = Li[li + s];
+        const v = x[i];
+        x[i] = 0;
+        if (!(Math.abs(v) <= lim)) ok = false;
+        LUx[s] = v / pivot; // L(:,k) = x(L(:,k)) / u_kk
+      }
+      divs += c1 - d - 1;
+      if (!ok) this.badColumn = k;
+    }
+    this.factorMuls += muls;
+    this.factorDivs += divs;
+    return ok;
   }
 
   private singular1x1(k: number, v: number): never {
@@ -209,10 +386,8 @@ export class NumericLU {
       for (let e = 0; e < Bi.length; e++) Bi[e] = newPos[Bi[e]];
       patterns.push(luPattern(nb, Bp, Bi));
     }
-    const S2 = new SymbolicLU(S.n, S.Ap, S.Ai, pNew, S.q, S.r, patterns, S.orderings, S.repivoted + nfail);
-    this.symbolic = S2;
-    this.Lx = new Float64Array(S2.Lp[S2.n]);
-    this.Ux = new Float64Array(S2.Up[S2.n]);
+    this.symbolic = new SymbolicLU(S.n, S.Ap, S.Ai, pNew, S.q, S.r, patterns, S.orderings, S.repivoted + nfail);
+    this.layout();
     const again = this.pass(Ax, forced);
     if (again > 0) {
       // Blocks that passed before see the same arithmetic now; a failure here is a bug.
@@ -221,6 +396,73 @@ export class NumericLU {
     this.pivoted = true;
     this.repivots++;
     this.repivotedBlocks += nfail;
+  }
+
+  /** u_kk, the k-th pivot of C = A(p,q). */
+  pivot(k: number): number {
+    return this.LUx[this.dpos[k]];
+  }
+
+  /**
+   * Pivot growth of the last factorization, min over the blocks of size ≥ 2 of
+   * max|C_bb| / max|U_bb| (KLU's rgrowth; 1 when all blocks are 1×1). Small values warn of
+   * instability. Allocation-free.
+   */
+  rgrowth(Ax: Float64Array): number {
+    const S = this.symbolic;
+    const { r, nblocks, Bp, Bslot } = S;
+    let g = 1;
+    for (let b = 0; b < nblocks; b++) {
+      const k1 = r[b];
+      const k2 = r[b + 1];
+      if (k2 - k1 === 1) continue;
+      let maxA = 0;
+      for (let e = Bp[k1]; e < Bp[k2]; e++) maxA = Math.max(maxA, Math.abs(Ax[Bslot[e]]));
+      let maxU = 0;
+      for (let k = k1; k < k2; k++) for (let t = this.us[k]; t <= this.dpos[k]; t++) maxU = Math.max(maxU, Math.abs(this.LUx[t]));
+      if (maxU > 0 && maxA / maxU < g) g = maxA / maxU;
+    }
+    return g;
+  }
+
+  /** L of C = A(p,q) as a CSC matrix with its unit diagonal (allocates; for inspection and tests). */
+  getL(): CscMatrix {
+    const n = this.n;
+    const Ap = new Int32Array(n + 1);
+    const nz = this.symbolic.Lp[n] + n;
+    const Ai = new Int32Array(nz);
+    const Ax = new Float64Array(nz);
+    let t = 0;
+    for (let k = 0; k < n; k++) {
+      Ap[k] = t;
+      Ai[t] = k;
+      Ax[t++] = 1;
+      for (let s = this.dpos[k] + 1; s < this.cs[k + 1]; s++) {
+        Ai[t] = this.LUi[s];
+        Ax[t++] = this.LUx[s];
+      }
+    }
+    Ap[n] = t;
+    return { m: n, n, Ap, Ai, Ax };
+  }
+
+  /** U of C = A(p,q) within the diagonal blocks, with its diagonal (allocates; for inspection and tests). */
+  getU(): CscMatrix {
+    const n = this.n;
+    const Ap = new Int32Array(n + 1);
+    const nz = this.symbolic.Up[n] + n;
+    const Ai = new Int32Array(nz);
+    const Ax = new Float64Array(nz);
+    let t = 0;
+    for (let k = 0; k < n; k++) {
+      Ap[k] = t;
+      for (let s = this.us[k]; s <= this.dpos[k]; s++) {
+        Ai[t] = this.LUi[s];
+        Ax[t++] = this.LUx[s];
+      }
+    }
+    Ap[n] = t;
+    return { m: n, n, Ap, Ai, Ax };
   }
 
   /** x = A \ b (x may alias b). No allocation. */
@@ -253,40 +495,33 @@ export class NumericLU {
 
   /**
    * w = b(p); block back-substitution from the last block up:
-   *   y_b = U_bb \ (L_bb \ w_b);  w(rows above) -= C(rows above, block b) y_b;  x(q) = y.
+   *   w_b = L_bb \ w_b;  then for j in the block, descending:  y_j = w_j / u_jj,
+   *   w(rows of U(:,j) and of the entries above the block) -= C(those rows, j) y_j;  x(q) = y.
    */
   private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number): void {
     const S = this.symbolic;
-    const { n, r, nblocks, p, q, Lp, Li, Up, Ui, Op, Oi } = S;
-    const { Lx, Ux, Udiag, Ox, w } = this;
+    const { n, r, nblocks, p, q } = S;
+    const { LUx, LUi, cs, dpos, w } = this;
     for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
-    let fl = 0;
     for (let b = nblocks - 1; b >= 0; b--) {
       const k1 = r[b];
       const k2 = r[b + 1];
-      if (k2 - k1 === 1) {
-        w[k1] /= Udiag[k1];
-      } else {
+      if (k2 - k1 > 1) {
         for (let j = k1; j < k2; j++) {
           const xj = w[j];
-          const s1 = Lp[j + 1];
-          for (let s = Lp[j]; s < s1; s++) w[Li[s]] -= Lx[s] * xj;
+          const s1 = cs[j + 1];
+          for (let s = dpos[j] + 1; s < s1; s++) w[LUi[s]] -= LUx[s] * xj;
         }
-        for (let j = k2 - 1; j >= k1; j--) {
-          const xj = (w[j] /= Udiag[j]);
-          const t1 = Up[j + 1];
-          for (let t = Up[j]; t < t1; t++) w[Ui[t]] -= Ux[t] * xj;
-        }
-        fl += Lp[k2] - Lp[k1] + Up[k2] - Up[k1];
       }
-      for (let j = k1; j < k2; j++) {
-        const xj = w[j];
-        const e1 = Op[j + 1];
-        for (let e = Op[j]; e < e1; e++) w[Oi[e]] -= Ox[e] * xj;
+      for (let j = k2 - 1; j >= k1; j--) {
+        const d = dpos[j];
+        const xj = (w[j] /= LUx[d]);
+        for (let t = cs[j]; t < d; t++) w[LUi[t]] -= LUx[t] * xj;
       }
-      fl += Op[k2] - Op[k1];
     }
     for (let k = 0; k < n; k++) X[xo + q[k]] = w[k];
+    // Every stored slot but the pivots is one multiply-subtract; every pivot one division.
+    const fl = cs[n] - n;
     this.solveMuls += fl;
     this.solveAdds += fl;
     this.solveDivs += n;
