@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { register as verify } from './verify.ts';
+import { register as lu } from './lu.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -14,6 +15,7 @@ type Registrar = (program: Command, state: CliState) => void;
 
 const registrars: Registrar[] = [
   verify,
+  lu,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {
