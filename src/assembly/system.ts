@@ -47,6 +47,8 @@ export interface MeasurementBlock {
   readonly name: string;
   readonly rowNames: readonly string[];
   readonly inputNames: readonly string[];
+  /** variance of each reading; undefined for exact constraints (weighted least squares, estimation) */
+  readonly variance?: number;
   pattern(layout: VariableLayout): { rows: Int32Array; cols: Int32Array };
   fill(ctx: FillContext, Ax: Float64Array, slots: Int32Array, b: Float64Array, row0: number, y: Float64Array, y0: number): void;
 }

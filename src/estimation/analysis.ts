@@ -1,0 +1,355 @@
+/**
+ * Well-posedness of a sensor layout (paper 004 §VI, eqs. 21–23 and Property 3), for every
+ * configuration tried:
+ *
+ * 1. Structural: the rank of the pattern of [D; D_Y] (maximum matching) — generic over all
+ *    configurations — and the structurally undetermined unknowns (coarse Dulmage–Mendelsohn).
+ * 2. Numerical: given the joint accelerations q̈ and external wrenches f^x, the Newton–Euler rows
+ *    determine every a_i, f_i, τ_i (they are the inverse-dynamics system, triangular by Property 1),
+ *    so rank [D; D_Y] = (n − n_z) + rank G, where z = (q̈, the unknown f^x) and
+ *        G = D_Y' ∂d/∂z,   ∂d/∂z_k = D_id⁻¹ e_k  (one triangular solve per free variable),
+ *    D_Y' being every row beyond the Newton–Euler and known-wrench rows (sensors, constraints).
+ *    G is small (sensor rows × free variables); its rank and null space come from an SVD after
+ *    row and column equilibration. The null space gives the unobservable directions, named by
+ *    variable (contact wrenches in their contact frames), and the unknowns they leave undetermined.
+ * 3. Verdict: well_posed (full rank at every configuration tried), generically_well_posed (full at
+ *    random configurations, deficient at some special ones: joint values at multiples of π/2, paper
+ *    004 §IV-D), ill_posed (deficient at random configurations). Redundant sensors: those whose
+ *    removal keeps the verdict.
+ */
+import { Matrix, SingularValueDecomposition } from 'ml-matrix';
+import { inverseDynamicsProblem } from '../assembly/problems.ts';
+import { SparseSolver } from '../assembly/solver.ts';
+import { fillSystem, SymbolicSystem, SystemValues } from '../assembly/system.ts';
+import type { Model } from '../model/model.ts';
+import { Rng } from '../model/rng.ts';
+import { dmperm } from '../sparse/dmperm.ts';
+import { forceTransformMatrix } from './blocks.ts';
+import type { EstimationSystem } from './setup.ts';
+
+export type Verdict = 'well_posed' | 'generically_well_posed' | 'ill_posed';
+
+export interface ConfigurationResult {
+  name: string;
+  kind: 'random' | 'special';
+  q: number[];
+  /** numerical rank of [D; D_Y] at this configuration */
+  rank: number;
+  deficiency: number;
+}
+
+export interface AnalysisReport {
+  verdict: Verdict;
+  unknowns: number;
+  equations: number;
+  structural_rank: number;
+  /** smallest numerical rank over the configurations tried */
+  numerical_rank: number;
+  configurations: ConfigurationResult[];
+  singular_configurations: ConfigurationResult[];
+  /** unobservable directions as named combinations of unknowns */
+  unobservable: string[];
+  /** unknowns left undetermined by those directions (joint torques first) */
+  undetermined: string[];
+  /** unknowns structurally undetermined (whatever the values) */
+  structurally_undetermined: string[];
+  redundant_sensors: string[];
+  notes: string[];
+}
+
+export interface AnalysisOptions {
+  /** random configurations (default 3) */
+  random?: number;
+  /** special configurations besides the neutral one (default 3) */
+  special?: number;
+  seed?: number;
+  /** relative singular-value threshold after equilibration (default 1e-9) */
+  tol?: number;
+  /** skip the redundancy search (one rank test per sensor and configuration) */
+  redundancy?: boolean;
+}
+
+interface Reduction {
+  /** free variables z: columns of d */
+  zCols: number[];
+  /** rows of G: rows of the estimation system beyond the Newton–Euler and known rows */
+  gRows: number[];
+  idSys: SymbolicSystem;
+  /** for each z, its known row in the inverse-dynamics system */
+  idKnownRow: Int32Array;
+}
+
+function reduction(es: EstimationSystem): Reduction {
+  const model = es.model, sys = es.sys, L = sys.layout;
+  const idSys = new SymbolicSystem(model, inverseDynamicsProblem(model));
+  const pinned = new Set<number>();
+  for (const z of sys.known) pinned.add(L.start(z.kind, z.body) + z.offset);
+  const zCols: number[] = [];
+  const idKnownRow: number[] = [];
+  idSys.known.forEach((z, k) => {
+    const col = L.start(z.kind, z.body) + z.offset;
+    if (pinned.has(col)) return;
+    zCols.push(col);
+    idKnownRow.push(idSys.knownRow[k]);
+  });
+  const firstBlockRow = sys.blockRow0.length ? sys.blockRow0[0] : sys.m;
+  const gRows: number[] = [];
+  for (let r = firstBlockRow; r < sys.m; r++) gRows.push(r);
+  return { zCols, gRows, idSys, idKnownRow: Int32Array.from(idKnownRow) };
+}
+
+/** G = D_Y' ∂d/∂z at configuration q (dense, gRows × zCols), and the columns ∂d/∂z. */
+function reducedMatrix(es: EstimationSystem, red: Reduction, idSolver: SparseSolver, vals: SystemValues, q: Float64Array): { G: Matrix; dz: Float64Array[] } {
+  const sys = es.sys, n = sys.n;
+  fillSystem(vals, q, null, new Float64Array(sys.ny));
+  idSolver.stepUnchecked(q, null, new Float64Array(red.idSys.ny));
+  const nz = red.zCols.length;
+  const B = new Float64Array(n * nz);
+  red.idKnownRow.forEach((row, k) => { B[k * n + row] = 1; });
+  const X = new Float64Array(n * nz);
+  idSolver.lu.solveMany(X, B, nz);
+  const rowIndex = new Int32Array(sys.m).fill(-1);
+  red.gRows.forEach((r, k) => { rowIndex[r] = k; });
+  const G = Matrix.zeros(red.gRows.length, nz);
+  const A = sys.pattern;
+  for (let j = 0; j < n; j++) {
+    for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) {
+      const gi = rowIndex[A.Ai[p]];
+      if (gi < 0) continue;
+      const a = vals.Ax[p];
+      for (let k = 0; k < nz; k++) {
+        const x = X[k * n + j];
+        if (x !== 0) G.set(gi, k, G.get(gi, k) + a * x);
+      }
+    }
+  }
+  const dz = Array.from({ length: nz }, (_, k) => X.subarray(k * n, (k + 1) * n));
+  return { G, dz };
+}
+
+/** rank and null space of G after row/column equilibration; null vectors in the original z units. */
+function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[]): { rank: number; nullVecs: number[][] } {
+  let M = G;
+  if (rowsKept) {
+    const keep = rowsKept.map((k, i) => (k ? i : -1)).filter((i) => i >= 0);
+    M = keep.length ? G.selection(keep, Array.from({ length: G.columns }, (_, j) => j)) : Matrix.zeros(0, G.columns);
+  }
+  const m = M.rows, n = M.columns;
+  if (n === 0) return { rank: 0, nullVecs: [] };
+  if (m === 0) return { rank: 0, nullVecs: Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, k) => (k === j ? 1 : 0))) };
+  const S = M.clone();
+  const colScale = new Float64Array(n).fill(1);
+  for (let pass = 0; pass < 2; pass++) {
+    for (let i = 0; i < m; i++) {
+      let s = 0;
+      for (let j = 0; j < n; j++) s = Math.max(s, Math.abs(S.get(i, j)));
+      if (s > 0) for (let j = 0; j < n; j++) S.set(i, j, S.get(i, j) / s);
+    }
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let i = 0; i < m; i++) s = Math.max(s, Math.abs(S.get(i, j)));
+      if (s > 0) { for (let i = 0; i < m; i++) S.set(i, j, S.get(i, j) / s); colScale[j] *= s; }
+    }
+  }
+  // pad to square with zero rows so that V is n×n and spans the null space too
+  const T = m >= n ? S : Matrix.zeros(n, n).setSubMatrix(S, 0, 0);
+  const svd = new SingularValueDecomposition(T, { computeLeftSingularVectors: false, computeRightSingularVectors: true, autoTranspose: false });
+  const sv = svd.diagonal;
+  const smax = Math.max(...sv, 0);
+  const thresh = tol * Math.max(smax, 1e-300);
+  const rank = sv.filter((x) => x > thresh).length;
+  const V = svd.rightSingularVectors;
+  const nullVecs: number[][] = [];
+  sv.forEach((x, k) => {
+    if (x > thresh) return;
+    const v = V.getColumn(k).map((e, j) => e / colScale[j]);
+    const nrm = Math.max(...v.map(Math.abs)) || 1;
+    nullVecs.push(v.map((e) => e / nrm));
+  });
+  return { rank, nullVecs };
+}
+
+/** Random and special configurations: neutral, joint values at multiples of π/2. */
+export function trialConfigurations(model: Model, random: number, special: number, seed: number): { name: string; kind: 'random' | 'special'; q: Float64Array }[] {
+  const rng = new Rng(seed);
+  const out: { name: string; kind: 'random' | 'special'; q: Float64Array }[] = [];
+  const make = (angle: (j: { type: string }) => number, quat: () => number[]) => {
+    const q = new Float64Array(model.nq);
+    for (const j of model.movingJoints()) {
+      if (j.type === 'floating') {
+        const u = quat();
+        for (let k = 0; k < 3; k++) q[j.iq + k] = 0;
+        for (let k = 0; k < 4; k++) q[j.iq + 3 + k] = u[k];
+      } else if (j.type === 'spherical') {
+        const u = quat();
+        for (let k = 0; k < 4; k++) q[j.iq + k] = u[k];
+      } else q[j.iq] = angle(j);
+    }
+    return q;
+  };
+  const randQuat = () => { const u = Array.from(rng.quaternion()); return u; };
+  for (let t = 0; t < random; t++) {
+    out.push({ name: `random ${t + 1}`, kind: 'random', q: make(() => rng.uniform(-Math.PI, Math.PI), randQuat) });
+  }
+  out.push({ name: 'neutral (all joints at 0)', kind: 'special', q: make(() => 0, () => [0, 0, 0, 1]) });
+  const s = Math.SQRT1_2;
+  const quarterTurns = [[0, 0, 0, 1], [s, 0, 0, s], [0, s, 0, s], [0, 0, s, s], [1, 0, 0, 0]];
+  for (let t = 0; t < special; t++) {
+    const qt = quarterTurns[rng.int(quarterTurns.length)];
+    out.push({ name: `multiples of π/2 #${t + 1}`, kind: 'special', q: make((j) => (j.type === 'prismatic' ? 0 : (Math.PI / 2) * (rng.int(4) - 1)), () => qt) });
+  }
+  return out;
+}
+
+const fmtCoef = (c: number) => (Math.abs(c - Math.round(c)) < 1e-9 ? String(Math.round(c)) : c.toPrecision(3));
+
+/** Name the unobservable directions (contact wrenches in their contact frames) and the undetermined unknowns. */
+function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[][], dz: Float64Array[]): { unobservable: string[]; undetermined: string[] } {
+  const L = es.sys.layout;
+  const contactOf = new Map(es.contacts.map((c) => [c.body, c]));
+  const undet = new Map<string, number>();
+  const named: Map<string, number>[] = [];
+  for (const v of nullVecs) {
+    // express contact f^x blocks in the contact frame: w_c = ᶜX*_i f^x_i
+    const terms = new Map<string, number>();
+    const byBody = new Map<number, Float64Array>();
+    red.zCols.forEach((col, k) => {
+      const loc = L.locate(col);
+      if (loc.kind === 'fx' && contactOf.has(loc.body)) {
+        const w = byBody.get(loc.body) ?? new Float64Array(6);
+        w[loc.offset] = v[k];
+        byBody.set(loc.body, w);
+      } else if (v[k] !== 0) terms.set(L.names[col], v[k]);
+    });
+    for (const [body, fx] of byBody) {
+      const c = contactOf.get(body)!;
+      const F = forceTransformMatrix(c.X);
+      const comps = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'];
+      for (let r = 0; r < 6; r++) {
+        let s = 0;
+        for (let j = 0; j < 6; j++) s += F[6 * r + j] * fx[j];
+        if (s !== 0) terms.set(`w[${c.link}].${comps[r]}`, s);
+      }
+    }
+    named.push(terms);
+    // undetermined unknowns: components of Σ_k v_k ∂d/∂z_k
+    const n = L.n;
+    const dd = new Float64Array(n);
+    v.forEach((c, k) => { if (c !== 0) for (let j = 0; j < n; j++) dd[j] += c * dz[k][j]; });
+    let big = 0;
+    for (let j = 0; j < n; j++) big = Math.max(big, Math.abs(dd[j]));
+    for (let j = 0; j < n; j++) if (Math.abs(dd[j]) > 1e-8 * big) undet.set(L.names[j], 1);
+  }
+  const unobservable = reducedEchelon(named).map((row) => {
+    const entries = [...row.entries()];
+    return entries
+      .map(([nm, c], k) => {
+        const sign = c < 0 ? '− ' : k === 0 ? '' : '+ ';
+        const mag = Math.abs(c);
+        return `${sign}${Math.abs(mag - 1) < 1e-9 ? '' : `${fmtCoef(mag)}·`}${nm}`;
+      })
+      .join(' ');
+  });
+  const names = [...undet.keys()];
+  const rank = (s: string) => (s.startsWith('tau[') ? 0 : s.startsWith('fx[') ? 1 : s.startsWith('f[') ? 2 : 3);
+  names.sort((a, b) => rank(a) - rank(b));
+  return { unobservable, undetermined: names };
+}
+
+/**
+ * A canonical basis of the span of the directions (reduced row echelon form, pivots on the
+ * largest entries, contact wrenches preferred): each direction then reads "pivot + others".
+ */
+function reducedEchelon(rows: Map<string, number>[]): Map<string, number>[] {
+  const names = [...new Set(rows.flatMap((r) => [...r.keys()]))];
+  names.sort((a, b) => (a.startsWith('w[') ? 0 : 1) - (b.startsWith('w[') ? 0 : 1));
+  const M = rows.map((r) => names.map((nm) => r.get(nm) ?? 0));
+  const out: number[][] = [];
+  const used = new Array(M.length).fill(false);
+  for (let c = 0; c < names.length && out.length < M.length; c++) {
+    let best = -1, bv = 1e-9;
+    for (let r = 0; r < M.length; r++) if (!used[r] && Math.abs(M[r][c]) > bv) { bv = Math.abs(M[r][c]); best = r; }
+    if (best < 0) continue;
+    used[best] = true;
+    const piv = M[best][c];
+    const prow = M[best].map((x) => x / piv);
+    for (let r = 0; r < M.length; r++) {
+      if (r === best) continue;
+      const f = M[r][c];
+      if (f !== 0) M[r] = M[r].map((x, j) => x - f * prow[j]);
+    }
+    for (const o of out) { const f = o[c]; if (f !== 0) o.forEach((x, j) => { o[j] = x - f * prow[j]; }); }
+    M[best] = prow;
+    out.push(prow);
+  }
+  return out.map((row) => {
+    const mx = Math.max(...row.map(Math.abs));
+    const m = new Map<string, number>();
+    row.forEach((x, j) => { if (Math.abs(x) > 1e-7 * mx) m.set(names[j], x); });
+    return m;
+  });
+}
+
+export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {}): AnalysisReport {
+  const sys = es.sys, model = es.model;
+  const tol = opts.tol ?? 1e-9;
+  const dm = dmperm(sys.pattern);
+  const red = reduction(es);
+  const idSolver = new SparseSolver(red.idSys);
+  const vals = new SystemValues(sys);
+  const configs = trialConfigurations(model, opts.random ?? 3, opts.special ?? 3, opts.seed ?? 1);
+  const nFixed = sys.n - red.zCols.length;
+  const results: ConfigurationResult[] = [];
+  const Gs: { G: Matrix; dz: Float64Array[]; kind: string }[] = [];
+  let firstNull: { vecs: number[][]; dz: Float64Array[] } | null = null;
+  for (const c of configs) {
+    const { G, dz } = reducedMatrix(es, red, idSolver, vals, c.q);
+    const { rank, nullVecs } = rankAndNull(G, tol);
+    const full = nFixed + rank;
+    results.push({ name: c.name, kind: c.kind, q: Array.from(c.q), rank: full, deficiency: sys.n - full });
+    Gs.push({ G, dz, kind: c.kind });
+    if (nullVecs.length && (firstNull === null || (c.kind === 'random' && results.filter((r) => r.kind === 'random' && r.deficiency > 0).length === 1))) {
+      firstNull = { vecs: nullVecs, dz };
+    }
+  }
+  const randomDeficient = results.some((r) => r.kind === 'random' && r.deficiency > 0);
+  const specialDeficient = results.some((r) => r.kind === 'special' && r.deficiency > 0);
+  let verdict: Verdict = 'well_posed';
+  if (dm.rank < sys.n || randomDeficient) verdict = 'ill_posed';
+  else if (specialDeficient) verdict = 'generically_well_posed';
+  const { unobservable, undetermined } = firstNull && verdict !== 'well_posed' ? nameDirections(es, red, firstNull.vecs, firstNull.dz) : { unobservable: [], undetermined: [] };
+  // redundancy: drop one sensor's rows and keep the verdict
+  const redundant: string[] = [];
+  if (opts.redundancy !== false && verdict !== 'ill_posed') {
+    const rowIndex = new Map(red.gRows.map((r, k) => [r, k]));
+    for (const s of es.sensors) {
+      if (s.block < 0) continue;
+      const r0 = sys.blockRow0[s.block], nr = sys.blocks[s.block].rowNames.length;
+      const keep = red.gRows.map(() => true);
+      for (let r = r0; r < r0 + nr; r++) keep[rowIndex.get(r)!] = false;
+      let ok = true;
+      for (const [k, g] of Gs.entries()) {
+        if (verdict === 'generically_well_posed' && g.kind === 'special') continue;
+        const { rank } = rankAndNull(g.G, tol, keep);
+        if (nFixed + rank < sys.n) { ok = false; break; }
+        void k;
+      }
+      if (ok) redundant.push(s.spec.name);
+    }
+  }
+  const L = sys.layout;
+  return {
+    verdict,
+    unknowns: sys.n,
+    equations: sys.m,
+    structural_rank: dm.rank,
+    numerical_rank: Math.min(...results.map((r) => r.rank)),
+    configurations: results,
+    singular_configurations: results.filter((r) => r.deficiency > 0),
+    unobservable,
+    undetermined,
+    structurally_undetermined: Array.from(dm.colsUnder, (j) => L.names[j]),
+    redundant_sensors: redundant,
+    notes: es.notes,
+  };
+}

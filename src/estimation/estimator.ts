@@ -1,0 +1,171 @@
+/**
+ * Estimation runtime (paper 004 §VI): per sample, the values of [D; D_Y] and [b; b_Y] are written
+ * into the fixed pattern, then
+ * - square systems (as many independent equations as unknowns): the permuted sparse LU of the
+ *   system itself (offline ordering once, refactor per sample);
+ * - redundant systems: weighted least squares with the sensor variances, min ‖A d + b‖²_W subject
+ *   to the exact rows (Newton–Euler, known zeros, constraints), solved as the square augmented
+ *   system  [W⁻¹ A; Aᵀ 0] [r; d] = [−b; 0]  (W⁻¹ = 0 on exact rows) with the same sparse LU, so it
+ *   stays one factorization per sample. r = −W (A d + b): per-sensor residuals come out of it, and
+ *   Cov(d) = −[K⁻¹]_dd gives the covariance of the estimate.
+ */
+import { checkConfiguration, checkVector } from '../algorithms/validate.ts';
+import { SparseSolver } from '../assembly/solver.ts';
+import { fillSystem, SystemValues } from '../assembly/system.ts';
+import { Flops } from '../spatial/flops.ts';
+import { analyze } from '../sparse/analyze.ts';
+import { compress } from '../sparse/compress.ts';
+import type { CscMatrix } from '../sparse/csc.ts';
+import { NumericLU } from '../sparse/numeric.ts';
+import type { SymbolicLU } from '../sparse/symbolic.ts';
+import type { EstimationSystem } from './setup.ts';
+
+export interface EstimatorFlops {
+  kinematics: Flops;
+  fill: Flops;
+  factor: Flops;
+  solve: Flops;
+}
+
+export class Estimator {
+  readonly mode: 'square' | 'wls';
+  /** the estimate d of the last sample (all unknowns, layout order) */
+  readonly d: Float64Array;
+  /** residual A d + b of every row at the last sample (zero on exact rows up to round-off) */
+  readonly residual: Float64Array;
+  /** variance of each row (0 for exact rows) */
+  readonly rowVariance: Float64Array;
+  readonly flops: EstimatorFlops = { kinematics: new Flops(), fill: new Flops(), factor: new Flops(), solve: new Flops() };
+  readonly analyzeMs: number;
+  private readonly solver?: SparseSolver;
+  private readonly values: SystemValues;
+  private readonly K?: CscMatrix;
+  private readonly slotA1?: Int32Array;
+  private readonly slotA2?: Int32Array;
+  private readonly lu?: NumericLU;
+  private readonly rhs: Float64Array;
+  private readonly z: Float64Array;
+
+  constructor(readonly es: EstimationSystem, opts: { tol?: number } = {}) {
+    const sys = es.sys;
+    const m = sys.m, n = sys.n;
+    this.rowVariance = new Float64Array(m);
+    sys.blocks.forEach((blk, k) => {
+      if (blk.variance === undefined) return;
+      for (let r = 0; r < blk.rowNames.length; r++) this.rowVariance[sys.blockRow0[k] + r] = blk.variance;
+    });
+    this.d = new Float64Array(n);
+    this.residual = new Float64Array(m);
+    const t0 = performance.now();
+    if (m === n) {
+      this.mode = 'square';
+      this.solver = new SparseSolver(sys, { tol: opts.tol });
+      this.values = this.solver.values;
+      this.rhs = new Float64Array(0);
+      this.z = new Float64Array(0);
+    } else {
+      if (m < n) {
+        throw new RangeError(`the estimation system has ${m} equations for ${n} unknowns: it cannot determine them all (run the analysis to see which)`);
+      }
+      this.mode = 'wls';
+      this.values = new SystemValues(sys);
+      // K = [W⁻¹ A; Aᵀ 0], order m + n; every entry of A appears twice
+      const A = sys.pattern;
+      const nzA = A.Ap[n];
+      const Ti: number[] = [], Tj: number[] = [], Tx: number[] = [];
+      for (let j = 0; j < n; j++) {
+        for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) { Ti.push(A.Ai[p]); Tj.push(m + j); Tx.push(0); }
+      }
+      for (let j = 0; j < n; j++) {
+        for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) { Ti.push(m + j); Tj.push(A.Ai[p]); Tx.push(0); }
+      }
+      for (let r = 0; r < m; r++) if (this.rowVariance[r] > 0) { Ti.push(r); Tj.push(r); Tx.push(this.rowVariance[r]); }
+      const { A: K, slot } = compress(m + n, m + n, Ti, Tj, Tx);
+      this.K = K;
+      this.slotA1 = slot.slice(0, nzA);
+      this.slotA2 = slot.slice(nzA, 2 * nzA);
+      const names = {
+        rowNames: [...sys.rowNames, ...sys.layout.names.map((s) => `normal[${s}]`)],
+        colNames: [...sys.rowNames.map((s) => `r[${s}]`), ...sys.layout.names],
+      };
+      const S: SymbolicLU = analyze(K, names);
+      this.lu = new NumericLU(S, { tol: opts.tol, ...names });
+      this.rhs = new Float64Array(m + n);
+      this.z = new Float64Array(m + n);
+    }
+    this.analyzeMs = performance.now() - t0;
+  }
+
+  /** The estimate d from (q, q̇) and the inputs y (sys.inputNames order). Validates the inputs. */
+  estimate(q: ArrayLike<number>, qd: ArrayLike<number>, y: Float64Array): Float64Array {
+    const sys = this.es.sys, model = sys.model;
+    checkConfiguration(model, q);
+    checkVector(model, 'v', qd, false);
+    if (y.length !== sys.ny) throw new RangeError(`y has length ${y.length}, expected ${sys.ny} inputs`);
+    for (let k = 0; k < y.length; k++) {
+      if (!Number.isFinite(y[k])) throw new RangeError(`input ${sys.inputNames[k]} is ${y[k]}: must be a finite number`);
+    }
+    return this.estimateUnchecked(q, qd, y);
+  }
+
+  estimateUnchecked(q: ArrayLike<number>, qd: ArrayLike<number>, y: Float64Array): Float64Array {
+    const sys = this.es.sys, m = sys.m, n = sys.n, fl = this.flops;
+    if (this.solver) {
+      this.solver.stepUnchecked(q, qd, y);
+      this.d.set(this.solver.d);
+      const sf = this.solver.flops;
+      copy(fl.kinematics, sf.kinematics); copy(fl.fill, sf.fill); copy(fl.factor, sf.factor); copy(fl.solve, sf.solve);
+    } else {
+      const vals = this.values, K = this.K!, lu = this.lu!;
+      fillSystem(vals, q, qd, y);
+      const Ax = vals.Ax, KAx = K.Ax, s1 = this.slotA1!, s2 = this.slotA2!;
+      for (let e = 0; e < Ax.length; e++) { KAx[s1[e]] = Ax[e]; KAx[s2[e]] = Ax[e]; }
+      lu.refactor(KAx);
+      const rhs = this.rhs, b = vals.b;
+      for (let r = 0; r < m; r++) rhs[r] = -b[r];
+      for (let j = 0; j < n; j++) rhs[m + j] = 0;
+      lu.solve(this.z, rhs);
+      for (let j = 0; j < n; j++) this.d[j] = this.z[m + j];
+      copy(fl.kinematics, vals.kin.flops); copy(fl.fill, vals.flops);
+      fl.factor.reset(); fl.factor.mul = lu.factorMuls; fl.factor.add = lu.factorAdds; fl.factor.div = lu.factorDivs;
+      fl.solve.reset(); fl.solve.mul = lu.solveMuls; fl.solve.add = lu.solveAdds; fl.solve.div = lu.solveDivs;
+    }
+    this.computeResidual();
+    return this.d;
+  }
+
+  /** residual = A d + b of the last sample */
+  private computeResidual(): void {
+    const A = this.es.sys.pattern, Ax = this.values.Ax, res = this.residual, d = this.d;
+    res.set(this.values.b);
+    for (let j = 0; j < A.n; j++) {
+      const dj = d[j];
+      for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) res[A.Ai[p]] += Ax[p] * dj;
+    }
+  }
+
+  /**
+   * Covariance of the estimated unknowns `cols` (weighted least squares only): −[K⁻¹] restricted
+   * to those columns, one extra solve per column with the factors of the last sample.
+   */
+  covariance(cols: readonly number[]): Float64Array {
+    if (this.mode !== 'wls') throw new RangeError('covariance: only for redundant (weighted least-squares) problems');
+    const m = this.es.sys.m, k = cols.length, N = this.rhs.length;
+    const B = new Float64Array(N * k);
+    cols.forEach((c, t) => { B[t * N + m + c] = 1; });
+    const X = new Float64Array(N * k);
+    this.lu!.solveMany(X, B, k);
+    const C = new Float64Array(k * k);
+    for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) C[a * k + b] = -X[b * N + m + cols[a]];
+    return C;
+  }
+
+  totalFlops(): Flops {
+    const f = this.flops;
+    return new Flops().accumulate(f.kinematics).accumulate(f.fill).accumulate(f.factor).accumulate(f.solve);
+  }
+}
+
+function copy(to: Flops, from: Flops): void {
+  to.mul = from.mul; to.add = from.add; to.div = from.div; to.fn = from.fn;
+}

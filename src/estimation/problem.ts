@@ -1,0 +1,176 @@
+/**
+ * Estimation problem files (paper 004 §VI): a robot, its contacts and its sensors, in one JSON
+ * document (schema: schemas/problem.schema.json). Parsing validates every field and names the
+ * offending item; it does no I/O (problem-file.ts reads files and builds the model).
+ */
+
+export type SensorType =
+  | 'joint_acceleration' | 'joint_torque' | 'force_torque' | 'external_wrench'
+  | 'accelerometer' | 'spatial_acceleration' | 'gyroscope';
+
+export const SENSOR_TYPES: readonly SensorType[] = [
+  'joint_acceleration', 'joint_torque', 'force_torque', 'external_wrench', 'accelerometer', 'spatial_acceleration', 'gyroscope',
+];
+
+export const WRENCH_COMPONENTS = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'] as const;
+export const ACCEL_COMPONENTS = ['ax', 'ay', 'az'] as const;
+export const SPATIAL_ACCEL_COMPONENTS = ['alpha_x', 'alpha_y', 'alpha_z', 'ax', 'ay', 'az'] as const;
+export const GYRO_COMPONENTS = ['wx', 'wy', 'wz'] as const;
+
+/** A frame given relative to a link: origin xyz and rpy (URDF convention). */
+export interface Origin {
+  xyz: [number, number, number];
+  rpy: [number, number, number];
+}
+
+export interface SensorSpec {
+  name: string;
+  type: SensorType;
+  /** the joint(s) of joint sensors; "all" = every joint with DoF, "actuated" = all but a floating base */
+  joints?: string[] | 'all' | 'actuated';
+  /** the joint of a force/torque sensor */
+  joint?: string;
+  /** the link of link sensors */
+  link?: string;
+  /** sensor frame relative to the link (or the joint's child link) */
+  origin: Origin;
+  /** measured components (default: all of the type's) */
+  components: string[];
+  /** variance of each reading (default 1) */
+  variance: number;
+}
+
+export interface ContactSpec {
+  link: string;
+  /** components of the contact wrench known to be zero, in the contact link's frame */
+  zero: string[];
+}
+
+export interface ProblemFile {
+  /** URDF path (relative to the problem file) or a generator SPEC (chain:N, tree:N:SEED, humanoid) */
+  model: string;
+  base: 'fixed' | 'floating';
+  gravity?: [number, number, number];
+  /** joints whose generalized force is known to be zero (default: the floating base, if any) */
+  unactuated?: string[];
+  contacts: ContactSpec[];
+  sensors: SensorSpec[];
+}
+
+/** A problem file that does not follow the schema; the message names the field or item. */
+export class ProblemError extends Error {
+  override name = 'ProblemError';
+}
+
+function componentsOf(type: SensorType): readonly string[] {
+  switch (type) {
+    case 'force_torque': case 'external_wrench': return WRENCH_COMPONENTS;
+    case 'accelerometer': return ACCEL_COMPONENTS;
+    case 'spatial_acceleration': return SPATIAL_ACCEL_COMPONENTS;
+    case 'gyroscope': return GYRO_COMPONENTS;
+    default: return [];
+  }
+}
+
+export function sensorComponents(type: SensorType): readonly string[] {
+  return componentsOf(type);
+}
+
+const isVec3 = (x: unknown): x is [number, number, number] =>
+  Array.isArray(x) && x.length === 3 && x.every((e) => typeof e === 'number' && Number.isFinite(e));
+
+function parseOrigin(x: unknown, where: string): Origin {
+  if (x === undefined) return { xyz: [0, 0, 0], rpy: [0, 0, 0] };
+  if (typeof x !== 'object' || x === null) throw new ProblemError(`${where}: origin must be an object {xyz, rpy}`);
+  const o = x as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'xyz' && k !== 'rpy') throw new ProblemError(`${where}: origin has an unknown field "${k}" (expected xyz, rpy)`);
+  const xyz = o.xyz ?? [0, 0, 0], rpy = o.rpy ?? [0, 0, 0];
+  if (!isVec3(xyz)) throw new ProblemError(`${where}: origin.xyz must be 3 finite numbers`);
+  if (!isVec3(rpy)) throw new ProblemError(`${where}: origin.rpy must be 3 finite numbers`);
+  return { xyz, rpy };
+}
+
+function strings(x: unknown, where: string): string[] {
+  if (!Array.isArray(x) || !x.every((e) => typeof e === 'string')) throw new ProblemError(`${where} must be a list of strings`);
+  return x as string[];
+}
+
+const SENSOR_FIELDS = ['name', 'type', 'joints', 'joint', 'link', 'origin', 'components', 'variance'];
+
+/** Parse and validate the JSON text of a problem file. `file` is used in messages. */
+export function parseProblem(text: string, file = 'problem'): ProblemFile {
+  let d: unknown;
+  try {
+    d = JSON.parse(text);
+  } catch (e) {
+    throw new ProblemError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
+  const p = d as Record<string, unknown>;
+  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'contacts', 'sensors'];
+  for (const k of Object.keys(p)) if (!allowed.includes(k)) throw new ProblemError(`${file}: unknown field "${k}" (expected ${allowed.join(', ')})`);
+  if (typeof p.model !== 'string' || p.model.trim() === '') throw new ProblemError(`${file}: "model" must be a URDF path or a model spec`);
+  if (p.base !== 'fixed' && p.base !== 'floating') throw new ProblemError(`${file}: "base" must be "fixed" or "floating"`);
+  if (p.gravity !== undefined && !isVec3(p.gravity)) throw new ProblemError(`${file}: "gravity" must be 3 finite numbers`);
+  const unactuated = p.unactuated === undefined ? undefined : strings(p.unactuated, `${file}: "unactuated"`);
+  const contactsRaw = p.contacts ?? [];
+  if (!Array.isArray(contactsRaw)) throw new ProblemError(`${file}: "contacts" must be a list`);
+  const contacts: ContactSpec[] = contactsRaw.map((c: unknown, k: number) => {
+    const where = `${file}: contacts[${k}]`;
+    if (typeof c === 'string') return { link: c, zero: [] };
+    if (typeof c !== 'object' || c === null) throw new ProblemError(`${where} must be a link name or {link, zero}`);
+    const o = c as Record<string, unknown>;
+    for (const key of Object.keys(o)) if (key !== 'link' && key !== 'zero') throw new ProblemError(`${where}: unknown field "${key}" (expected link, zero)`);
+    if (typeof o.link !== 'string') throw new ProblemError(`${where}: "link" must be a link name`);
+    const zero = o.zero === undefined ? [] : strings(o.zero, `${where} (link "${o.link}"): "zero"`);
+    for (const z of zero) if (!WRENCH_COMPONENTS.includes(z as never)) throw new ProblemError(`${where} (link "${o.link}"): unknown wrench component "${z}" (expected ${WRENCH_COMPONENTS.join(' ')})`);
+    return { link: o.link, zero };
+  });
+  const seenLinks = new Set<string>();
+  for (const c of contacts) {
+    if (seenLinks.has(c.link)) throw new ProblemError(`${file}: link "${c.link}" is listed twice in "contacts"`);
+    seenLinks.add(c.link);
+  }
+  const sensorsRaw = p.sensors ?? [];
+  if (!Array.isArray(sensorsRaw)) throw new ProblemError(`${file}: "sensors" must be a list`);
+  const names = new Set<string>();
+  const sensors: SensorSpec[] = sensorsRaw.map((s: unknown, k: number) => {
+    if (typeof s !== 'object' || s === null) throw new ProblemError(`${file}: sensors[${k}] must be an object`);
+    const o = s as Record<string, unknown>;
+    if (typeof o.name !== 'string' || o.name === '') throw new ProblemError(`${file}: sensors[${k}] needs a "name"`);
+    const where = `${file}: sensor "${o.name}"`;
+    if (names.has(o.name)) throw new ProblemError(`${where} is defined twice`);
+    names.add(o.name);
+    for (const key of Object.keys(o)) if (!SENSOR_FIELDS.includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected ${SENSOR_FIELDS.join(', ')})`);
+    if (!SENSOR_TYPES.includes(o.type as SensorType)) throw new ProblemError(`${where}: unknown type "${String(o.type)}" (expected ${SENSOR_TYPES.join(', ')})`);
+    const type = o.type as SensorType;
+    const variance = o.variance === undefined ? 1 : o.variance;
+    if (typeof variance !== 'number' || !(variance > 0) || !Number.isFinite(variance)) throw new ProblemError(`${where}: "variance" must be a positive number`);
+    const spec: SensorSpec = { name: o.name, type, origin: parseOrigin(o.origin, where), components: [], variance };
+    if (type === 'joint_acceleration' || type === 'joint_torque') {
+      if (o.joint !== undefined && o.joints !== undefined) throw new ProblemError(`${where}: give "joint" or "joints", not both`);
+      if (typeof o.joint === 'string') spec.joints = [o.joint];
+      else if (o.joints === 'all' || o.joints === 'actuated') spec.joints = o.joints;
+      else if (o.joints !== undefined) spec.joints = strings(o.joints, `${where}: "joints"`);
+      else throw new ProblemError(`${where}: a ${type} sensor needs "joint" or "joints" ("all", "actuated" or a list)`);
+      if (o.link !== undefined || o.origin !== undefined || o.components !== undefined) throw new ProblemError(`${where}: a ${type} sensor takes no link, origin or components`);
+    } else if (type === 'force_torque') {
+      if (typeof o.joint !== 'string') throw new ProblemError(`${where}: a force_torque sensor needs "joint" (the joint it sits in)`);
+      if (o.link !== undefined || o.joints !== undefined) throw new ProblemError(`${where}: a force_torque sensor takes "joint", not link/joints`);
+      spec.joint = o.joint;
+    } else {
+      if (typeof o.link !== 'string') throw new ProblemError(`${where}: a ${type} sensor needs "link"`);
+      if (o.joint !== undefined || o.joints !== undefined) throw new ProblemError(`${where}: a ${type} sensor takes "link", not joint/joints`);
+      spec.link = o.link;
+    }
+    const all = componentsOf(type);
+    if (all.length > 0) {
+      spec.components = o.components === undefined ? [...all] : strings(o.components, `${where}: "components"`);
+      if (spec.components.length === 0) throw new ProblemError(`${where}: "components" is empty`);
+      for (const c of spec.components) if (!all.includes(c)) throw new ProblemError(`${where}: unknown component "${c}" for a ${type} sensor (expected ${all.join(' ')})`);
+      if (new Set(spec.components).size !== spec.components.length) throw new ProblemError(`${where}: a component is listed twice`);
+    }
+    return spec;
+  });
+  return { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors };
+}
