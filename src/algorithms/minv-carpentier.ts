@@ -1,0 +1,286 @@
+/**
+ * M⁻¹(q) by Carpentier's analytical inverse of the joint-space inertia matrix: paper 000,
+ * Algorithm 1 (three passes, the force sets F_i and motion sets P_i), for a moving base paper 003,
+ * Table 9 (IMMAmb). M itself is never formed: the passes are ABA's with q̇ = 0, a_g = 0 and one
+ * unit torque per column (paper 000: "F_i ~ articulated bias force p^A, P_i ~ spatial acceleration").
+ *
+ *   pass 1 (i = 1..N_B):  ⁱX_λ = X_J(q_i) X_T(i),  I^A_i = I_i                           (lines 2–5)
+ *   pass 2 (i = N_B..1):  U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  M⁻¹[i,i] = D_i⁻¹                (lines 9–11)
+ *                         M⁻¹[i, subtree(i)] −= D_i⁻¹ S_iᵀ F_i[:, subtree(i)]                    (line 12)
+ *                         F_λ[:, subtree(i)] += λX*_i (F_i + U_i M⁻¹[i, subtree(i)])            (line 14, margin form)
+ *                         I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ,  I^A_λ += λX*_i I^a_i ⁱX_λ            (lines 15–16)
+ *   pass 3 (i = 1..N_B):  M⁻¹[i, i:] −= D_i⁻¹ U_iᵀ ⁱX_λ P_λ[:, i:]                            (line 22)
+ *                         P_i[:, i:] = S_i M⁻¹[i, i:] + ⁱX_λ P_λ[:, i:]                         (lines 24–26)
+ *   then M⁻¹[i:, i] = M⁻¹[i, i:]ᵀ.
+ *
+ * Everything is in body coordinates, as in the paper (Pinocchio's implementation keeps F and P in
+ * world coordinates instead). Multi-DoF joints use the nv_i×nv_i blocks D_i⁻¹; a 0-DoF kept-fixed
+ * joint only carries F and P across its transform (U_i, D_i empty, I^a_i = I^A_i).
+ *
+ * Moving base (paper 003, Table 9): the floating base is body 0 with its 6-DoF joint, whose S_0 is
+ * the permutation [v_lin; ω] → [ω; v], so D_0 = S_0ᵀ M^A_0 S_0 and the generic lines reduce to
+ * Table 9: M⁻¹[base, base] = (M^A_0)⁻¹ (line 26, permuted), P_0 = S_0 M⁻¹[base, :] =
+ * −(M^A_0)⁻¹ F_0 (lines 15, 20).
+ *
+ * Storage (allocation free per call): F is one 6×nv array, column j held in the coordinates of the
+ * body whose turn is next on the path from j's joint to the root (each column lives on one body at
+ * a time, since the backward pass visits a subtree before its root); P_i holds columns iv_i.. only,
+ * and is skipped for leaves, which have no child to read it. Columns of another root tree are
+ * structurally zero and skipped. Bodies must be numbered depth first (every generator and the URDF
+ * loader do), so that subtree(i) is the contiguous column range [iv_i, ivEnd_i).
+ */
+import type { Model } from '../model/model.ts';
+import { jcalc } from '../model/jcalc.ts';
+import { setMS, setSTU } from '../model/subspace.ts';
+import { m6CongruenceAdd } from '../spatial/articulated.ts';
+import { Flops } from '../spatial/flops.ts';
+import { inertiaToMatrix } from '../spatial/inertia.ts';
+import { spdInvertInPlace } from '../spatial/smallmat.ts';
+import { SingularJointInertiaError } from './aba.ts';
+import { checkConfiguration } from './validate.ts';
+
+export class MinvCarpentierWorkspace {
+  /** ⁱX_λ(i) at the q of the last call (pass 1) */
+  readonly Xup: Float64Array[];
+  /** I^A_i: articulated inertia of body i, body coordinates, 6×6 row-major (passes 1–2) */
+  readonly IA: Float64Array[];
+  /** U_i = I^A_i S_i (6×nv_i column-major, pass 2) */
+  readonly U: Float64Array[];
+  /** D_i⁻¹ = (S_iᵀ U_i)⁻¹ (nv_i×nv_i row-major, pass 2) */
+  readonly Dinv: Float64Array[];
+  /** U_i D_i⁻¹ (6×nv_i column-major, pass 2; pass 3 uses it as D_i⁻¹ U_iᵀ) */
+  readonly UD: Float64Array[];
+  /** F: the force sets, 6×nv column-major; column j in the coordinates of its current holder (pass 2) */
+  readonly F: Float64Array;
+  /** P_i[:, j] for j ≥ iv_i at P[pOff_i + 6 (j − iv_i)]: motion sets in body-i coordinates (pass 3) */
+  readonly P: Float64Array;
+  readonly pOff: Int32Array;
+  /** first column after subtree(i): subtree(i) = [iv_i, ivEnd_i) */
+  readonly ivEnd: Int32Array;
+  /** first column after the root tree that contains body i */
+  readonly rootEnd: Int32Array;
+  /** M⁻¹ (output, nv×nv row-major) */
+  readonly Minv: Float64Array;
+  /** flops of the last call (jcalc included) */
+  readonly flops = new Flops();
+  /** scratch: I^a_i, Cholesky work, 6-vectors */
+  readonly Ia = new Float64Array(36);
+  readonly w36 = new Float64Array(36);
+  readonly t6 = new Float64Array(6);
+  readonly s6 = new Float64Array(6);
+
+  constructor(readonly model: Model) {
+    const nb = model.nb, nv = model.nv;
+    const mk = (n: (i: number) => number) => Array.from({ length: nb }, (_, i) => new Float64Array(n(i)));
+    this.Xup = mk(() => 12);
+    this.IA = mk(() => 36);
+    this.U = mk((i) => 6 * model.nvi[i]);
+    this.Dinv = mk((i) => model.nvi[i] * model.nvi[i]);
+    this.UD = mk((i) => 6 * model.nvi[i]);
+    this.F = new Float64Array(6 * nv);
+    this.Minv = new Float64Array(nv * nv);
+    // subtree extents; depth-first numbering makes every subtree a contiguous body (and column) range
+    const last = Int32Array.from({ length: nb }, (_, i) => i);
+    for (let i = nb - 1; i >= 0; i--) {
+      const p = model.parents[i];
+      if (p >= 0 && last[i] > last[p]) last[p] = last[i];
+    }
+    const size = new Int32Array(nb).fill(1);
+    for (let i = nb - 1; i >= 0; i--) if (model.parents[i] >= 0) size[model.parents[i]] += size[i];
+    this.ivEnd = new Int32Array(nb);
+    this.rootEnd = new Int32Array(nb);
+    for (let i = 0; i < nb; i++) {
+      if (last[i] - i + 1 !== size[i]) {
+        throw new RangeError(`minvCarpentier: the bodies of model "${model.name}" are not numbered depth first (the subtree of body "${model.bodyNames[i]}" is not contiguous)`);
+      }
+      const e = last[i] + 1;
+      this.ivEnd[i] = e < nb ? model.iv[e] : nv;
+      const p = model.parents[i];
+      this.rootEnd[i] = p < 0 ? this.ivEnd[i] : this.rootEnd[p];
+    }
+    this.pOff = new Int32Array(nb + 1);
+    for (let i = 0; i < nb; i++) this.pOff[i + 1] = this.pOff[i] + (model.children[i].length > 0 ? 6 * (this.rootEnd[i] - model.iv[i]) : 0);
+    this.P = new Float64Array(this.pOff[nb]);
+  }
+}
+
+/** M⁻¹(q) by paper 000 Algorithm 1, written into and returned as ws.Minv. Allocation free. */
+export function minvCarpentier(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
+  if (ws.model !== model) throw new RangeError('minvCarpentier: workspace was created for another model');
+  checkConfiguration(model, q);
+  return minvCarpentierUnchecked(model, ws, q);
+}
+
+export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
+  const fl = ws.flops;
+  fl.reset();
+  const nb = model.nb, nv = model.nv;
+  const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, t6 } = ws;
+  Minv.fill(0);
+  // pass 1: ⁱX_λ = X_J X_T,  I^A_i = I_i
+  for (let i = 0; i < nb; i++) {
+    jcalc(ws.Xup[i], model, i, q, fl);
+    inertiaToMatrix(ws.IA[i], model.I[i]);
+  }
+  // pass 2
+  for (let i = nb - 1; i >= 0; i--) {
+    const ni = model.nvi[i], iv = model.iv[i], e = ivEnd[i];
+    const S = model.S[i], IA = ws.IA[i], U = ws.U[i], Dinv = ws.Dinv[i], UD = ws.UD[i];
+    const p = model.parents[i];
+    const X = ws.Xup[i];
+    if (ni > 0) {
+      // U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  M⁻¹[i,i] = D_i⁻¹   (lines 9–11)
+      setMS(U, IA, S, ni, fl);
+      setSTU(Dinv, S, U, ni, fl);
+      if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i]);
+      for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) Minv[(iv + a) * nv + iv + b] = Dinv[ni * a + b];
+      // M⁻¹[i, j] = −D_i⁻¹ S_iᵀ F_i[:, j] for the columns j of the strict subtree   (line 12)
+      for (let j = iv + ni; j < e; j++) {
+        sTransposeAt(t6, S, ni, F, 6 * j, fl);
+        for (let a = 0; a < ni; a++) {
+          let acc = 0;
+          for (let b = 0; b < ni; b++) acc += Dinv[ni * a + b] * t6[b];
+          Minv[(iv + a) * nv + j] = -acc;
+        }
+        fl.mul += ni * ni; fl.add += ni * (ni - 1);
+      }
+      // U_i D_i⁻¹ (pass 3 and I^a_i)
+      for (let b = 0; b < ni; b++) {
+        for (let r = 0; r < 6; r++) {
+          let acc = 0;
+          for (let c = 0; c < ni; c++) acc += U[6 * c + r] * Dinv[ni * c + b];
+          UD[6 * b + r] = acc;
+        }
+      }
+      fl.mul += 6 * ni * ni; fl.add += 6 * ni * (ni - 1);
+    }
+    if (p < 0) continue;
+    // F_λ[:, j] = λX*_i (F_i[:, j] + U_i M⁻¹[i, j]) for j ∈ subtree(i)   (line 14); F_i[:, j] = 0 on i's own columns
+    for (let j = iv; j < e; j++) {
+      const o = 6 * j;
+      if (ni > 0) {
+        const own = j < iv + ni;
+        for (let r = 0; r < 6; r++) {
+          let acc = own ? 0 : F[o + r];
+          for (let a = 0; a < ni; a++) acc += U[6 * a + r] * Minv[(iv + a) * nv + j];
+          F[o + r] = acc;
+        }
+        fl.mul += 6 * ni; fl.add += own ? 6 * (ni - 1) : 6 * ni;
+      }
+      forceToParentAt(F, o, X, fl);
+    }
+    // I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ,  I^A_λ += λX*_i I^a_i ⁱX_λ   (lines 15–16)
+    for (let k = 0; k < 36; k++) Ia[k] = IA[k];
+    if (ni > 0) {
+      for (let r = 0; r < 6; r++) {
+        for (let c = r; c < 6; c++) {
+          let acc = 0;
+          for (let k = 0; k < ni; k++) acc += UD[6 * k + r] * U[6 * k + c];
+          Ia[6 * r + c] -= acc;
+          Ia[6 * c + r] = Ia[6 * r + c];
+        }
+      }
+      fl.mul += 21 * ni; fl.add += 21 * ni;
+    }
+    m6CongruenceAdd(ws.IA[p], X, Ia, fl);
+  }
+  // pass 3: columns j ≥ iv_i of body i's root tree
+  for (let i = 0; i < nb; i++) {
+    const ni = model.nvi[i], iv = model.iv[i], end = rootEnd[i];
+    const p = model.parents[i];
+    const S = model.S[i], UD = ws.UD[i], X = ws.Xup[i];
+    const keepP = model.children[i].length > 0;
+    if (ni === 0 && !keepP) continue;
+    const pi = pOff[i];
+    for (let j = iv; j < end; j++) {
+      if (p >= 0) {
+        // t = ⁱX_λ P_λ[:, j];  M⁻¹[i, j] −= D_i⁻¹ U_iᵀ t   (line 22)
+        motionFromParentAt(t6, X, P, pOff[p] + 6 * (j - model.iv[p]), fl);
+        for (let a = 0; a < ni; a++) {
+          let acc = 0;
+          for (let r = 0; r < 6; r++) acc += UD[6 * a + r] * t6[r];
+          Minv[(iv + a) * nv + j] -= acc;
+        }
+        fl.mul += 6 * ni; fl.add += 6 * ni;
+      }
+      if (!keepP) continue;
+      // P_i[:, j] = S_i M⁻¹[i, j] + ⁱX_λ P_λ[:, j]   (lines 24–26)
+      const o = pi + 6 * (j - iv);
+      if (p >= 0) for (let r = 0; r < 6; r++) P[o + r] = t6[r];
+      else for (let r = 0; r < 6; r++) P[o + r] = 0;
+      addSColumnAt(P, o, S, ni, Minv, iv, nv, j, p >= 0, fl);
+    }
+  }
+  // M⁻¹[i:, i] = M⁻¹[i, i:]ᵀ
+  for (let r = 0; r < nv; r++) for (let c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
+  return Minv;
+}
+
+/** out[0..ni) = S_iᵀ F[o..o+6), skipping S's zeros and exact ±1 products. */
+function sTransposeAt(out: Float64Array, S: Float64Array, ni: number, F: Float64Array, o: number, fl: Flops): void {
+  for (let k = 0; k < ni; k++) {
+    let acc = 0, terms = 0;
+    for (let r = 0; r < 6; r++) {
+      const s = S[6 * k + r];
+      if (s === 0) continue;
+      if (s === 1) acc += F[o + r];
+      else if (s === -1) acc -= F[o + r];
+      else { acc += s * F[o + r]; fl.mul++; }
+      terms++;
+    }
+    if (terms > 1) fl.add += terms - 1;
+    out[k] = acc;
+  }
+}
+
+/**
+ * P[o..o+6) += S_i M⁻¹[i-rows, j] (or = when `accumulate` is false and P[o..) is zero), skipping
+ * S's zeros and exact ±1 products; an addition is counted only onto a value already there.
+ */
+function addSColumnAt(P: Float64Array, o: number, S: Float64Array, ni: number, Minv: Float64Array, iv: number, nv: number, j: number, accumulate: boolean, fl: Flops): void {
+  for (let r = 0; r < 6; r++) {
+    let filled = accumulate;
+    let acc = P[o + r];
+    for (let k = 0; k < ni; k++) {
+      const s = S[6 * k + r];
+      if (s === 0) continue;
+      const x = Minv[(iv + k) * nv + j];
+      if (filled) fl.add++;
+      if (s === 1) acc += x;
+      else if (s === -1) acc -= x;
+      else { acc += s * x; fl.mul++; }
+      filled = true;
+    }
+    P[o + r] = acc;
+  }
+}
+
+/** out = ⁱX_λ m with m = P[o..o+6) (xApplyMotion on offset storage). 24 mul, 18 add. */
+function motionFromParentAt(out: Float64Array, X: Float64Array, P: Float64Array, o: number, fl: Flops): void {
+  const wx = P[o], wy = P[o + 1], wz = P[o + 2];
+  const r0 = X[9], r1 = X[10], r2 = X[11];
+  const tx = P[o + 3] - (r1 * wz - r2 * wy);
+  const ty = P[o + 4] - (r2 * wx - r0 * wz);
+  const tz = P[o + 5] - (r0 * wy - r1 * wx);
+  out[0] = X[0] * wx + X[1] * wy + X[2] * wz;
+  out[1] = X[3] * wx + X[4] * wy + X[5] * wz;
+  out[2] = X[6] * wx + X[7] * wy + X[8] * wz;
+  out[3] = X[0] * tx + X[1] * ty + X[2] * tz;
+  out[4] = X[3] * tx + X[4] * ty + X[5] * tz;
+  out[5] = X[6] * tx + X[7] * ty + X[8] * tz;
+  fl.mul += 24; fl.add += 18;
+}
+
+/** F[o..o+6) = ⁱX_λᵀ F[o..o+6) = λX*_i f (xTransposeApplyForce in place on offset storage). 24 mul, 18 add. */
+function forceToParentAt(F: Float64Array, o: number, X: Float64Array, fl: Flops): void {
+  const a0 = F[o], a1 = F[o + 1], a2 = F[o + 2], b0 = F[o + 3], b1 = F[o + 4], b2 = F[o + 5];
+  const fx = X[0] * b0 + X[3] * b1 + X[6] * b2;
+  const fy = X[1] * b0 + X[4] * b1 + X[7] * b2;
+  const fz = X[2] * b0 + X[5] * b1 + X[8] * b2;
+  const r0 = X[9], r1 = X[10], r2 = X[11];
+  F[o] = X[0] * a0 + X[3] * a1 + X[6] * a2 + (r1 * fz - r2 * fy);
+  F[o + 1] = X[1] * a0 + X[4] * a1 + X[7] * a2 + (r2 * fx - r0 * fz);
+  F[o + 2] = X[2] * a0 + X[5] * a1 + X[8] * a2 + (r0 * fy - r1 * fx);
+  F[o + 3] = fx; F[o + 4] = fy; F[o + 5] = fz;
+  fl.mul += 24; fl.add += 18;
+}
