@@ -22,9 +22,9 @@ describe('verify against the shipped reference files', () => {
         for (const q of r.quantities) {
           expect(q.pass, `${q.name}: ${q.maxRelError} > ${q.tolerance}`).toBe(true);
           // far inside the tolerance: these are round-off agreements
-          expect(q.maxRelError, q.name).toBeLessThan(q.name === 'Minv' || q.name === 'aba_ddq' || q.name === 'lu_fd' ? 1e-11 : 1e-13);
+          expect(q.maxRelError, q.name).toBeLessThan(['Minv', 'aba_ddq', 'lu_fd', 'minv', 'minv_lu'].includes(q.name) ? 1e-11 : 1e-13);
         }
-        expect(r.quantities.map((q) => q.name)).toEqual(['rnea_tau', 'aba_ddq', 'M', 'Minv', 'nle', 'gravity_torque', 'lu_id', 'lu_fd']);
+        expect(r.quantities.map((q) => q.name)).toEqual(['rnea_tau', 'aba_ddq', 'M', 'Minv', 'nle', 'gravity_torque', 'lu_id', 'lu_fd', 'minv', 'minv_lu']);
       });
     }
   }

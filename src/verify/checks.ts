@@ -5,8 +5,10 @@
 import { aba, AbaWorkspace } from '../algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../algorithms/crba.ts';
 import { minvCholesky, MinvCholeskyWorkspace } from '../algorithms/minv.ts';
+import { minvCarpentier, MinvCarpentierWorkspace } from '../algorithms/minv-carpentier.ts';
 import { rnea, RneaWorkspace } from '../algorithms/rnea.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../assembly/dynamics.ts';
+import { MinvLu } from '../assembly/minv-lu.ts';
 import type { Model } from '../model/model.ts';
 import { matrixToReference, toReference, type ReferenceCase, type ReferenceLayout } from './reference.ts';
 
@@ -83,5 +85,17 @@ export const CHECKS: VerifyCheck[] = [
     name: 'lu_fd', conditioned: true,
     compute: (ctx) => vecOut(ctx, ws(ctx, 'lu_fd', () => new LuForwardDynamics(ctx.model)).solve(ctx.q, ctx.v, ctx.tau)),
     expected: (cs) => cs.aba_ddq,
+  },
+  {
+    // M⁻¹ by Carpentier's analytical algorithm (paper 000, Algorithm 1; paper 003, Table 9)
+    name: 'minv', conditioned: true,
+    compute: (ctx) => matOut(ctx, minvCarpentier(ctx.model, ws(ctx, 'minv_carpentier', () => new MinvCarpentierWorkspace(ctx.model)), ctx.q)),
+    expected: (cs) => cs.Minv.flat(),
+  },
+  {
+    // M⁻¹ by one factorization of Nori's forward-dynamics system and nv right-hand sides
+    name: 'minv_lu', conditioned: true,
+    compute: (ctx) => matOut(ctx, ws(ctx, 'minv_lu', () => new MinvLu(ctx.model)).compute(ctx.q)),
+    expected: (cs) => cs.Minv.flat(),
   },
 ];
