@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { register as verify } from './verify.ts';
 import { register as lu } from './lu.ts';
+import { register as flops } from './flops.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -16,6 +17,7 @@ type Registrar = (program: Command, state: CliState) => void;
 const registrars: Registrar[] = [
   verify,
   lu,
+  flops,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {

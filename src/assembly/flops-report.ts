@@ -1,0 +1,181 @@
+/**
+ * The flops of every dynamics path on one model, counted by the kernels as they run at one seeded
+ * random state (behind `sparsedyn flops`): RNEA and the inverse-dynamics LU (paper 004 §IV-A,
+ * §IV-D), ABA, the matrix form of the ABA and the forward-dynamics LU (§V-A, §V-C, §V-D), with the
+ * sizes of both sparse systems. Source: paper 004 Fig. 1 and 2 (the comparison it draws).
+ * Every path solves the same problem: q, q̇, q̈ or τ, and an external wrench on every body.
+ */
+import { aba, AbaWorkspace } from '../algorithms/aba.ts';
+import { rnea, RneaWorkspace } from '../algorithms/rnea.ts';
+import { JT_FLOATING, JT_SPHERICAL } from '../model/joint.ts';
+import type { Model } from '../model/model.ts';
+import { Rng } from '../model/rng.ts';
+import { Flops } from '../spatial/flops.ts';
+import type { SymbolicLU } from '../sparse/symbolic.ts';
+import { LuForwardDynamics, LuInverseDynamics } from './dynamics.ts';
+import { MatrixAba } from './matrix-aba.ts';
+import type { StepFlops } from './solver.ts';
+
+/** One flop figure (sqrt/sin/cos, counted apart in Flops.fn, are left out). */
+export interface FlopFigure {
+  mul: number;
+  add: number;
+  div: number;
+  total: number;
+}
+
+/** A sparse path: flops by part and the system's size and structure. */
+export interface LuFigures {
+  kinematics: FlopFigure;
+  fill: FlopFigure;
+  factor: FlopFigure;
+  solve: FlopFigure;
+  total: FlopFigure;
+  /** order and nonzeros of D */
+  n: number;
+  nnz: number;
+  /** BTF blocks and the largest one */
+  blocks: number;
+  max_block: number;
+  /** nnz(L) + nnz(U) − n over the diagonal blocks, and the entries of the off-diagonal blocks */
+  lu_nnz: number;
+  off_nnz: number;
+}
+
+export interface MatrixAbaFigures {
+  kinematics: FlopFigure;
+  fill: FlopFigure;
+  /** (a) the I^A recursion (not in paper 004's count) */
+  inertias: FlopFigure;
+  /** (b) forming W^L D W^R */
+  product: FlopFigure;
+  /** (c) W^L b, forward substitution, d = W^R d' */
+  solve: FlopFigure;
+  total: FlopFigure;
+  /** total without (a) */
+  without_inertias: FlopFigure;
+  /** order and nonzeros of W^L D W^R */
+  n: number;
+  nnz: number;
+}
+
+export interface FlopsReport {
+  model: string;
+  nb: number;
+  nv: number;
+  seed: number;
+  rnea: FlopFigure;
+  aba: FlopFigure;
+  aba_matrix: MatrixAbaFigures;
+  lu_id: LuFigures;
+  lu_fd: LuFigures;
+  /** order and nonzeros of the forward-dynamics system */
+  n: number;
+  nnz: number;
+  /** largest relative difference of each path's output from its gold standard (a sanity check) */
+  agreement: { lu_id: number; lu_fd: number; aba_matrix: number };
+}
+
+export interface FlopsReportOptions {
+  /** seed of the random state (default 1) */
+  seed?: number;
+  /** offline orderings computed earlier (e.g. loaded from JSON) */
+  symbolicId?: SymbolicLU;
+  symbolicFd?: SymbolicLU;
+}
+
+export function figure(f: Flops): FlopFigure {
+  return { mul: f.mul, add: f.add, div: f.div, total: f.total };
+}
+
+function sum(...parts: Flops[]): Flops {
+  const t = new Flops();
+  for (const p of parts) t.accumulate(p);
+  return t;
+}
+
+/** A random state: joint angles in [−π, π], unit quaternions, base position, q̇, q̈, τ in [−2, 2], wrenches in [−5, 5]. */
+export function randomDynamicsState(model: Model, rng: Rng): { q: Float64Array; v: Float64Array; a: Float64Array; tau: Float64Array; fext: Float64Array[] } {
+  const q = new Float64Array(model.nq);
+  for (let i = 0; i < model.nb; i++) {
+    const t = model.jtype[i], o = model.iq[i];
+    if (t === JT_FLOATING || t === JT_SPHERICAL) {
+      const oq = o + (t === JT_FLOATING ? 3 : 0);
+      if (t === JT_FLOATING) for (let k = 0; k < 3; k++) q[o + k] = rng.uniform(-1, 1);
+      rng.quaternion(q.subarray(oq, oq + 4));
+    } else {
+      for (let k = 0; k < model.nqi[i]; k++) q[o + k] = rng.uniform(-Math.PI, Math.PI);
+    }
+  }
+  const vec = () => rng.array(model.nv, -2, 2);
+  const fext = Array.from({ length: model.nb }, () => rng.array(6, -5, 5));
+  return { q, v: vec(), a: vec(), tau: vec(), fext };
+}
+
+function relError(x: ArrayLike<number>, ref: ArrayLike<number>): number {
+  let e = 0, s = 1;
+  for (let k = 0; k < ref.length; k++) { e = Math.max(e, Math.abs(x[k] - ref[k])); s = Math.max(s, Math.abs(ref[k])); }
+  return e / s;
+}
+
+function luFigures(f: StepFlops, S: SymbolicLU): LuFigures {
+  return {
+    kinematics: figure(f.kinematics),
+    fill: figure(f.fill),
+    factor: figure(f.factor),
+    solve: figure(f.solve),
+    total: figure(sum(f.kinematics, f.fill, f.factor, f.solve)),
+    n: S.n,
+    nnz: S.nnz,
+    blocks: S.nblocks,
+    max_block: S.maxBlock,
+    lu_nnz: S.luNnz,
+    off_nnz: S.offNnz,
+  };
+}
+
+/**
+ * Run every path once at a seeded random state and collect the kernels' counts. Returns the report
+ * and the offline orderings in force (to be saved).
+ */
+export function flopsReport(model: Model, opts: FlopsReportOptions = {}): { report: FlopsReport; symbolicId: SymbolicLU; symbolicFd: SymbolicLU } {
+  const seed = opts.seed ?? 1;
+  const { q, v, a, tau, fext } = randomDynamicsState(model, new Rng(seed));
+  const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model);
+  const tauRef = Float64Array.from(rnea(model, rw, q, v, a, fext));
+  const qddRef = Float64Array.from(aba(model, aw, q, v, tau, fext));
+  const id = new LuInverseDynamics(model, { symbolic: opts.symbolicId });
+  const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
+  const mat = new MatrixAba(model);
+  const agreement = {
+    lu_id: relError(id.solve(q, v, a, fext), tauRef),
+    lu_fd: relError(fd.solve(q, v, tau, fext), qddRef),
+    aba_matrix: relError(mat.solve(q, v, tau, fext), qddRef),
+  };
+  const mf = mat.flops;
+  const report: FlopsReport = {
+    model: model.name,
+    nb: model.nb,
+    nv: model.nv,
+    seed,
+    rnea: figure(rw.totalFlops()),
+    aba: figure(aw.totalFlops()),
+    aba_matrix: {
+      kinematics: figure(mf.kinematics),
+      fill: figure(mf.fill),
+      inertias: figure(mf.inertias),
+      product: figure(mf.product),
+      solve: figure(mf.solve),
+      total: figure(mat.totalFlops(true)),
+      without_inertias: figure(mat.totalFlops(false)),
+      n: mat.product.m,
+      nnz: mat.product.Rj.length,
+    },
+    lu_id: luFigures(id.solver.flops, id.solver.lu.symbolic),
+    lu_fd: luFigures(fd.solver.flops, fd.solver.lu.symbolic),
+    n: fd.solver.sys.n,
+    nnz: fd.solver.sys.nnz,
+    agreement,
+  };
+  return { report, symbolicId: id.solver.symbolic, symbolicFd: fd.solver.symbolic };
+}
