@@ -97,7 +97,16 @@ export function register(program: Command, state: CliState): void {
       const model = parseModelSpec(opts.model);
       const symbolicId = opts.symbolic ? loadSymbolic(opts.symbolic, 'id') : undefined;
       const symbolicFd = opts.symbolic ? loadSymbolic(opts.symbolic, 'fd') : undefined;
-      const { report, symbolicId: sid, symbolicFd: sfd } = flopsReport(model, { seed, symbolicId, symbolicFd });
+      let result: ReturnType<typeof flopsReport>;
+      try {
+        result = flopsReport(model, { seed, symbolicId, symbolicFd });
+      } catch (e) {
+        if (opts.symbolic && e instanceof RangeError && /SymbolicLU/.test(e.message)) {
+          throw new RangeError(`--symbolic ${opts.symbolic}: ${e.message} (were the files saved for another model?)`);
+        }
+        throw e;
+      }
+      const { report, symbolicId: sid, symbolicFd: sfd } = result;
       if (opts.saveSymbolic) {
         mkdirSync(opts.saveSymbolic, { recursive: true });
         writeFileSync(join(opts.saveSymbolic, SYMBOLIC_FILES.id), JSON.stringify(sid.toJSON()));
