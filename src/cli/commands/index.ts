@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import { register as verify } from './verify.ts';
+import { register as analyze } from './analyze.ts';
+import { register as estimate } from './estimate.ts';
 import { register as lu } from './lu.ts';
 import { register as flops } from './flops.ts';
 
@@ -16,6 +18,8 @@ type Registrar = (program: Command, state: CliState) => void;
 
 const registrars: Registrar[] = [
   verify,
+  analyze,
+  estimate,
   lu,
   flops,
 ];

@@ -1,0 +1,82 @@
+/**
+ * Writes the shipped demo log data/demo/humanoid.ndjson: simple_humanoid (floating base) moving
+ * its joints sinusoidally while turning about the vertical, with a smooth random wrench on the left
+ * foot and the right-foot wrench that leaves the unactuated base with none (as when standing on two
+ * feet). True values from RNEA (src/estimation/synthesize.ts); sensor readings = ideal readings +
+ * Gaussian noise with the variances of data/problems/humanoid-demo.json. Seeded: the file is
+ * reproducible. Run: npx tsx scripts/make-demo-log.ts [samples=300]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadProblem } from '../src/estimation/problem-file.ts';
+import { buildEstimationSystem } from '../src/estimation/setup.ts';
+import { idealReadings, synthesize } from '../src/estimation/synthesize.ts';
+import { Rng } from '../src/model/rng.ts';
+import { rotFromQuat } from '../src/spatial/vec3.ts';
+
+const N = Number(process.argv[2] ?? 300);
+const dt = 0.005;
+const { problem, model } = loadProblem('data/problems/humanoid-demo.json');
+const es = buildEstimationSystem(model, problem);
+const rng = new Rng(2024);
+const joints = model.movingJoints().filter((j) => j.type !== 'floating');
+const amp = joints.map(() => rng.uniform(0.1, 0.5)), freq = joints.map(() => rng.uniform(0.5, 2)), phase = joints.map(() => rng.uniform(0, 2 * Math.PI));
+const wrenchAmp = [5, 5, 5, 40, 40, 40], wrenchFreq = Array.from({ length: 6 }, () => rng.uniform(0.3, 1.5));
+const Omega = 0.4; // yaw rate, rad/s
+const lb = model.frame('l_ankle').body, rb = model.frame('r_ankle').body;
+const lines: string[] = [];
+const round = (x: number) => Number(x.toPrecision(12));
+for (let s = 0; s < N; s++) {
+  const t = s * dt;
+  const q = new Float64Array(model.nq), v = new Float64Array(model.nv), a = new Float64Array(model.nv);
+  // base: yaw Ωt, position swaying in x and y
+  const half = (Omega * t) / 2;
+  const quat = [0, 0, Math.sin(half), Math.cos(half)];
+  const p = [0.02 * Math.sin(2 * t), 0.01 * Math.sin(3 * t), 0.9];
+  const pd = [0.04 * Math.cos(2 * t), 0.03 * Math.cos(3 * t), 0];
+  const pdd = [-0.08 * Math.sin(2 * t), -0.09 * Math.sin(3 * t), 0];
+  const R = rotFromQuat(new Float64Array(9), quat[0], quat[1], quat[2], quat[3]);
+  const RT = (x: number[]) => [0, 1, 2].map((i) => R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2]);
+  const w = [0, 0, Omega]; // body frame = world z for a pure yaw
+  const vb = RT(pd);
+  const ab = RT(pdd).map((x, i) => x - [w[1] * vb[2] - w[2] * vb[1], w[2] * vb[0] - w[0] * vb[2], w[0] * vb[1] - w[1] * vb[0]][i]);
+  for (let k = 0; k < 3; k++) { q[k] = p[k]; v[k] = vb[k]; v[3 + k] = w[k]; a[k] = ab[k]; }
+  for (let k = 0; k < 4; k++) q[3 + k] = quat[k];
+  joints.forEach((j, k) => {
+    const th = freq[k] * t + phase[k];
+    q[j.iq] = amp[k] * Math.sin(th);
+    v[j.iv] = amp[k] * freq[k] * Math.cos(th);
+    a[j.iv] = -amp[k] * freq[k] * freq[k] * Math.sin(th);
+  });
+  const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
+  for (let k = 0; k < 6; k++) fext[lb][k] = wrenchAmp[k] * Math.sin(wrenchFreq[k] * t) + (k === 5 ? 600 : 0);
+  const truth = synthesize(model, q, v, a, fext, rb);
+  const ideal = idealReadings(es, truth);
+  const sensors: Record<string, number[]> = {};
+  for (const sinfo of es.sensors) {
+    const sd = Math.sqrt(sinfo.spec.variance);
+    const noise = sinfo.spec.type === 'gyroscope' ? 0 : sd;
+    sensors[sinfo.spec.name] = ideal.get(sinfo.spec.name)!.map((x) => round(x + noise * rng.normal()));
+  }
+  const named = (x: Float64Array) => Object.fromEntries(joints.map((j) => [j.name, round(x[j.iq])]));
+  const namedV = (x: Float64Array) => Object.fromEntries(joints.map((j) => [j.name, round(x[j.iv])]));
+  const wr = (body: number, X: Float64Array) => {
+    // contact wrench in the contact link frame (here the link is the body itself: X = identity)
+    void X;
+    const f = truth.fext[body];
+    return { torque: [f[0], f[1], f[2]].map(round), force: [f[3], f[4], f[5]].map(round) };
+  };
+  lines.push(JSON.stringify({
+    t: round(t),
+    q: named(q),
+    v: namedV(v),
+    base: { position: p.map(round), quaternion: quat.map(round), linear_velocity: vb.map(round) },
+    sensors,
+    truth: {
+      tau: Object.fromEntries(joints.map((j) => [j.name, round(truth.tau[j.iv])])),
+      contact_wrenches: { l_ankle: wr(lb, model.frame('l_ankle').X), r_ankle: wr(rb, model.frame('r_ankle').X) },
+    },
+  }));
+}
+mkdirSync('data/demo', { recursive: true });
+writeFileSync('data/demo/humanoid.ndjson', lines.join('\n') + '\n');
+process.stdout.write(`wrote data/demo/humanoid.ndjson (${N} samples)\n`);

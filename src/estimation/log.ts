@@ -1,0 +1,222 @@
+/**
+ * Sensor logs: one sample per NDJSON line or CSV row, parsed into model-ordered (q, q̇) and the
+ * readings of each sensor. A malformed row is reported with its line number and skipped; the
+ * valid rows are kept. No I/O here (the CLI streams the file's lines in).
+ *
+ * NDJSON sample:
+ *   {"t": 0.01,
+ *    "q": {"<joint>": θ, …}, "v": {"<joint>": θ̇, …},
+ *    "base": {"position": [x,y,z], "quaternion": [x,y,z,w], "linear_velocity": [3], "angular_velocity": [3]},
+ *    "sensors": {"<sensor>": [values in component order] | {"<component>": value, …}},
+ *    "truth": {…}}                                     (optional, ignored by the estimator)
+ * base velocities are in the base frame (Pinocchio's free-flyer layout); a multi-DoF joint takes a
+ * list. A gyroscope on the base link supplies the base angular velocity when the sample has none.
+ * CSV: a header with t, q.<joint>, v.<joint>, base.px … base.pz, base.qx … base.qw, base.vx …
+ * base.vz, base.wx … base.wz and <sensor>.<component> columns (joint sensors: <sensor>.<joint>).
+ */
+import type { Model } from '../model/model.ts';
+import type { EstimationSystem } from './setup.ts';
+
+export interface Sample {
+  line: number;
+  t: number;
+  q: Float64Array;
+  v: Float64Array;
+  /** readings by sensor name, in the sensor's input order */
+  readings: Map<string, Float64Array>;
+  /** the sample's `truth` object, if any (NDJSON only) */
+  truth?: unknown;
+}
+
+export interface LogError {
+  line: number;
+  message: string;
+}
+
+const BASE_CSV = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'];
+
+/** What a log row must provide for an estimation system: joints and sensor inputs. */
+export class LogSchema {
+  readonly model: Model;
+  /** sensors with readings: name → input component names (the part after "<sensor>.") */
+  readonly sensors: Map<string, string[]>;
+  /** the gyroscope on the base link, if any (fallback for the base angular velocity) */
+  readonly baseGyro?: { name: string; components: string[] };
+
+  constructor(readonly es: EstimationSystem) {
+    this.model = es.model;
+    this.sensors = new Map();
+    for (const s of es.sensors) {
+      const comps = s.inputs.map((n) => n.slice(s.spec.name.length + 1));
+      if (s.block >= 0) this.sensors.set(s.spec.name, comps);
+      else if (this.model.floatingBase && s.spec.link !== undefined && this.model.frame(s.spec.link).body === 0) {
+        this.baseGyro = { name: s.spec.name, components: comps };
+      }
+    }
+  }
+
+  /** CSV header for this schema (joints, base, sensors) */
+  csvHeader(): string[] {
+    const m = this.model;
+    const h = ['t'];
+    for (const j of m.movingJoints()) {
+      if (j.type === 'floating') continue;
+      if (j.nq === 1) { h.push(`q.${j.name}`); } else for (let k = 0; k < j.nq; k++) h.push(`q.${j.name}[${k}]`);
+    }
+    for (const j of m.movingJoints()) {
+      if (j.type === 'floating') continue;
+      if (j.nv === 1) { h.push(`v.${j.name}`); } else for (let k = 0; k < j.nv; k++) h.push(`v.${j.name}[${k}]`);
+    }
+    if (m.floatingBase) for (const b of BASE_CSV) h.push(`base.${b}`);
+    for (const [name, comps] of this.sensors) for (const c of comps) h.push(`${name}.${c}`);
+    return h;
+  }
+}
+
+class RowError extends Error {}
+
+const finite = (x: unknown, what: string): number => {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new RowError(`${what} is ${x === undefined ? 'missing' : JSON.stringify(x)}: expected a finite number`);
+  return x;
+};
+
+function vec(x: unknown, n: number, what: string): number[] {
+  if (!Array.isArray(x) || x.length !== n) throw new RowError(`${what} must be a list of ${n} numbers${Array.isArray(x) ? ` (got ${x.length})` : ''}`);
+  return x.map((e, k) => finite(e, `${what}[${k}]`));
+}
+
+/** Fill q, v of the joints (not the base) from name → value maps. */
+function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unknown, vm: unknown): void {
+  if (typeof qm !== 'object' || qm === null) throw new RowError('"q" must be an object {joint: value}');
+  if (typeof vm !== 'object' || vm === null) throw new RowError('"v" must be an object {joint: value}');
+  const qo = qm as Record<string, unknown>, vo = vm as Record<string, unknown>;
+  const m = schema.model;
+  const names = new Set<string>();
+  for (const j of m.movingJoints()) {
+    if (j.type === 'floating') continue;
+    names.add(j.name);
+    const qv = j.nq === 1 ? [finite(qo[j.name], `q of joint "${j.name}"`)] : vec(qo[j.name], j.nq, `q of joint "${j.name}"`);
+    const vv = j.nv === 1 ? [finite(vo[j.name], `v of joint "${j.name}"`)] : vec(vo[j.name], j.nv, `v of joint "${j.name}"`);
+    for (let k = 0; k < j.nq; k++) q[j.iq + k] = qv[k];
+    for (let k = 0; k < j.nv; k++) v[j.iv + k] = vv[k];
+  }
+  for (const k of Object.keys(qo)) if (!names.has(k)) throw new RowError(`q: unknown joint "${k}"`);
+  for (const k of Object.keys(vo)) if (!names.has(k)) throw new RowError(`v: unknown joint "${k}"`);
+}
+
+function checkQuaternion(q: Float64Array, o: number, what: string): void {
+  const n = Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);
+  if (Math.abs(n - 1) > 1e-6) throw new RowError(`${what} has norm ${n}, expected a unit quaternion`);
+}
+
+/** Parse one NDJSON line. */
+export function parseNdjsonLine(schema: LogSchema, text: string, line: number): Sample | LogError {
+  try {
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(text);
+    } catch (e) {
+      throw new RowError(`not valid JSON (${(e as Error).message})`);
+    }
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new RowError('expected a JSON object');
+    const m = schema.model;
+    const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
+    const t = o.t === undefined ? line : finite(o.t, '"t"');
+    jointsFrom(schema, q, v, o.q, o.v);
+    const readings = new Map<string, Float64Array>();
+    const sensors = (o.sensors ?? {}) as Record<string, unknown>;
+    if (typeof sensors !== 'object' || sensors === null) throw new RowError('"sensors" must be an object');
+    for (const k of Object.keys(sensors)) {
+      if (!schema.sensors.has(k) && k !== schema.baseGyro?.name) throw new RowError(`unknown sensor "${k}"`);
+    }
+    for (const [name, comps] of schema.sensors) {
+      const r = sensors[name];
+      if (r === undefined) throw new RowError(`no readings for sensor "${name}"`);
+      let vals: number[];
+      if (Array.isArray(r)) vals = vec(r, comps.length, `sensor "${name}"`);
+      else if (typeof r === 'object' && r !== null) {
+        const ro = r as Record<string, unknown>;
+        for (const k of Object.keys(ro)) if (!comps.includes(k)) throw new RowError(`sensor "${name}": unknown component "${k}" (expected ${comps.join(' ')})`);
+        vals = comps.map((c) => finite(ro[c], `sensor "${name}" component ${c}`));
+      } else throw new RowError(`sensor "${name}" must be a list or an object of readings`);
+      readings.set(name, Float64Array.from(vals));
+    }
+    if (m.floatingBase) {
+      const b = o.base as Record<string, unknown> | undefined;
+      if (typeof b !== 'object' || b === null) throw new RowError('"base" (position, quaternion, linear_velocity, angular_velocity) is missing');
+      const p = vec(b.position, 3, 'base.position'), qu = vec(b.quaternion, 4, 'base.quaternion'), lv = vec(b.linear_velocity, 3, 'base.linear_velocity');
+      let av: number[];
+      if (b.angular_velocity !== undefined) av = vec(b.angular_velocity, 3, 'base.angular_velocity');
+      else if (schema.baseGyro) av = vec(sensors[schema.baseGyro.name], 3, `gyroscope "${schema.baseGyro.name}" (no base.angular_velocity)`);
+      else throw new RowError('base.angular_velocity is missing (and no gyroscope on the base link)');
+      for (let k = 0; k < 3; k++) { q[k] = p[k]; v[k] = lv[k]; v[3 + k] = av[k]; }
+      for (let k = 0; k < 4; k++) q[3 + k] = qu[k];
+      checkQuaternion(q, 3, 'base.quaternion');
+    }
+    for (const j of m.movingJoints()) if (j.type === 'spherical') checkQuaternion(q, j.iq, `q of joint "${j.name}"`);
+    return { line, t, q, v, readings, truth: o.truth };
+  } catch (e) {
+    if (e instanceof RowError) return { line, message: e.message };
+    throw e;
+  }
+}
+
+/** A CSV reader bound to its header line. */
+export class CsvRows {
+  private readonly col = new Map<string, number>();
+
+  constructor(readonly schema: LogSchema, header: string, readonly headerLine = 1) {
+    const names = header.split(',').map((s) => s.trim());
+    names.forEach((n, k) => {
+      if (this.col.has(n)) throw new RangeError(`CSV header (line ${headerLine}): column "${n}" appears twice`);
+      this.col.set(n, k);
+    });
+    const missing = schema.csvHeader().filter((h) => h !== 't' && !this.col.has(h));
+    const gyro = schema.baseGyro;
+    const missingNeeded = missing.filter((h) => !(gyro && h.startsWith('base.w')));
+    if (missingNeeded.length) throw new RangeError(`CSV header (line ${headerLine}): missing column${missingNeeded.length > 1 ? 's' : ''} ${missingNeeded.slice(0, 8).join(', ')}${missingNeeded.length > 8 ? ', …' : ''}`);
+    const known = new Set(schema.csvHeader());
+    for (const n of names) {
+      if (!known.has(n) && !n.startsWith('truth.') && !(gyro && n.startsWith(`${gyro.name}.`))) {
+        throw new RangeError(`CSV header (line ${headerLine}): unknown column "${n}"`);
+      }
+    }
+  }
+
+  parse(text: string, line: number): Sample | LogError {
+    try {
+      const cells = text.split(',');
+      const get = (name: string): number => {
+        const k = this.col.get(name);
+        if (k === undefined) throw new RowError(`column "${name}" is missing`);
+        if (k >= cells.length) throw new RowError(`the row has ${cells.length} cells, column "${name}" is cell ${k + 1}`);
+        const s = cells[k].trim();
+        const x = Number(s);
+        if (s === '' || !Number.isFinite(x)) throw new RowError(`${name} is "${s}": expected a finite number`);
+        return x;
+      };
+      if (cells.length !== this.col.size) throw new RowError(`the row has ${cells.length} cells, the header ${this.col.size}`);
+      const m = this.schema.model;
+      const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
+      for (const j of m.movingJoints()) {
+        if (j.type === 'floating') continue;
+        for (let k = 0; k < j.nq; k++) q[j.iq + k] = get(j.nq === 1 ? `q.${j.name}` : `q.${j.name}[${k}]`);
+        for (let k = 0; k < j.nv; k++) v[j.iv + k] = get(j.nv === 1 ? `v.${j.name}` : `v.${j.name}[${k}]`);
+      }
+      if (m.floatingBase) {
+        for (let k = 0; k < 7; k++) q[k] = get(`base.${BASE_CSV[k]}`);
+        for (let k = 0; k < 3; k++) v[k] = get(`base.${BASE_CSV[7 + k]}`);
+        const gyro = this.schema.baseGyro;
+        for (let k = 0; k < 3; k++) v[3 + k] = this.col.has(`base.${BASE_CSV[10 + k]}`) || !gyro ? get(`base.${BASE_CSV[10 + k]}`) : get(`${gyro.name}.${gyro.components[k]}`);
+        checkQuaternion(q, 3, 'base quaternion (base.qx … base.qw)');
+      }
+      const readings = new Map<string, Float64Array>();
+      for (const [name, comps] of this.schema.sensors) readings.set(name, Float64Array.from(comps, (c) => get(`${name}.${c}`)));
+      const t = this.col.has('t') ? get('t') : line;
+      return { line, t, q, v, readings };
+    } catch (e) {
+      if (e instanceof RowError) return { line, message: e.message };
+      throw e;
+    }
+  }
+}
