@@ -8,6 +8,8 @@ import { register as analyze } from './analyze.ts';
 import { register as estimate } from './estimate.ts';
 import { register as lu } from './lu.ts';
 import { register as flops } from './flops.ts';
+import { register as minv } from './minv.ts';
+import { register as iwim } from './iwim.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -22,6 +24,8 @@ const registrars: Registrar[] = [
   estimate,
   lu,
   flops,
+  minv,
+  iwim,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {
