@@ -40,6 +40,8 @@ export interface LuFigures {
   /** nnz(L) + nnz(U) − n over the diagonal blocks, and the entries of the off-diagonal blocks */
   lu_nnz: number;
   off_nnz: number;
+  /** blocks whose row order numeric pivoting changed at this state (the figures are for those factors) */
+  repivoted: number;
 }
 
 export interface MatrixAbaFigures {
@@ -118,7 +120,7 @@ function relError(x: ArrayLike<number>, ref: ArrayLike<number>): number {
   return e / s;
 }
 
-function luFigures(f: StepFlops, S: SymbolicLU): LuFigures {
+function luFigures(f: StepFlops, S: SymbolicLU, repivoted: number): LuFigures {
   return {
     kinematics: figure(f.kinematics),
     fill: figure(f.fill),
@@ -131,6 +133,7 @@ function luFigures(f: StepFlops, S: SymbolicLU): LuFigures {
     max_block: S.maxBlock,
     lu_nnz: S.luNnz,
     off_nnz: S.offNnz,
+    repivoted,
   };
 }
 
@@ -171,8 +174,8 @@ export function flopsReport(model: Model, opts: FlopsReportOptions = {}): { repo
       n: mat.product.m,
       nnz: mat.product.Rj.length,
     },
-    lu_id: luFigures(id.solver.flops, id.solver.lu.symbolic),
-    lu_fd: luFigures(fd.solver.flops, fd.solver.lu.symbolic),
+    lu_id: luFigures(id.solver.flops, id.solver.lu.symbolic, id.solver.lu.repivotedBlocks),
+    lu_fd: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks),
     n: fd.solver.sys.n,
     nnz: fd.solver.sys.nnz,
     agreement,

@@ -65,7 +65,8 @@ export function formatFlops(r: FlopsReport): string {
   const out = [`flops: model "${r.model}" (${r.nb} bodies, nv = ${r.nv}), random state seed ${r.seed}`];
   out.push(`${''.padEnd(w)}  ${cols.map((c) => c.padStart(10)).join('')}`);
   for (const [label, f] of rows) out.push(f ? `${label.padEnd(w)}  ${cols.map((c) => num(f[c]).padStart(10)).join('')}` : label);
-  const sys = (name: string, f: LuFigures) => `${name}: n = ${num(f.n)}, nnz = ${num(f.nnz)}, ${num(f.blocks)} BTF blocks (largest ${num(f.max_block)}), L+U ${num(f.lu_nnz)} + ${num(f.off_nnz)} off-diagonal-block entries`;
+  const sys = (name: string, f: LuFigures) => `${name}: n = ${num(f.n)}, nnz = ${num(f.nnz)}, ${num(f.blocks)} BTF blocks (largest ${num(f.max_block)}), L+U ${num(f.lu_nnz)} + ${num(f.off_nnz)} off-diagonal-block entries`
+    + (f.repivoted > 0 ? ` (numeric pivoting re-ordered ${f.repivoted} block(s) at this state; figures for those factors)` : '');
   out.push(sys('inverse-dynamics D', r.lu_id), sys('forward-dynamics D', r.lu_fd));
   out.push(`W^L D W^R: n = ${num(m.n)}, nnz = ${num(m.nnz)}`);
   const a = r.agreement;

@@ -10,6 +10,7 @@ import { register as lu } from './lu.ts';
 import { register as flops } from './flops.ts';
 import { register as minv } from './minv.ts';
 import { register as iwim } from './iwim.ts';
+import { register as spy } from './spy.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -24,6 +25,7 @@ const registrars: Registrar[] = [
   estimate,
   lu,
   flops,
+  spy,
   minv,
   iwim,
 ];
