@@ -1,0 +1,115 @@
+/** The `minv` and `iwim` commands end to end through main(): JSON fields, methods agreeing, errors named. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
+import { expectClose } from '../helpers.ts';
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
+  try {
+    const code = await main(['node', 'sparsedyn', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore(); e.mockRestore();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-minv-'));
+const file = (name: string, content: unknown) => {
+  const f = join(dir, name);
+  writeFileSync(f, typeof content === 'string' ? content : JSON.stringify(content));
+  return f;
+};
+
+describe('sparsedyn minv', () => {
+  const ref = parseReference(readFileSync('spec/fixtures/reference/talos_reduced.floating.json', 'utf8'));
+  const model = loadUrdf('models/talos_reduced.urdf', { floatingBase: true, gravity: ref.gravity });
+  const layout = referenceLayout(model, ref);
+  const q = configurationFromReference(new Float64Array(model.nq), ref.cases[1].q, layout);
+  const stateFile = file('talos.json', { q: Array.from(q) });
+
+  for (const method of ['carpentier', 'lu', 'cholesky']) {
+    it(`--method ${method} --json matches the reference Minv of talos (floating)`, async () => {
+      const r = await run(['minv', '--model', 'models/talos_reduced.urdf+floating', '--state', stateFile, '--method', method, '--json']);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const j = JSON.parse(r.out);
+      expect(j.nv).toBe(38);
+      expect(j.method).toBe(method);
+      expect(j.dofs[0]).toBe('root_joint[0]');
+      expect(Number.isInteger(j.flops.total) && j.flops.total > 0).toBe(true);
+      const out = matrixToReference(new Float64Array(38 * 38), Float64Array.from(j.Minv.flat()), layout.vToRef);
+      expectClose(out, ref.cases[1].Minv.flat(), 1e-9, `${method} Minv`, 0);
+      if (method === 'lu') expect(Object.keys(j.parts)).toEqual(['kinematics', 'fill', 'factor', 'solve']);
+    });
+  }
+
+  it('prints flops and the labelled matrix as text, with a random state', async () => {
+    const r = await run(['minv', '--model', 'chain:4', '--random-state', '3']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^minv: model "chain:4" \(4 bodies, nv = 4\), method carpentier, random state, seed 3/);
+    expect(r.out).toMatch(/flops: [\d,]+ \(mul/);
+    expect(r.out).toMatch(/\njoint4 /);
+  });
+
+  it('errors: state source, bad state file, bad method', async () => {
+    let r = await run(['minv', '--model', 'chain:4']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/give exactly one of --state FILE and --random-state SEED/);
+    r = await run(['minv', '--model', 'chain:4', '--state', file('short.json', { q: [0, 1] })]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/short.json: "q" has 2 entries, expected model.nq = 4 \(joint order: joint1, joint2, joint3, joint4\)/);
+    r = await run(['minv', '--model', 'chain:2+floating', '--state', file('quat.json', { q: [0, 0, 0, 0, 0, 0, 2, 0, 0] })]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/quat.json: q: the quaternion of joint "root_joint"/);
+    r = await run(['minv', '--model', 'chain:4', '--state', file('bad.json', '{')]);
+    expect(r.err).toMatch(/bad.json: not valid JSON/);
+    r = await run(['minv', '--model', 'chain:4', '--random-state', '1', '--method', 'qr']);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/Allowed choices are carpentier, lu, cholesky/);
+  });
+});
+
+describe('sparsedyn iwim', () => {
+  const inputs = file('inputs.json', {
+    actuated: 'all',
+    contacts: [
+      { link: 'left_sole_link', offset: [0.1, 0.065, 0], type: 'force' },
+      { link: 'right_sole_link', offset: [-0.1, -0.065, 0], type: 'wrench', frame: 'local' },
+    ],
+  });
+
+  it('the three methods agree (JSON), with 32 torques + 9 contact components', async () => {
+    const res: Record<string, { Bhat: number[][]; qdd0: number[]; inputs: string[]; m: number; flops: { total: number } }> = {};
+    for (const method of ['unit-force', 'iim', 'lu']) {
+      const r = await run(['iwim', '--model', 'models/talos_reduced.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json']);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      res[method] = JSON.parse(r.out);
+    }
+    expect(res.iim.m).toBe(41);
+    expect(res.iim.inputs.slice(32, 35)).toEqual(['left_sole_link.fx', 'left_sole_link.fy', 'left_sole_link.fz']);
+    expectClose(res['unit-force'].Bhat.flat(), res.iim.Bhat.flat(), 1e-9, 'eUFM vs IIM', 0);
+    expectClose(res.lu.Bhat.flat(), res.iim.Bhat.flat(), 1e-9, 'LU vs IIM', 0);
+    expectClose(res.lu.qdd0, res.iim.qdd0, 1e-9, 'q̈_0', 0);
+    expect(res['unit-force'].flops.total).toBeGreaterThan(res.iim.flops.total);
+  });
+
+  it('names an unknown joint, an unknown link and a contact on the fixed world', async () => {
+    let r = await run(['iwim', '--model', 'models/ur5_robot.urdf', '--inputs', file('j.json', { actuated: ['elbow', 'shoulder_pan_joint'] }), '--random-state', '1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/InputSpecError: inputs: actuated joint "elbow" is not a joint of model "ur5"/);
+    r = await run(['iwim', '--model', 'models/ur5_robot.urdf', '--inputs', file('l.json', { actuated: [], contacts: [{ link: 'gripper', type: 'force' }] }), '--random-state', '1']);
+    expect(r.err).toMatch(/contact link "gripper" is not a link of model "ur5"/);
+    r = await run(['iwim', '--model', 'models/ur5_robot.urdf', '--inputs', file('w.json', { actuated: [], contacts: [{ link: 'base_link', type: 'force' }] }), '--random-state', '1']);
+    expect(r.err).toMatch(/contact link "base_link" is welded to the fixed world/);
+    r = await run(['iwim', '--model', 'chain:3', '--inputs', file('x.json', { actuated: 'all', extra: 1 }), '--random-state', '1']);
+    expect(r.err).toMatch(/x.json: unknown field "extra"/);
+  });
+});
