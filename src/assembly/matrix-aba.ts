@@ -482,8 +482,9 @@ export class MatrixAba {
     this.inertiaPass(fl.inertias);
     // (b) W^L D W^R: refresh the values of D and of the W's, then the chain of products
     fl.product.reset();
-    const [P1, P2, P3, P4, P5] = this.plans;
-    const [W1, W2, W3, W4] = this.WL;
+    const plans = this.plans, WL = this.WL;
+    const P1 = plans[0], P2 = plans[1], P3 = plans[2], P4 = plans[3], P5 = plans[4];
+    const W1 = WL[0], W2 = WL[1], W3 = WL[2], W4 = WL[3];
     gather(this.D.x, vals.Ax, this.dSlot);
     scatterGather(this.WR.x, this.wrDst, this.IAflat, this.wrSrc);
     runProduct(P1, this.D, this.WR, fl.product);
@@ -500,7 +501,7 @@ export class MatrixAba {
     const bv = this.bvec, b = vals.b;
     for (let e = 0; e < bv.m; e++) if (bv.Rp[e + 1] > bv.Rp[e]) bv.x[bv.Rp[e]] = b[e];
     let v: RowMatrix = bv;
-    for (let k = 0; k < 4; k++) { runProduct(this.bplans[k], this.WL[k], v, fs); v = this.bplans[k].C; }
+    for (let k = 0; k < 4; k++) { runProduct(this.bplans[k], WL[k], v, fs); v = this.bplans[k].C; }
     const wb = this.wb;
     for (let r = 0; r < v.m; r++) if (v.Rp[r + 1] > v.Rp[r]) wb[r] = v.x[v.Rp[r]];
     this.forwardSubstitution(fs);

@@ -1,0 +1,41 @@
+/** `sparsedyn spy` end to end: writes a well-formed SVG with three panels; bad arguments named. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
+  try {
+    const code = await main(['node', 'sparsedyn', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore(); e.mockRestore();
+  }
+}
+
+describe('sparsedyn spy', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-spy-'));
+  for (const problem of ['id', 'fd']) {
+    it(`--problem ${problem} writes a well-formed SVG with three panels`, async () => {
+      const file = join(dir, `solo-${problem}.svg`);
+      const r = await run(['spy', '--model', 'models/solo12.urdf+floating', '--problem', problem, '--out', file]);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(new RegExp(`wrote .*solo-${problem}.svg: solo, ${problem === 'id' ? 'inverse' : 'forward'} dynamics: D is \\d+×\\d+`));
+      const svg = readFileSync(file, 'utf8');
+      expect(XMLValidator.validate(svg)).toBe(true);
+      const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (n) => n === 'g' }).parse(svg);
+      expect(doc.svg.g.filter((g: Record<string, string>) => g['@_class'] === 'panel')).toHaveLength(3);
+    });
+  }
+
+  it('names a bad --problem', async () => {
+    const r = await run(['spy', '--model', 'chain:3', '--problem', 'hd', '--out', join(dir, 'x.svg')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--problem must be id or fd, got "hd"/);
+  });
+});
