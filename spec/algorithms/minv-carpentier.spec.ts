@@ -49,11 +49,11 @@ describe('minvCarpentier', () => {
   for (const [name, make] of models) {
     const model = make();
     const rng = new Rng(name.length * 31);
-    const ws = new MinvCarpentierWorkspace(model);
     const cw = new CrbaWorkspace(model), hw = new MinvCholeskyWorkspace(model);
     const nv = model.nv;
 
-    it(`${name}: M M⁻¹ = I and M⁻¹ equals the Cholesky inverse`, () => {
+    for (const frame of ['local', 'world'] as const) it(`${name} (${frame} frame): M M⁻¹ = I and M⁻¹ equals the Cholesky inverse`, () => {
+      const ws = new MinvCarpentierWorkspace(model, { frame });
       for (let t = 0; t < 3; t++) {
         const { q } = randomState(model, rng);
         const Minv = Float64Array.from(minvCarpentier(model, ws, q));
@@ -85,30 +85,38 @@ describe('minvCarpentier', () => {
         const ref = parseReference(readFileSync(`spec/fixtures/reference/${robot}.${base}.json`, 'utf8'));
         const model = loadUrdf(`models/${robot}.urdf`, { floatingBase: base === 'floating', gravity: ref.gravity });
         const layout = referenceLayout(model, ref);
-        const ws = new MinvCarpentierWorkspace(model);
         const q = new Float64Array(model.nq), out = new Float64Array(model.nv * model.nv);
-        for (const cs of ref.cases) {
-          configurationFromReference(q, cs.q, layout);
-          matrixToReference(out, minvCarpentier(model, ws, q), layout.vToRef);
-          // 1e-9 relative to the largest entry (the references are well conditioned to that level)
-          expectClose(out, cs.Minv.flat(), 1e-9, `${robot} Minv`, 0);
+        for (const frame of ['local', 'world'] as const) {
+          const ws = new MinvCarpentierWorkspace(model, { frame });
+          for (const cs of ref.cases) {
+            configurationFromReference(q, cs.q, layout);
+            matrixToReference(out, minvCarpentier(model, ws, q), layout.vToRef);
+            // 1e-9 relative to the largest entry (the references are well conditioned to that level)
+            expectClose(out, cs.Minv.flat(), 1e-9, `${robot} Minv (${frame})`, 0);
+          }
         }
       });
     }
   }
 
-  it('flops are exact integers, quadratic in the chain length (Σ over pairs of joints)', () => {
-    const count = (n: number) => {
+  it('flops are exact integers, quadratic in the chain length (Σ over pairs of joints); world frame is cheaper per pair', () => {
+    const count = (n: number, frame: 'local' | 'world' = 'local') => {
       const m = chain(n, { axes: 'z' });
-      const ws = new MinvCarpentierWorkspace(m);
+      const ws = new MinvCarpentierWorkspace(m, { frame });
       minvCarpentier(m, ws, randomState(m, new Rng(n)).q);
       return ws.flops;
     };
-    const f = [8, 16, 24, 32].map((n) => count(n).total);
-    for (const x of f) expect(Number.isInteger(x)).toBe(true);
-    // a quadratic polynomial in n: constant second difference over equal steps
-    expect(f[2] - 2 * f[1] + f[0]).toBe(f[3] - 2 * f[2] + f[1]);
-    expect(f[2] - 2 * f[1] + f[0]).toBeGreaterThan(0);
+    const second = (f: number[]) => f[2] - 2 * f[1] + f[0];
+    for (const frame of ['local', 'world'] as const) {
+      const f = [8, 16, 24, 32].map((n) => count(n, frame).total);
+      for (const x of f) expect(Number.isInteger(x)).toBe(true);
+      // a quadratic polynomial in n: constant second difference over equal steps
+      expect(second(f)).toBe(f[3] - 2 * f[2] + f[1]);
+      expect(second(f)).toBeGreaterThan(0);
+    }
+    // per pair of joints (2 × the n² coefficient): 110 flops in body coordinates (55 per pass: a 42-flop transform, 12 for U_i M⁻¹ or D⁻¹Uᵀ, 1 for D⁻¹ or S), 47 in world coordinates
+    expect(second([8, 16, 24].map((n) => count(n).total)) / 64).toBe(110);
+    expect(second([8, 16, 24].map((n) => count(n, 'world').total)) / 64).toBe(47);
     // one division per 1-DoF joint (D_i⁻¹), jcalc's sin and cos
     const fl = count(10);
     expect(fl.div).toBe(10);

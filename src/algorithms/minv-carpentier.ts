@@ -13,8 +13,11 @@
  *                         P_i[:, i:] = S_i M⁻¹[i, i:] + ⁱX_λ P_λ[:, i:]                         (lines 24–26)
  *   then M⁻¹[i:, i] = M⁻¹[i, i:]ᵀ.
  *
- * Everything is in body coordinates, as in the paper (Pinocchio's implementation keeps F and P in
- * world coordinates instead). Multi-DoF joints use the nv_i×nv_i blocks D_i⁻¹; a 0-DoF kept-fixed
+ * Frames (`frame` option of the workspace): 'local' (default) keeps everything in body coordinates,
+ * as in the paper, so F and P columns are carried across each ⁱX_λ. 'world' is Pinocchio's
+ * implementation of the same algorithm: U_i, S_i (and U_i D_i⁻¹, S_i D_i⁻¹) are expressed once per
+ * body in world coordinates (⁰X*_i U_i, ⁰X_i S_i), so F and P need no transform per column; the
+ * inertia recursion stays in body coordinates. Same passes, fewer flops per (i, j) pair. Multi-DoF joints use the nv_i×nv_i blocks D_i⁻¹; a 0-DoF kept-fixed
  * joint only carries F and P across its transform (U_i, D_i empty, I^a_i = I^A_i).
  *
  * Moving base (paper 003, Table 9): the floating base is body 0 with its 6-DoF joint, whose S_0 is
@@ -35,6 +38,7 @@ import { setMS, setSTU } from '../model/subspace.ts';
 import { m6CongruenceAdd } from '../spatial/articulated.ts';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
+import { xCompose, xInvApplyMotion } from '../spatial/transform.ts';
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
 import { SingularJointInertiaError } from './aba.ts';
 import { checkConfiguration } from './validate.ts';
@@ -69,9 +73,27 @@ export class MinvCarpentierWorkspace {
   readonly t6 = new Float64Array(6);
   readonly s6 = new Float64Array(6);
 
-  constructor(readonly model: Model) {
+  /** 'world' only: ⁱX_0 (pass 1); ⁰X*_i U_i, ⁰X_i S_i, and their products with D_i⁻¹ (6×nv_i column-major, pass 2) */
+  readonly oX: Float64Array[];
+  readonly Uw: Float64Array[];
+  readonly Sw: Float64Array[];
+  readonly UDw: Float64Array[];
+  readonly SDw: Float64Array[];
+  /** coordinates of F and P: 'local' (body, as in paper 000) or 'world' (Pinocchio) */
+  readonly frame: 'local' | 'world';
+
+  constructor(readonly model: Model, opts: { frame?: 'local' | 'world' } = {}) {
     const nb = model.nb, nv = model.nv;
+    const frame = opts.frame ?? 'local';
+    if (frame !== 'local' && frame !== 'world') throw new RangeError(`minvCarpentier: frame is "${String(frame)}", expected "local" or "world"`);
+    this.frame = frame;
     const mk = (n: (i: number) => number) => Array.from({ length: nb }, (_, i) => new Float64Array(n(i)));
+    const w = frame === 'world';
+    this.oX = mk(() => (w ? 12 : 0));
+    this.Uw = mk((i) => (w ? 6 * model.nvi[i] : 0));
+    this.Sw = mk((i) => (w ? 6 * model.nvi[i] : 0));
+    this.UDw = mk((i) => (w ? 6 * model.nvi[i] : 0));
+    this.SDw = mk((i) => (w ? 6 * model.nvi[i] : 0));
     this.Xup = mk(() => 12);
     this.IA = mk(() => 36);
     this.U = mk((i) => 6 * model.nvi[i]);
@@ -112,6 +134,7 @@ export function minvCarpentier(model: Model, ws: MinvCarpentierWorkspace, q: Arr
 }
 
 export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
+  if (ws.frame === 'world') return minvCarpentierWorld(model, ws, q);
   const fl = ws.flops;
   fl.reset();
   const nb = model.nb, nv = model.nv;
@@ -214,6 +237,151 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
   // M⁻¹[i:, i] = M⁻¹[i, i:]ᵀ
   for (let r = 0; r < nv; r++) for (let c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
   return Minv;
+}
+
+/**
+ * The same three passes with F, P, U_i, S_i in world coordinates (Pinocchio's computeMinverse):
+ *   pass 2:  M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j],  F[:, j] += ⁰U_i M⁻¹[i, j]   (no transform per column)
+ *   pass 3:  M⁻¹[i, j] −= (⁰U_i D_i⁻¹)ᵀ P_λ[:, j],  P_i[:, j] = ⁰S_i M⁻¹[i, j] + P_λ[:, j]
+ * (powers are frame invariant: S_iᵀ f = ⁰S_iᵀ ⁰f).
+ */
+function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
+  const fl = ws.flops;
+  fl.reset();
+  const nb = model.nb, nv = model.nv;
+  const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, s6 } = ws;
+  Minv.fill(0);
+  // pass 1: ⁱX_λ, ⁱX_0 = ⁱX_λ ᵏX_0, I^A_i = I_i
+  for (let i = 0; i < nb; i++) {
+    jcalc(ws.Xup[i], model, i, q, fl);
+    const p = model.parents[i];
+    if (p < 0) ws.oX[i].set(ws.Xup[i]);
+    else xCompose(ws.oX[i], ws.Xup[i], ws.oX[p], fl);
+    inertiaToMatrix(ws.IA[i], model.I[i]);
+  }
+  // pass 2
+  for (let i = nb - 1; i >= 0; i--) {
+    const ni = model.nvi[i], iv = model.iv[i], e = ivEnd[i];
+    const S = model.S[i], IA = ws.IA[i], U = ws.U[i], Dinv = ws.Dinv[i], UD = ws.UD[i];
+    const Uw = ws.Uw[i], Sw = ws.Sw[i], UDw = ws.UDw[i], SDw = ws.SDw[i], oX = ws.oX[i];
+    const p = model.parents[i];
+    if (ni > 0) {
+      setMS(U, IA, S, ni, fl);
+      setSTU(Dinv, S, U, ni, fl);
+      if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i]);
+      for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) Minv[(iv + a) * nv + iv + b] = Dinv[ni * a + b];
+      // ⁰U_i = ⁰X*_i U_i, ⁰S_i = ⁰X_i S_i, then ⁰U_i D_i⁻¹, ⁰S_i D_i⁻¹, and U_i D_i⁻¹ (body) for I^a_i
+      for (let a = 0; a < ni; a++) {
+        forceToWorldAt(Uw, 6 * a, oX, U, 6 * a, fl);
+        for (let r = 0; r < 6; r++) s6[r] = S[6 * a + r];
+        motionToWorldAt(Sw, 6 * a, oX, s6, fl);
+      }
+      rightMulD(UDw, Uw, Dinv, ni, fl);
+      rightMulD(SDw, Sw, Dinv, ni, fl);
+      rightMulD(UD, U, Dinv, ni, fl);
+      // M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] on the strict subtree   (line 12)
+      for (let j = iv + ni; j < e; j++) {
+        const o = 6 * j;
+        for (let a = 0; a < ni; a++) {
+          let acc = 0;
+          for (let r = 0; r < 6; r++) acc += SDw[6 * a + r] * F[o + r];
+          Minv[(iv + a) * nv + j] = -acc;
+        }
+        fl.mul += 6 * ni; fl.add += 5 * ni;
+      }
+    }
+    if (p < 0) continue;
+    // F[:, j] += ⁰U_i M⁻¹[i, j] on subtree(i)   (line 14, world coordinates: no transform)
+    if (ni > 0) {
+      for (let j = iv; j < e; j++) {
+        const o = 6 * j;
+        const own = j < iv + ni;
+        for (let r = 0; r < 6; r++) {
+          let acc = own ? 0 : F[o + r];
+          for (let a = 0; a < ni; a++) acc += Uw[6 * a + r] * Minv[(iv + a) * nv + j];
+          F[o + r] = acc;
+        }
+        fl.mul += 6 * ni; fl.add += own ? 6 * (ni - 1) : 6 * ni;
+      }
+    }
+    for (let k = 0; k < 36; k++) Ia[k] = IA[k];
+    if (ni > 0) {
+      for (let r = 0; r < 6; r++) {
+        for (let c = r; c < 6; c++) {
+          let acc = 0;
+          for (let k = 0; k < ni; k++) acc += UD[6 * k + r] * U[6 * k + c];
+          Ia[6 * r + c] -= acc;
+          Ia[6 * c + r] = Ia[6 * r + c];
+        }
+      }
+      fl.mul += 21 * ni; fl.add += 21 * ni;
+    }
+    m6CongruenceAdd(ws.IA[p], ws.Xup[i], Ia, fl);
+  }
+  // pass 3
+  for (let i = 0; i < nb; i++) {
+    const ni = model.nvi[i], iv = model.iv[i], end = rootEnd[i];
+    const p = model.parents[i];
+    const keepP = model.children[i].length > 0;
+    if (ni === 0 && !keepP) continue;
+    const UDw = ws.UDw[i], Sw = ws.Sw[i];
+    const pi = pOff[i], pp = p >= 0 ? pOff[p] - 6 * model.iv[p] : 0;
+    for (let j = iv; j < end; j++) {
+      const op = pp + 6 * j;
+      if (p >= 0) {
+        // M⁻¹[i, j] −= (⁰U_i D_i⁻¹)ᵀ P_λ[:, j]   (line 22)
+        for (let a = 0; a < ni; a++) {
+          let acc = 0;
+          for (let r = 0; r < 6; r++) acc += UDw[6 * a + r] * P[op + r];
+          Minv[(iv + a) * nv + j] -= acc;
+        }
+        fl.mul += 6 * ni; fl.add += 6 * ni;
+      }
+      if (!keepP) continue;
+      // P_i[:, j] = ⁰S_i M⁻¹[i, j] + P_λ[:, j]   (lines 24–26)
+      const o = pi + 6 * (j - iv);
+      for (let r = 0; r < 6; r++) {
+        let acc = p >= 0 ? P[op + r] : 0;
+        for (let a = 0; a < ni; a++) acc += Sw[6 * a + r] * Minv[(iv + a) * nv + j];
+        P[o + r] = acc;
+      }
+      fl.mul += 6 * ni; fl.add += p >= 0 ? 6 * ni : 6 * (ni - 1);
+    }
+  }
+  for (let r = 0; r < nv; r++) for (let c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
+  return Minv;
+}
+
+/** out = A D⁻¹ (6×ni column-major times ni×ni row-major). 6ni² mul, 6ni(ni−1) add. */
+function rightMulD(out: Float64Array, A: Float64Array, Dinv: Float64Array, ni: number, fl: Flops): void {
+  for (let b = 0; b < ni; b++) {
+    for (let r = 0; r < 6; r++) {
+      let acc = 0;
+      for (let c = 0; c < ni; c++) acc += A[6 * c + r] * Dinv[ni * c + b];
+      out[6 * b + r] = acc;
+    }
+  }
+  fl.mul += 6 * ni * ni; fl.add += 6 * ni * (ni - 1);
+}
+
+/** out[oo..oo+6) = ⁰X*_i f = (ⁱX_0)ᵀ f for f = src[so..so+6) (xTransposeApplyForce on offset storage). 24 mul, 18 add. */
+function forceToWorldAt(out: Float64Array, oo: number, X: Float64Array, src: Float64Array, so: number, fl: Flops): void {
+  const a0 = src[so], a1 = src[so + 1], a2 = src[so + 2], b0 = src[so + 3], b1 = src[so + 4], b2 = src[so + 5];
+  const fx = X[0] * b0 + X[3] * b1 + X[6] * b2;
+  const fy = X[1] * b0 + X[4] * b1 + X[7] * b2;
+  const fz = X[2] * b0 + X[5] * b1 + X[8] * b2;
+  const r0 = X[9], r1 = X[10], r2 = X[11];
+  out[oo] = X[0] * a0 + X[3] * a1 + X[6] * a2 + (r1 * fz - r2 * fy);
+  out[oo + 1] = X[1] * a0 + X[4] * a1 + X[7] * a2 + (r2 * fx - r0 * fz);
+  out[oo + 2] = X[2] * a0 + X[5] * a1 + X[8] * a2 + (r0 * fy - r1 * fx);
+  out[oo + 3] = fx; out[oo + 4] = fy; out[oo + 5] = fz;
+  fl.mul += 24; fl.add += 18;
+}
+
+/** out[oo..oo+6) = ⁰X_i m = (ⁱX_0)⁻¹ m (xInvApplyMotion on offset storage). 24 mul, 18 add. */
+function motionToWorldAt(out: Float64Array, oo: number, X: Float64Array, m: Float64Array, fl: Flops): void {
+  xInvApplyMotion(m, X, m, fl);
+  for (let r = 0; r < 6; r++) out[oo + r] = m[r];
 }
 
 /** out[0..ni) = S_iᵀ F[o..o+6), skipping S's zeros and exact ±1 products. */

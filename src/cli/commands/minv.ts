@@ -1,7 +1,8 @@
 /**
- * `sparsedyn minv --model SPEC (--state FILE | --random-state SEED) [--method carpentier|lu|cholesky] [--json]`:
+ * `sparsedyn minv --model SPEC (--state FILE | --random-state SEED) [--method carpentier|carpentier-world|lu|cholesky] [--json]`:
  * the inverse joint-space inertia M⁻¹(q) by Carpentier's analytical algorithm (paper 000,
- * Algorithm 1; src/algorithms/minv-carpentier.ts), by one factorization of Nori's forward-dynamics
+ * Algorithm 1; src/algorithms/minv-carpentier.ts; body coordinates as in the paper, or world
+ * coordinates as in Pinocchio), by one factorization of Nori's forward-dynamics
  * system with one right-hand side per DoF (src/assembly/minv-lu.ts), or by CRBA + dense Cholesky
  * (src/algorithms/minv.ts), with the flops counted by the kernels.
  *
@@ -108,13 +109,14 @@ export function flopsLine(label: string, f: Flops): string {
   return `${label}: ${n(f.total)} (mul ${n(f.mul)}, add ${n(f.add)}, div ${n(f.div)}; sqrt/sin/cos ${n(f.fn)})`;
 }
 
-export type MinvMethod = 'carpentier' | 'lu' | 'cholesky';
+export type MinvMethod = 'carpentier' | 'carpentier-world' | 'lu' | 'cholesky';
 
 /** M⁻¹(q) by one method, with its flops (total and, for the LU, by part). */
 export function computeMinv(model: Model, q: Float64Array, method: MinvMethod): { Minv: Float64Array; flops: Flops; parts: Record<string, Flops> } {
   switch (method) {
-    case 'carpentier': {
-      const ws = new MinvCarpentierWorkspace(model);
+    case 'carpentier':
+    case 'carpentier-world': {
+      const ws = new MinvCarpentierWorkspace(model, { frame: method === 'carpentier' ? 'local' : 'world' });
       const Minv = minvCarpentier(model, ws, q);
       return { Minv, flops: ws.flops, parts: {} };
     }
@@ -146,7 +148,7 @@ export function register(program: Command, state: CliState): void {
     .requiredOption('-m, --model <spec>', 'model SPEC (see below)')
     .option('-s, --state <file>', 'state JSON {"q": [...], "v": [...]} (see below)')
     .option('--random-state <seed>', 'a seeded random state instead of --state')
-    .addOption(new Option('--method <method>', 'algorithm').choices(['carpentier', 'lu', 'cholesky']).default('carpentier'))
+    .addOption(new Option('--method <method>', 'algorithm').choices(['carpentier', 'carpentier-world', 'lu', 'cholesky']).default('carpentier'))
     .option('--json', 'print one JSON object: {model, nv, method, dofs, flops, parts, Minv}')
     .addHelpText('after', `\n${MODEL_SPEC_HELP}\n\n${STATE_HELP}`)
     .action((opts: MinvOptions) => {
