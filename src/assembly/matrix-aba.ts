@@ -157,7 +157,7 @@ function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan
 
 /** C.x = values of A B on the plan's pattern (no allocation). */
 function runProduct(P: ProductPlan, A: RowMatrix, B: RowMatrix, fl: Flops): void {
-  const { ts, ta, tb, tk } = P, Cx = P.C.x, Ax = A.x, Bx = B.x;
+  const ts = P.ts, ta = P.ta, tb = P.tb, tk = P.tk, Cx = P.C.x, Ax = A.x, Bx = B.x;
   const nz = ts.length - 1;
   let mul = 0, add = 0;
   for (let e = 0; e < nz; e++) {
@@ -165,18 +165,15 @@ function runProduct(P: ProductPlan, A: RowMatrix, B: RowMatrix, fl: Flops): void
     if (s === t) continue;
     let acc = 0;
     for (let k = s; k < t; k++) {
-      let v: number;
-      switch (tk[k]) {
-        case 0: v = Ax[ta[k]] * Bx[tb[k]]; mul++; break;
-        case 1: v = Ax[ta[k]]; break;
-        case -1: v = -Ax[ta[k]]; break;
-        case 2: v = Bx[tb[k]]; break;
-        case -2: v = -Bx[tb[k]]; break;
-        case 3: v = 1; break;
-        default: v = -1; break;
-      }
-      acc = k === s ? v : acc + v;
+      const kind = tk[k];
+      if (kind === 0) { acc += Ax[ta[k]] * Bx[tb[k]]; mul++; }
+      else if (kind === 2) acc += Bx[tb[k]];
+      else if (kind === -2) acc -= Bx[tb[k]];
+      else if (kind === 1) acc += Ax[ta[k]];
+      else if (kind === -1) acc -= Ax[ta[k]];
+      else acc += kind > 0 ? 1 : -1;
     }
+    // the first term is a store, each further one an addition
     add += t - s - 1;
     Cx[e] = acc;
   }
