@@ -1,0 +1,98 @@
+/**
+ * Derivatives of inverse and forward dynamics by reuse of the sparse LU factors (issue 8; paper 004
+ * §IV-D, §V-D for the systems; sensitivity.ts for the solves):
+ *
+ *   inverse dynamics τ = ID(q, q̇, q̈):  ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M   (τ rows of ∂d/∂q, ∂d/∂q̇, ∂d/∂q̈)
+ *   forward dynamics q̈ = FD(q, q̇, τ):  ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ = M⁻¹ (q̈ rows of ∂d/∂q, ∂d/∂q̇, ∂d/∂τ)
+ *
+ * after one step of LuInverseDynamics / LuForwardDynamics: 3·nv more solves with the same factors.
+ * Matrices are nv×nv row-major (row = output entry, column = tangent direction δq, q̇ or input
+ * entry, velocity order); q is perturbed on its manifold (model/lie.ts). External wrenches f^x are
+ * optional inputs held fixed (body coordinates).
+ */
+import { LuForwardDynamics, LuInverseDynamics } from '../assembly/dynamics.ts';
+import type { SolverOptions } from '../assembly/solver.ts';
+import type { Model } from '../model/model.ts';
+import { Flops } from '../spatial/flops.ts';
+import { SystemSensitivity } from './sensitivity.ts';
+
+/** Derivative matrices of one dynamics problem (inverse: τ; forward: q̈). */
+export interface DynamicsDerivatives {
+  /** the output: τ (inverse dynamics) or q̈ (forward dynamics) */
+  readonly value: Float64Array;
+  /** ∂out/∂q (tangent), ∂out/∂q̇, ∂out/∂input (M for inverse dynamics, M⁻¹ for forward): nv×nv row-major */
+  readonly dq: Float64Array;
+  readonly dv: Float64Array;
+  readonly du: Float64Array;
+}
+
+abstract class LuDerivatives implements DynamicsDerivatives {
+  readonly sens: SystemSensitivity;
+  readonly value: Float64Array;
+  readonly dq: Float64Array;
+  readonly dv: Float64Array;
+  readonly du: Float64Array;
+  /** flops of the last call: the step (value) and the derivatives (jacobians + solves) */
+  readonly flops = { value: new Flops(), derivatives: new Flops() };
+  /** column of d of each output entry */
+  private readonly outCol: Int32Array;
+
+  protected constructor(readonly model: Model, protected readonly lu: LuInverseDynamics | LuForwardDynamics, kind: 'tau' | 'qdd') {
+    const nv = model.nv;
+    this.sens = new SystemSensitivity(lu.solver, { inputs: Int32Array.from({ length: nv }, (_, k) => k) });
+    this.value = lu.out;
+    this.dq = new Float64Array(nv * nv);
+    this.dv = new Float64Array(nv * nv);
+    this.du = new Float64Array(nv * nv);
+    const L = lu.solver.sys.layout;
+    this.outCol = new Int32Array(nv);
+    for (let i = 0; i < model.nb; i++) {
+      for (let k = 0; k < model.nvi[i]; k++) this.outCol[model.iv[i] + k] = (kind === 'tau' ? L.tau[i] : L.qdd[i]) + k;
+    }
+  }
+
+  protected derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
+    const s = this.lu.solver;
+    this.flops.value.reset().accumulate(s.totalFlops());
+    this.sens.compute(q, qd, this.lu.y);
+    this.sens.totalFlops(this.flops.derivatives);
+    const nv = this.model.nv, n = this.sens.n, oc = this.outCol;
+    const { dd_dq, dd_dv, dd_dy } = this.sens;
+    for (let r = 0; r < nv; r++) {
+      const c = oc[r];
+      for (let k = 0; k < nv; k++) {
+        this.dq[r * nv + k] = dd_dq[k * n + c];
+        this.dv[r * nv + k] = dd_dv[k * n + c];
+        this.du[r * nv + k] = dd_dy[k * n + c];
+      }
+    }
+  }
+}
+
+/** ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the inverse-dynamics system and its factors. */
+export class LuInverseDynamicsDerivatives extends LuDerivatives {
+  constructor(model: Model, opts: SolverOptions = {}) {
+    super(model, new LuInverseDynamics(model, opts), 'tau');
+  }
+
+  /** τ, ∂τ/∂q, ∂τ/∂q̇, M at (q, q̇, q̈, f^x) into this.value, dq, dv, du. */
+  compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>, fext?: readonly Float64Array[]): this {
+    (this.lu as LuInverseDynamics).solve(q, qd, qdd, fext);
+    this.derive(q, qd);
+    return this;
+  }
+}
+
+/** ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ = ∂q̈/∂τ by the forward-dynamics system and its factors. */
+export class LuForwardDynamicsDerivatives extends LuDerivatives {
+  constructor(model: Model, opts: SolverOptions = {}) {
+    super(model, new LuForwardDynamics(model, opts), 'qdd');
+  }
+
+  /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ, f^x) into this.value, dq, dv, du. */
+  compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>, fext?: readonly Float64Array[]): this {
+    (this.lu as LuForwardDynamics).solve(q, qd, tau, fext);
+    this.derive(q, qd);
+    return this;
+  }
+}
