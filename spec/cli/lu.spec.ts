@@ -1,0 +1,83 @@
+/** The `lu` command end to end through main(): JSON fields, text report, .mtx input, errors, --help. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'sparsedyn', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+const FIELDS = ['n', 'nnz', 'blocks', 'max_block', 'lu_nnz', 'off_nnz', 'factor_flops', 'solve_flops', 'analyze_ms', 'refactor_us', 'solve_us', 'residual'];
+
+describe('sparsedyn lu', () => {
+  it('--json prints exactly the documented fields', async () => {
+    const r = await run(['lu', 'spec/fixtures/sparse-bench/robot_ID_100.tri', '--json', '--runs', '5']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(Object.keys(j)).toEqual(FIELDS);
+    expect([j.n, j.nnz, j.blocks, j.max_block, j.lu_nnz, j.off_nnz, j.factor_flops]).toEqual([2000, 10546, 2000, 1, 2000, 8546, 0]);
+    expect(j.solve_flops).toBe(2 * 8546 + 2000);
+    expect(j.residual).toBeLessThan(1e-14);
+    for (const k of ['analyze_ms', 'refactor_us', 'solve_us']) expect(j[k]).toBeGreaterThan(0);
+  });
+
+  it('prints a readable report with the ordering chosen per block', async () => {
+    const r = await run(['lu', 'spec/fixtures/sparse-bench/robot_FD_50.tri', '--runs', '3', '--ordering', 'amd']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^lu spec\/fixtures\/sparse-bench\/robot_FD_50.tri\n  n 1000, nnz 5246\n  blocks 174, largest 827\n/);
+    expect(r.out).toMatch(/block \d+ \(size 827\): amd, \d+ flops \[amd \d+\]/);
+    expect(r.out).toMatch(/residual ‖Ax−b‖\/‖b‖ \d\.\d\de-1[4-7]/);
+  });
+
+  it('reads Matrix Market files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-lu-'));
+    const f = join(dir, 'a.mtx');
+    writeFileSync(f, '%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 4\n2 1 1\n2 2 3\n3 3 2\n1 3 1\n');
+    const r = await run(['lu', f, '--json', '--runs', '3']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect([j.n, j.nnz, j.blocks, j.factor_flops]).toEqual([3, 5, 3, 0]);
+    expect(j.residual).toBeLessThan(1e-15);
+  });
+
+  it('exits 1 with a message for a missing file, an unknown ordering and a singular matrix', async () => {
+    const missing = await run(['lu', 'spec/fixtures/sparse-bench/nope.tri']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^sparsedyn lu: Error: ENOENT: no such file or directory/);
+    const bad = await run(['lu', 'spec/fixtures/sparse-bench/robot_ID_100.tri', '--ordering', 'metis']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^sparsedyn lu: RangeError: unknown ordering "metis"; expected auto or one of natural, amd/);
+    const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-lu-'));
+    const f = join(dir, 's.tri');
+    writeFileSync(f, '1 1 1\n1 2 1\n2 3 1\n3 3 1\n');
+    const sing = await run(['lu', f]);
+    expect(sing.code).toBe(1);
+    expect(sing.err).toMatch(/^sparsedyn lu: StructurallySingularError: matrix is structurally singular: structural rank 2 < n = 3/);
+  });
+
+  it('--help describes the command', async () => {
+    const r = await run(['lu', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Usage: sparsedyn lu \[options\] <file>/);
+    expect(r.out).toMatch(/--ordering <name>/);
+    expect(r.out).toMatch(/--json/);
+  });
+});
