@@ -45,7 +45,8 @@
  * counted apart, as for the LU path. The values of W^{L,1} = S_iᵀ I^A_i and W^{L,4} = ⁱX*_j I^A_j
  * are read off D W^R (the coefficients of a_i in (25τ_i) and of a_j in (25f_i)), at no cost.
  * Products by an exact constant ±1 (identity blocks, unit entries of S, the −1 blocks of D) are
- * copies and are not counted.
+ * copies and are not counted. W^R holds I^A_i on its worst-case pattern (articulatedInertiaPatterns,
+ * below), so a planar mechanism keeps the zeros of its articulated inertias.
  */
 import { SingularJointInertiaError } from '../algorithms/aba.ts';
 import { checkConfiguration, checkExternalWrenches, checkVector } from '../algorithms/validate.ts';
