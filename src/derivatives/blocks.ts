@@ -4,8 +4,10 @@
  * block's own fill, q perturbed on its manifold (model/lie.ts), d held at the solution:
  *   J(:, k) ≈ (r(x + h e_k) − r(x − h e_k)) / 2h,   r = D_Y(x) d + b_Y(x).
  * A MeasurementBlock exposes only its fill, so this is the generic route (truncation O(h²), about
- * 1e-10 relative at the default h = 1e-6; exact for the y dependence, which is affine). The fills
- * are done on a second SystemValues; nothing is allocated per call.
+ * 1e-10 relative at the default h = 1e-6). For y the step is 1: a reading enters a measurement
+ * model as b_Y = h(q, q̇) − y, affine, where a central difference of any step is exact (up to
+ * quadratic terms) and a large step avoids cancellation. The fills are done on a second
+ * SystemValues; nothing is allocated per call.
  */
 import { fillSystem, SystemValues, type SymbolicSystem } from '../assembly/system.ts';
 import { integrate } from '../model/lie.ts';
@@ -91,16 +93,17 @@ export class BlockDifferences {
       for (let e = 0; e < rows.length; e++) t.dd_dv[k * m + rows[e]] = (rp[rows[e]] - rm[rows[e]]) * inv;
     }
     const Jy = this.pattern.Jy;
+    const hy = 1;
     yp.set(y);
     for (let b = 0; b < sys.blocks.length; b++) {
       const y0 = sys.blockInput0[b], ny = sys.blocks[b].inputNames.length;
       for (let c = y0; c < y0 + ny; c++) {
-        yp[c] = y[c] + h;
+        yp[c] = y[c] + hy;
         this.evaluate(rp, q, qd, yp, d, t);
-        yp[c] = y[c] - h;
+        yp[c] = y[c] - hy;
         this.evaluate(rm, q, qd, yp, d, t);
         yp[c] = y[c];
-        for (let e = Jy.Ap[c]; e < Jy.Ap[c + 1]; e++) Jy.Ax[e] = (rp[Jy.Ai[e]] - rm[Jy.Ai[e]]) * inv;
+        for (let e = Jy.Ap[c]; e < Jy.Ap[c + 1]; e++) Jy.Ax[e] = (rp[Jy.Ai[e]] - rm[Jy.Ai[e]]) / (2 * hy);
       }
     }
   }
