@@ -42,7 +42,7 @@ function expTwist(v: ArrayLike<number>, w: ArrayLike<number>): Float64Array {
   T[3] = v[0]; T[7] = v[1]; T[11] = v[2];
   const s = 2 ** 8;
   for (let k = 0; k < 16; k++) T[k] /= s;
-  let E = new Float64Array(16), term = new Float64Array(16);
+  let E: Float64Array = new Float64Array(16), term: Float64Array = new Float64Array(16);
   for (let k = 0; k < 4; k++) { E[5 * k] = 1; term[5 * k] = 1; }
   for (let n = 1; n < 30; n++) {
     term = mul4(term, T);
