@@ -167,15 +167,8 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
         }
         fl.mul += ni * ni; fl.add += ni * (ni - 1);
       }
-      // U_i D_i⁻¹ (pass 3 and I^a_i)
-      for (let b = 0; b < ni; b++) {
-        for (let r = 0; r < 6; r++) {
-          let acc = 0;
-          for (let c = 0; c < ni; c++) acc += U[6 * c + r] * Dinv[ni * c + b];
-          UD[6 * b + r] = acc;
-        }
-      }
-      fl.mul += 6 * ni * ni; fl.add += 6 * ni * (ni - 1);
+      // U_i D_i⁻¹ (pass 3 and I^a_i; a root needs neither)
+      if (p >= 0) rightMulD(UD, U, Dinv, ni, fl);
     }
     if (p < 0) continue;
     // F_λ[:, j] = λX*_i (F_i[:, j] + U_i M⁻¹[i, j]) for j ∈ subtree(i)   (line 14); F_i[:, j] = 0 on i's own columns
@@ -265,20 +258,26 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
     const S = model.S[i], IA = ws.IA[i], U = ws.U[i], Dinv = ws.Dinv[i], UD = ws.UD[i];
     const Uw = ws.Uw[i], Sw = ws.Sw[i], UDw = ws.UDw[i], SDw = ws.SDw[i], oX = ws.oX[i];
     const p = model.parents[i];
+    const hasKids = model.children[i].length > 0;
     if (ni > 0) {
       setMS(U, IA, S, ni, fl);
       setSTU(Dinv, S, U, ni, fl);
       if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i]);
       for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) Minv[(iv + a) * nv + iv + b] = Dinv[ni * a + b];
-      // ⁰U_i = ⁰X*_i U_i, ⁰S_i = ⁰X_i S_i, then ⁰U_i D_i⁻¹, ⁰S_i D_i⁻¹, and U_i D_i⁻¹ (body) for I^a_i
-      for (let a = 0; a < ni; a++) {
-        forceToWorldAt(Uw, 6 * a, oX, U, 6 * a, fl);
-        for (let r = 0; r < 6; r++) s6[r] = S[6 * a + r];
-        motionToWorldAt(Sw, 6 * a, oX, s6, fl);
+      // ⁰S_i = ⁰X_i S_i and ⁰S_i D_i⁻¹ (read by the strict subtree's columns and P_i: not for a leaf);
+      // ⁰U_i = ⁰X*_i U_i, ⁰U_i D_i⁻¹ and U_i D_i⁻¹ (body, for I^a_i) (read only below a parent: not for a root)
+      if (hasKids) {
+        for (let a = 0; a < ni; a++) {
+          for (let r = 0; r < 6; r++) s6[r] = S[6 * a + r];
+          motionToWorldAt(Sw, 6 * a, oX, s6, fl);
+        }
+        rightMulD(SDw, Sw, Dinv, ni, fl);
       }
-      rightMulD(UDw, Uw, Dinv, ni, fl);
-      rightMulD(SDw, Sw, Dinv, ni, fl);
-      rightMulD(UD, U, Dinv, ni, fl);
+      if (p >= 0) {
+        for (let a = 0; a < ni; a++) forceToWorldAt(Uw, 6 * a, oX, U, 6 * a, fl);
+        rightMulD(UDw, Uw, Dinv, ni, fl);
+        rightMulD(UD, U, Dinv, ni, fl);
+      }
       // M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] on the strict subtree   (line 12)
       for (let j = iv + ni; j < e; j++) {
         const o = 6 * j;
