@@ -10,9 +10,10 @@
  *   L(:,k) = C(L(:,k), k) / u_kk                                               (divs)
  * The 'mapped' kernel keeps, for every multiply-subtract, the slot it writes (precomputed from
  * the exact patterns); the 'scatter' kernel goes through a dense work vector instead.
- * Safety: each pivot is checked against its column, |l_ik| = |x_ik / u_kk| ≤ 1/tol (KLU's threshold
- * test, tol = 0.001), and for growth every |u_jk| ≤ growthLimit · max|C_bb| (the block's largest
- * entry). A block that fails is factorized again with partial pivoting (repivot.ts), the exact
+ * Safety: each pivot is checked against its column, |x_ik| ≤ |u_kk| / tol (KLU's threshold test,
+ * tol = 0.001), and for growth every |u_jk| ≤ growthLimit · max|C_bb| (C_bb: the diagonal block;
+ * `rgrowth()` gives KLU's column-wise measure on demand); the tests are written so that a NaN fails
+ * them. A block that fails is factorized again with partial pivoting (repivot.ts), the exact
  * patterns are recomputed for the new row order (allocation, exceptional path), `repivots` is
  * incremented, and the factorization goes on.
  *
@@ -27,7 +28,7 @@ import { SymbolicLU, type BlockPattern } from './symbolic.ts';
 export interface FactorOptions extends MatrixNames {
   /** pivot threshold: a pivot is kept while |u_kk| ≥ tol · max |x_ik| over its column (default 0.001, as KLU) */
   readonly tol?: number;
-  /** largest accepted |u_kk| / max|C_bb| (C_bb: the diagonal block) before a block is re-pivoted (default 1e8) */
+  /** largest accepted |u_jk| / max|C_bb| (C_bb: the diagonal block) before a block is re-pivoted (default 1e8) */
   readonly growthLimit?: number;
   /**
    * 'mapped' precomputes the target slot of every multiply-subtract (one Int32 per multiplication,
@@ -277,6 +278,7 @@ export class NumericLU {
       const c1 = cs[k + 1];
       for (let pu = us[k]; pu < d; pu++) {
         const u = LUx[pu];
+        if (!(Math.abs(u) <= ulim)) ok = false;
         const l0 = Llo[pu];
         const l1 = Lhi[pu];
         for (let s = l0; s < l1; s++) LUx[T[o++]] -= LUx[s] * u; // x -= L(:,j) u_jk
@@ -286,7 +288,7 @@ export class NumericLU {
       const apiv = Math.abs(pivot);
       // Threshold |x_ik| ≤ |u_kk| / tol and growth |u_kk| ≤ growthLimit · max|C_bb|, NaN failing both.
       const lim = apiv * rtol;
-      ok = apiv > 0 && apiv <= ulim;
+      if (!(apiv > 0 && apiv <= ulim)) ok = false;
       for (let s = d + 1; s < c1; s++) {
         const v = LUx[s];
         if (!(Math.abs(v) <= lim)) ok = false;
@@ -327,6 +329,7 @@ export class NumericLU {
         const u = x[j];
         x[j] = 0;
         LUx[pu] = u;
+        if (!(Math.abs(u) <= ulim)) ok = false;
         const l0 = dpos[j] + 1;
         const l1 = cs[j + 1];
         const li = Lp[j] - l0;
@@ -338,7 +341,7 @@ export class NumericLU {
       LUx[d] = pivot;
       const apiv = Math.abs(pivot);
       const lim = apiv * rtol;
-      ok = apiv > 0 && apiv <= ulim;
+      if (!(apiv > 0 && apiv <= ulim)) ok = false;
       const li = Lp[k] - d - 1;
       for (let s = d + 1; s < c1; s++) {
         const i = Li[li + s];
