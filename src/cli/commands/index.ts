@@ -10,6 +10,7 @@ import { register as lu } from './lu.ts';
 import { register as flops } from './flops.ts';
 import { register as minv } from './minv.ts';
 import { register as iwim } from './iwim.ts';
+import { register as derivatives } from './derivatives.ts';
 import { register as spy } from './spy.ts';
 
 export interface CliState {
@@ -28,6 +29,7 @@ const registrars: Registrar[] = [
   spy,
   minv,
   iwim,
+  derivatives,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {
