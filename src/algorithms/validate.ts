@@ -35,7 +35,7 @@ export function checkConfiguration(model: Model, q: ArrayLike<number>): void {
     const t = model.jtype[i];
     if (t !== JT_FLOATING && t !== JT_SPHERICAL) continue;
     const o = model.iq[i] + (t === JT_FLOATING ? 3 : 0);
-    const nrm = Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);
+    const nrm = Math.sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3]);
     if (Math.abs(nrm - 1) > 1e-6) {
       throw new RangeError(`q: the quaternion of joint "${model.jointNames[i]}" (q[${o}..${o + 3}]) has norm ${nrm}, expected 1`);
     }

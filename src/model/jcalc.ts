@@ -6,11 +6,16 @@
  * E_J = R(axis, q)ᵀ (parent-joint coordinates → child coordinates).
  */
 import type { Flops } from '../spatial/flops.ts';
-import { rotAxisAngle, rotFromQuat } from '../spatial/vec3.ts';
 import { JT_FIXED, JT_FLOATING, JT_HELICAL, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL } from './joint.ts';
 import type { Model } from './model.ts';
 
 const R = new Float64Array(9);
+/**
+ * Scalars handed to the helpers below through a typed array: doubles passed as arguments to a
+ * function V8 does not inline are boxed (a heap allocation per call); typed-array slots are not.
+ * [0] cos (or the angle θ for a general axis), [1] sin, [2..4] translation p.
+ */
+const T = new Float64Array(5);
 
 /** Xup = X_J(q[iq..]) ∘ Xtree_i for body i. */
 export function jcalc(Xup: Float64Array, model: Model, i: number, q: ArrayLike<number>, fl: Flops): Float64Array {
@@ -20,16 +25,17 @@ export function jcalc(Xup: Float64Array, model: Model, i: number, q: ArrayLike<n
     case JT_REVOLUTE: {
       const k = model.axisKind[i];
       if (k < 3) {
-        const s = model.axis[3 * i + k] * Math.sin(q[iq]);
-        const c = Math.cos(q[iq]);
+        T[1] = model.axis[3 * i + k] * Math.sin(q[iq]);
+        T[0] = Math.cos(q[iq]);
         fl.fn += 2;
-        rotateAboutFrameAxis(Xup, Xt, k, c, s, fl);
+        rotateAboutFrameAxis(Xup, Xt, k, fl);
         return Xup;
       }
-      const ax = model.axis;
-      rotAxisAngle(R, ax[3 * i], ax[3 * i + 1], ax[3 * i + 2], q[iq]);
-      fl.fn += 2; fl.mul += 24; fl.add += 10; // rotAxisAngle as written: t = 1 − c, 9 entries
-      composeRotation(Xup, Xt, 0, 0, 0, fl);
+      T[0] = q[iq];
+      rotationAboutAxis(model.axis, 3 * i);
+      fl.fn += 2; fl.mul += 24; fl.add += 10; // rotationAboutAxis: t = 1 − c, 9 entries
+      T[2] = 0; T[3] = 0; T[4] = 0;
+      composeRotation(Xup, Xt, fl);
       return Xup;
     }
     case JT_PRISMATIC: {
@@ -44,26 +50,29 @@ export function jcalc(Xup: Float64Array, model: Model, i: number, q: ArrayLike<n
       return Xup;
     }
     case JT_HELICAL: {
-      const th = q[iq];
       const ax = model.axis;
-      const h = model.pitch[i] * th;
-      rotAxisAngle(R, ax[3 * i], ax[3 * i + 1], ax[3 * i + 2], th);
+      const h = model.pitch[i] * q[iq];
+      T[0] = q[iq];
+      rotationAboutAxis(ax, 3 * i);
       fl.fn += 2; fl.mul += 25; fl.add += 10;
-      composeRotation(Xup, Xt, h * ax[3 * i], h * ax[3 * i + 1], h * ax[3 * i + 2], fl);
+      T[2] = h * ax[3 * i]; T[3] = h * ax[3 * i + 1]; T[4] = h * ax[3 * i + 2];
       fl.mul += 3;
+      composeRotation(Xup, Xt, fl);
       return Xup;
     }
     case JT_FLOATING: {
       // X_J = (R_wbᵀ, p); quaternion assumed unit (validated at the public entry)
-      rotFromQuat(R, q[iq + 3], q[iq + 4], q[iq + 5], q[iq + 6]);
-      fl.mul += 27; fl.add += 12; // rotFromQuat as written
-      composeRotation(Xup, Xt, q[iq], q[iq + 1], q[iq + 2], fl);
+      rotationFromQuaternion(q, iq + 3);
+      fl.mul += 27; fl.add += 12; // rotationFromQuaternion as written
+      T[2] = q[iq]; T[3] = q[iq + 1]; T[4] = q[iq + 2];
+      composeRotation(Xup, Xt, fl);
       return Xup;
     }
     case JT_SPHERICAL: {
-      rotFromQuat(R, q[iq], q[iq + 1], q[iq + 2], q[iq + 3]);
-      fl.mul += 27; fl.add += 12; // rotFromQuat as written
-      composeRotation(Xup, Xt, 0, 0, 0, fl);
+      rotationFromQuaternion(q, iq);
+      fl.mul += 27; fl.add += 12; // rotationFromQuaternion as written
+      T[2] = 0; T[3] = 0; T[4] = 0;
+      composeRotation(Xup, Xt, fl);
       return Xup;
     }
     case JT_FIXED:
@@ -73,11 +82,30 @@ export function jcalc(Xup: Float64Array, model: Model, i: number, q: ArrayLike<n
   }
 }
 
+/** R = rotation by θ = T[0] about the unit axis at ax[o..o+3] (Rodrigues), into the module scratch. */
+function rotationAboutAxis(ax: Float64Array, o: number): void {
+  const theta = T[0];
+  const ux = ax[o], uy = ax[o + 1], uz = ax[o + 2];
+  const c = Math.cos(theta), s = Math.sin(theta), t = 1 - c;
+  R[0] = t * ux * ux + c; R[1] = t * ux * uy - s * uz; R[2] = t * ux * uz + s * uy;
+  R[3] = t * ux * uy + s * uz; R[4] = t * uy * uy + c; R[5] = t * uy * uz - s * ux;
+  R[6] = t * ux * uz - s * uy; R[7] = t * uy * uz + s * ux; R[8] = t * uz * uz + c;
+}
+
+/** R = rotation of the unit quaternion (x, y, z, w) at q[o..o+4], into the module scratch. */
+function rotationFromQuaternion(q: ArrayLike<number>, o: number): void {
+  const x = q[o], y = q[o + 1], z = q[o + 2], w = q[o + 3];
+  R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - z * w); R[2] = 2 * (x * z + y * w);
+  R[3] = 2 * (x * y + z * w); R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - x * w);
+  R[6] = 2 * (x * z - y * w); R[7] = 2 * (y * z + x * w); R[8] = 1 - 2 * (x * x + y * y);
+}
+
 /**
- * Xup = (Rᵀ, p) ∘ Xt with R in the module scratch: E = Rᵀ E_t, r = r_t + E_tᵀ p.
- * 27 mul + 18 add, plus 9 mul + 9 add when p ≠ 0 is requested.
+ * Xup = (Rᵀ, p) ∘ Xt with R and p = T[2..4] in the module scratch: E = Rᵀ E_t, r = r_t + E_tᵀ p.
+ * 27 mul + 18 add, plus 9 mul + 9 add when p ≠ 0.
  */
-function composeRotation(Xup: Float64Array, Xt: Float64Array, p0: number, p1: number, p2: number, fl: Flops): void {
+function composeRotation(Xup: Float64Array, Xt: Float64Array, fl: Flops): void {
+  const p0 = T[2], p1 = T[3], p2 = T[4];
   const t0 = Xt[0], t1 = Xt[1], t2 = Xt[2], t3 = Xt[3], t4 = Xt[4], t5 = Xt[5], t6 = Xt[6], t7 = Xt[7], t8 = Xt[8];
   for (let a = 0; a < 3; a++) {
     // row a of Rᵀ = column a of R
@@ -98,11 +126,12 @@ function composeRotation(Xup: Float64Array, Xt: Float64Array, p0: number, p1: nu
 }
 
 /**
- * Xup = (R_k(θ)ᵀ, 0) ∘ Xt for a rotation about frame axis k with c = cos θ, s = sin θ (sign of the
- * axis folded into s). Rᵀ about z = [[c, s, 0], [−s, c, 0], [0, 0, 1]] mixes two rows of E_t.
- * 12 mul, 6 add.
+ * Xup = (R_k(θ)ᵀ, 0) ∘ Xt for a rotation about frame axis k with c = cos θ = T[0], s = sin θ = T[1]
+ * (sign of the axis folded into s). Rᵀ about z = [[c, s, 0], [−s, c, 0], [0, 0, 1]] mixes two rows
+ * of E_t. 12 mul, 6 add.
  */
-function rotateAboutFrameAxis(Xup: Float64Array, Xt: Float64Array, k: number, c: number, s: number, fl: Flops): void {
+function rotateAboutFrameAxis(Xup: Float64Array, Xt: Float64Array, k: number, fl: Flops): void {
+  const c = T[0], s = T[1];
   // rows (a, b) mixed, row k kept: about x → (1, 2); about y → (2, 0); about z → (0, 1)
   const a = k === 0 ? 1 : k === 1 ? 2 : 0;
   const b = k === 0 ? 2 : k === 1 ? 0 : 1;

@@ -1,0 +1,56 @@
+/**
+ * Hot paths allocate nothing per call (house style): heap growth over many calls of each kernel,
+ * after warm-up, stays at noise level. Doubles passed to non-inlined helpers are boxed by V8, so a
+ * regression shows up here as ~16 bytes per boxed value per call.
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { abaUnchecked, AbaWorkspace } from '../src/algorithms/aba.ts';
+import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
+import { forwardKinematics, KinematicsWorkspace } from '../src/algorithms/kinematics.ts';
+import { rneaUnchecked, RneaWorkspace } from '../src/algorithms/rnea.ts';
+import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
+import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
+import { fillSystem, SymbolicSystem, SystemValues } from '../src/assembly/system.ts';
+import { randomTree } from '../src/model/generators.ts';
+import { Rng } from '../src/model/rng.ts';
+import { loadUrdf } from '../src/model/urdf-file.ts';
+import { randomState } from './state.ts';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+function bytesPerCall(f: () => void, n = 20000): number {
+  for (let k = 0; k < 10000; k++) f();
+  gc();
+  const h0 = process.memoryUsage().heapUsed;
+  for (let k = 0; k < n; k++) f();
+  return (process.memoryUsage().heapUsed - h0) / n;
+}
+
+describe('hot paths allocate nothing per call', () => {
+  for (const [name, model] of [['talos floating', loadUrdf('models/talos_reduced.urdf', { floatingBase: true })], ['tree:40 (all joint types)', randomTree(40, 9, { floatingBase: true })]] as const) {
+    const s = randomState(model, new Rng(5));
+    const kin = new KinematicsWorkspace(model);
+    const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);
+    const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
+    const vals = new SystemValues(sys);
+    const y = new Float64Array(sys.ny);
+    const fd = new LuForwardDynamics(model), id = new LuInverseDynamics(model);
+    const cases: [string, () => void][] = [
+      ['forwardKinematics', () => forwardKinematics(kin, s.q, s.v)],
+      ['rnea', () => { rneaUnchecked(model, rw, s.q, s.v, s.a); }],
+      ['aba', () => { abaUnchecked(model, aw, s.q, s.v, s.tau); }],
+      ['crba (with its entry checks)', () => { crba(model, cw, s.q); }],
+      ['fillSystem', () => fillSystem(vals, s.q, s.v, y)],
+      ['sparse forward dynamics step', () => { fd.solver.stepUnchecked(s.q, s.v, y); }],
+      ['sparse inverse dynamics step', () => { id.solver.stepUnchecked(s.q, s.v, id.y); }],
+    ];
+    for (const [what, f] of cases) {
+      it(`${name}: ${what}`, () => {
+        expect(bytesPerCall(f)).toBeLessThan(8);
+      });
+    }
+  }
+});
