@@ -269,9 +269,9 @@ export class NumericLU {
     if (!(maxA < Infinity)) return false; // NaN or ±Inf in the block: repivot() reports it
     const ulim = this.growthLimit * maxA;
     const rtol = 1 / this.tol;
-    let muls = 0;
     let divs = 0;
     let o = Tp[k1];
+    const o0 = o;
     let ok = true;
     for (let k = k1; k < k2 && ok; k++) {
       const d = dpos[k];
@@ -279,10 +279,17 @@ export class NumericLU {
       for (let pu = us[k]; pu < d; pu++) {
         const u = LUx[pu];
         if (!(Math.abs(u) <= ulim)) ok = false;
-        const l0 = Llo[pu];
+        // column k -= L(:,j) u_jk, two products per turn
         const l1 = Lhi[pu];
-        for (let s = l0; s < l1; s++) LUx[T[o++]] -= LUx[s] * u; // x -= L(:,j) u_jk
-        muls += l1 - l0;
+        let s = Llo[pu];
+        for (; s + 1 < l1; s += 2) {
+          const t0 = T[o];
+          const t1 = T[o + 1];
+          o += 2;
+          LUx[t0] -= LUx[s] * u;
+          LUx[t1] -= LUx[s + 1] * u;
+        }
+        if (s < l1) LUx[T[o++]] -= LUx[s] * u;
       }
       const pivot = LUx[d];
       const apiv = Math.abs(pivot);
@@ -297,7 +304,8 @@ export class NumericLU {
       divs += c1 - d - 1;
       if (!ok) this.badColumn = k;
     }
-    this.factorMuls += muls;
+    // One multiplication and one subtraction per slot of T consumed.
+    this.factorMuls += o - o0;
     this.factorDivs += divs;
     return ok;
   }
@@ -499,7 +507,7 @@ export class NumericLU {
   /**
    * w = b(p); block back-substitution from the last block up:
    *   w_b = L_bb \ w_b;  then for j in the block, descending:  y_j = w_j / u_jj,
-   *   w(rows of U(:,j) and of the entries above the block) -= C(those rows, j) y_j;  x(q) = y.
+   *   x(q_j) = y_j,  w(rows of U(:,j) and of the entries above the block) -= C(those rows, j) y_j.
    */
   private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number): void {
     const S = this.symbolic;
@@ -518,11 +526,11 @@ export class NumericLU {
       }
       for (let j = k2 - 1; j >= k1; j--) {
         const d = dpos[j];
-        const xj = (w[j] /= LUx[d]);
+        const xj = w[j] / LUx[d];
+        X[xo + q[j]] = xj; // y_j is final: x(q) = y
         for (let t = cs[j]; t < d; t++) w[LUi[t]] -= LUx[t] * xj;
       }
     }
-    for (let k = 0; k < n; k++) X[xo + q[k]] = w[k];
     // Every stored slot but the pivots is one multiply-subtract; every pivot one division.
     const fl = cs[n] - n;
     this.solveMuls += fl;
