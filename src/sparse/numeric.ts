@@ -94,6 +94,10 @@ export class NumericLU {
   private readonly x: Float64Array;
   /** dense work vector of the solves */
   private readonly w: Float64Array;
+  /** solve segments: runs of consecutive 1×1 blocks, or one larger block (boundaries, length nseg+1) */
+  private segR: Int32Array;
+  /** 1 when the segment is a block of size ≥ 2 (needs the L solve) */
+  private segBig: Uint8Array;
   /** blocks that failed their checks in the last pass */
   private readonly failed: Int32Array;
 
@@ -126,6 +130,20 @@ export class NumericLU {
     this.Llo = new Int32Array(0);
     this.Lhi = new Int32Array(0);
     this.kernel = 'scatter';
+    // Solve segments depend on the block boundaries only, which re-pivoting keeps.
+    let nseg = 0;
+    const segR = new Int32Array(S.nblocks + 1);
+    const segBig = new Uint8Array(S.nblocks);
+    for (let b = 0; b < S.nblocks; b++) {
+      const big = S.r[b + 1] - S.r[b] > 1;
+      if (big || nseg === 0 || segBig[nseg - 1] === 1) {
+        segR[nseg] = S.r[b];
+        segBig[nseg++] = big ? 1 : 0;
+      }
+    }
+    segR[nseg] = n;
+    this.segR = segR.slice(0, nseg + 1);
+    this.segBig = segBig.slice(0, nseg);
     this.layout();
   }
 
@@ -511,13 +529,14 @@ export class NumericLU {
    */
   private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number): void {
     const S = this.symbolic;
-    const { n, r, nblocks, p, q } = S;
-    const { LUx, LUi, cs, dpos, w } = this;
+    const { n, p, q } = S;
+    const { LUx, LUi, cs, dpos, w, segR, segBig } = this;
     for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
-    for (let b = nblocks - 1; b >= 0; b--) {
-      const k1 = r[b];
-      const k2 = r[b + 1];
-      if (k2 - k1 > 1) {
+    for (let g = segBig.length - 1; g >= 0; g--) {
+      // A segment is one block of size ≥ 2, or a run of 1×1 blocks (an upper triangular stretch).
+      const k1 = segR[g];
+      const k2 = segR[g + 1];
+      if (segBig[g] === 1) {
         for (let j = k1; j < k2; j++) {
           const xj = w[j];
           const s1 = cs[j + 1];
