@@ -256,6 +256,14 @@ describe('entry checks', () => {
     expect(() => factor(B, S)).toThrow(/A's pattern differs from the analysed one/);
   });
 
+  it('handles orders 0 and 1, and rejects an invalid pattern before analysing it', () => {
+    const Z = compress(0, 0, [], [], []).A;
+    expect(factor(Z, analyze(Z)).solve(new Float64Array(0), new Float64Array(0)).length).toBe(0);
+    expect(Array.from(luSolve(compress(1, 1, [0], [0], [2]).A, [4]))).toEqual([2]);
+    const bad = { m: 2, n: 2, Ap: Int32Array.of(0, 2, 3), Ai: Int32Array.of(0, 0, 1), Ax: new Float64Array(3) };
+    expect(() => analyze(bad)).toThrow('duplicate entry (0, 0); assemble with compress() to sum duplicates');
+  });
+
   it('luSolve is the one-call convenience', () => {
     const A = randomSparse(20, 20, 3, rng(4));
     const b = rhs(20);

@@ -22,6 +22,18 @@ export interface CscMatrix {
 
 /** Builds a CscMatrix after checking sizes, pointers, row indices and duplicates. */
 export function csc(m: number, n: number, Ap: Int32Array, Ai: Int32Array, Ax?: Float64Array): CscMatrix {
+  checkPattern(m, n, Ap, Ai);
+  const nz = Ap[n];
+  const x = Ax ?? new Float64Array(nz);
+  if (x.length < nz) throw new RangeError(`Ax has length ${x.length}, expected at least Ap[n] = ${nz}`);
+  return { m, n, Ap, Ai, Ax: x };
+}
+
+/**
+ * Checks a CSC pattern: sizes, monotone pointers from 0, row indices in range, no duplicates.
+ * Throws a RangeError naming the first fault. O(m + nnz).
+ */
+export function checkPattern(m: number, n: number, Ap: Int32Array, Ai: Int32Array): void {
   if (!Number.isInteger(m) || m < 0 || !Number.isInteger(n) || n < 0) {
     throw new RangeError(`matrix size ${m}×${n} is not a pair of non-negative integers`);
   }
@@ -29,8 +41,6 @@ export function csc(m: number, n: number, Ap: Int32Array, Ai: Int32Array, Ax?: F
   if (Ap[0] !== 0) throw new RangeError(`Ap[0] is ${Ap[0]}, expected 0`);
   const nz = Ap[n];
   if (Ai.length < nz) throw new RangeError(`Ai has length ${Ai.length}, expected at least Ap[n] = ${nz}`);
-  const x = Ax ?? new Float64Array(nz);
-  if (x.length < nz) throw new RangeError(`Ax has length ${x.length}, expected at least Ap[n] = ${nz}`);
   const mark = new Int32Array(m).fill(-1);
   for (let j = 0; j < n; j++) {
     if (Ap[j + 1] < Ap[j]) throw new RangeError(`Ap is decreasing at column ${j}`);
@@ -41,7 +51,6 @@ export function csc(m: number, n: number, Ap: Int32Array, Ai: Int32Array, Ax?: F
       mark[i] = j;
     }
   }
-  return { m, n, Ap, Ai, Ax: x };
 }
 
 /** Number of stored entries, Ap[n]. */

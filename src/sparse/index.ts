@@ -5,7 +5,7 @@
  * Structure: maxtrans, structuralRank, dmperm (rectangular patterns too), btf, scc.
  * File I/O (.mtx, .tri) lives in ./io.ts, deliberately not re-exported here.
  */
-export { csc, nnz, type CscMatrix } from './csc.ts';
+export { csc, checkPattern, nnz, type CscMatrix } from './csc.ts';
 export { compress, assembleValues, type CscAssembly } from './compress.ts';
 export { transpose } from './transpose.ts';
 export { permute, invertPermutation } from './permute.ts';

@@ -9,7 +9,7 @@
  * vertices of degree one first (which alone matches any permuted triangular matrix), then greedy.
  * All searches are iterative (explicit stacks): long chains cannot overflow the call stack.
  */
-import type { CscMatrix } from './csc.ts';
+import { checkPattern, type CscMatrix } from './csc.ts';
 
 export interface Matching {
   /** jmatch[j] = row matched to column j, or -1 */
@@ -22,6 +22,7 @@ export interface Matching {
 
 export function maxtrans(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>): Matching {
   const { m, n, Ap, Ai } = A;
+  checkPattern(m, n, Ap, Ai);
   const jmatch = new Int32Array(n).fill(-1);
   const imatch = new Int32Array(m).fill(-1);
   let rank = cheapMatching(m, n, Ap, Ai, jmatch, imatch);
