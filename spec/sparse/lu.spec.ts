@@ -190,6 +190,36 @@ describe('re-pivoting when a static pivot becomes too small', () => {
     expect(Array.from(S2.p)).toEqual(Array.from(lu.symbolic.p));
   });
 
+  it('random near-singular pivots: both kernels re-pivot and stay accurate', () => {
+    const rand = rng(404);
+    let repivoted = 0;
+    for (let trial = 0; trial < 30; trial++) {
+      const n = 20 + Math.floor(rand() * 60);
+      const A = randomSparse(n, n, 3, rand);
+      const S = analyze(A);
+      const Ax = A.Ax.slice();
+      // Shrink a few static pivots C(k,k) = A(p[k], q[k]) of blocks of size ≥ 2.
+      for (const o of S.orderings) {
+        if (rand() < 0.5) continue;
+        const k = o.start + Math.floor(rand() * o.size);
+        const j = S.q[k];
+        for (let t = A.Ap[j]; t < A.Ap[j + 1]; t++) if (A.Ai[t] === S.p[k]) Ax[t] *= 1e-10;
+      }
+      const A2: CscMatrix = { ...A, Ax };
+      for (const kernel of ['mapped', 'scatter'] as const) {
+        const lu = new NumericLU(S, { kernel }).refactor(Ax);
+        if (lu.pivoted) repivoted++;
+        expectCountsMatch(lu);
+        const b = Float64Array.from({ length: n }, () => rand() - 0.5);
+        const x = lu.solve(new Float64Array(n), b);
+        expect(backwardError(A2, x, b), `trial ${trial}, ${kernel}`).toBeLessThan(growthBound(lu, Ax));
+        const xd = new LuDecomposition(toDense(A2)).solve(Matrix.columnVector(Array.from(b))).getColumn(0);
+        expectClose(x, xd, 1e-6, `x, trial ${trial}`);
+      }
+    }
+    expect(repivoted).toBeGreaterThan(10);
+  });
+
   it('a zero static pivot is pivoted away when another row can take it', () => {
     // [0 1; 1 1] is irreducible; its diagonal zero needs a row exchange.
     const { A } = compress(2, 2, [0, 1, 0, 1], [0, 0, 1, 1], [1, 1, 1, 1]);
