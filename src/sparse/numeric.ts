@@ -31,9 +31,9 @@ export interface FactorOptions extends MatrixNames {
   /** largest accepted |u_jk| / max|C_bb| (C_bb: the diagonal block) before a block is re-pivoted (default 1e8) */
   readonly growthLimit?: number;
   /**
-   * 'mapped' precomputes the target slot of every multiply-subtract (one Int32 per multiplication,
-   * fastest); 'scatter' uses a dense work vector (no extra memory); 'auto' (default) maps when the
-   * factorization has at most `mapLimit` multiplications.
+   * 'mapped' precomputes the target slot of every multiply-subtract (16 bits per multiplication,
+   * fastest; columns up to 65,535 slots); 'scatter' uses a dense work vector (no extra memory);
+   * 'auto' (default) maps when the factorization has at most `mapLimit` multiplications.
    */
   readonly kernel?: 'auto' | 'mapped' | 'scatter';
   /** largest number of multiplications for which 'auto' builds the map (default 2^24) */
@@ -83,8 +83,8 @@ export class NumericLU {
   private Bpos: Int32Array;
   /** slot in LUx of each off-diagonal-block entry of C (on symbolic.Op/Oi) */
   private Opos: Int32Array;
-  /** 'mapped' kernel: slot written by each multiply-subtract, in execution order */
-  private T: Int32Array;
+  /** 'mapped' kernel: slot written by each multiply-subtract, relative to its column's start cs[k], in execution order */
+  private T: Uint16Array;
   /** 'mapped' kernel: position in T where each column's multiply-subtracts start (length n+1) */
   private Tp: Int32Array;
   /** 'mapped' kernel: for the U slot of u_jk, the slots of L(:,j) are Llo[slot] .. Lhi[slot]-1 */
@@ -125,7 +125,7 @@ export class NumericLU {
     this.dpos = new Int32Array(0);
     this.Bpos = new Int32Array(0);
     this.Opos = new Int32Array(0);
-    this.T = new Int32Array(0);
+    this.T = new Uint16Array(0);
     this.Tp = new Int32Array(0);
     this.Llo = new Int32Array(0);
     this.Lhi = new Int32Array(0);
@@ -167,8 +167,16 @@ export class NumericLU {
     const posOf = new Int32Array(n);
     const Bpos = new Int32Array(Bp[n]);
     const Opos = new Int32Array(Op[n]);
-    const mapped = this.kernelOption === 'mapped' || (this.kernelOption === 'auto' && S.factorMuls <= this.mapLimit);
-    const T = new Int32Array(mapped ? S.factorMuls : 0);
+    // The map stores slots relative to their column (16 bits): columns longer than 65,535 slots
+    // go through the dense work vector instead.
+    let longest = 0;
+    for (let k = 0; k < n; k++) longest = Math.max(longest, cs[k + 1] - cs[k]);
+    const mappable = longest <= 0xffff;
+    if (this.kernelOption === 'mapped' && !mappable) {
+      throw new RangeError(`kernel 'mapped' needs columns of at most 65,535 slots; column lengths reach ${longest} (use 'scatter' or 'auto')`);
+    }
+    const mapped = mappable && (this.kernelOption === 'mapped' || (this.kernelOption === 'auto' && S.factorMuls <= this.mapLimit));
+    const T = new Uint16Array(mapped ? S.factorMuls : 0);
     const Tp = new Int32Array(mapped ? n + 1 : 0);
     const Llo = new Int32Array(mapped ? cs[n] : 0);
     const Lhi = new Int32Array(mapped ? cs[n] : 0);
@@ -197,7 +205,7 @@ export class NumericLU {
         const slot = us[k] + e - Up[k];
         Llo[slot] = dpos[j] + 1;
         Lhi[slot] = cs[j + 1];
-        for (let s = Lp[j]; s < Lp[j + 1]; s++) T[o++] = posOf[Li[s]];
+        for (let s = Lp[j]; s < Lp[j + 1]; s++) T[o++] = posOf[Li[s]] - cs[k];
       }
     }
     if (mapped) Tp[n] = o;
@@ -292,6 +300,7 @@ export class NumericLU {
     const o0 = o;
     let ok = true;
     for (let k = k1; k < k2 && ok; k++) {
+      const c0 = cs[k];
       const d = dpos[k];
       const c1 = cs[k + 1];
       for (let pu = us[k]; pu < d; pu++) {
@@ -301,13 +310,13 @@ export class NumericLU {
         const l1 = Lhi[pu];
         let s = Llo[pu];
         for (; s + 1 < l1; s += 2) {
-          const t0 = T[o];
-          const t1 = T[o + 1];
+          const t0 = c0 + T[o];
+          const t1 = c0 + T[o + 1];
           o += 2;
           LUx[t0] -= LUx[s] * u;
           LUx[t1] -= LUx[s + 1] * u;
         }
-        if (s < l1) LUx[T[o++]] -= LUx[s] * u;
+        if (s < l1) LUx[c0 + T[o++]] -= LUx[s] * u;
       }
       const pivot = LUx[d];
       const apiv = Math.abs(pivot);
