@@ -8,7 +8,7 @@
  * warm-up) timed one by one with process.hrtime; an empty call's median is given as the baseline.
  */
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { create, all } from 'mathjs';
@@ -180,6 +180,7 @@ function main(): void {
     });
   const readmePath = join(benchDir, 'README.md');
   const klu = existsSync(readmePath) ? parseKlu(readFileSync(readmePath, 'utf8')) : new Map<string, KluRow>();
+  const loadStart = loadavg()[0];
   const baseline = timeMedian(() => {}, 2001, 500, 100).us;
   const ours: Ours[] = [];
   for (const f of files) {
@@ -194,6 +195,7 @@ function main(): void {
     peers.set(o.file, benchMathjs(o.A));
   }
   const rssAll = process.resourceUsage().maxRSS * 1024;
+  const loadEnd = loadavg()[0];
 
   const L: string[] = [];
   L.push('# Sparse LU benchmark');
@@ -202,7 +204,7 @@ function main(): void {
   L.push(`Matrices: \`${basename(benchDir)}/\` (${files.length} files). KLU figures: that folder's README (same machine, one run).`);
   L.push(`Times are medians of up to 501 runs each timed alone (after 50 warm-up runs), inputs prepared before the timer; an empty call measures ${baseline.toFixed(2)} µs (not subtracted).`);
   L.push('Flops count multiplications, additions/subtractions and divisions inside the numeric factorization (1×1 blocks cost nothing), measured by the kernels\' own counters and equal to the symbolic prediction.');
-  L.push('Other sessions may share this 2-core machine: times are indicative, flops are exact.');
+  L.push(`Other sessions may share this 2-core machine (1-minute load average ${loadStart.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end): times are indicative, flops are exact.`);
   L.push('');
   L.push('## Structure and flops');
   L.push('');

@@ -1,5 +1,5 @@
 /**
- * perm = order(name, B): the fill-reducing orderings the analysis can try on one irreducible block
+ * perm = orderBlock(name, B): the fill-reducing orderings the analysis can try on one irreducible block
  * B (square, zero-free diagonal, local indices), each giving a symmetric permutation B(perm, perm)
  * whose diagonal stays the pivot sequence.
  * Source: AMD (Amestoy, Davis & Duff 1996), approximate minimum fill (Ng & Raghavan 1999;
