@@ -140,6 +140,23 @@ describe('refactor with new values on the same pattern', () => {
     expect(Array.from(Y)).toEqual(Array.from(X));
   });
 
+  it('solveTransposed solves Aᵀ x = b, with the same counts as solve', () => {
+    const rand = rng(17);
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 1 + Math.floor(rand() * 70);
+      const A = randomSparse(n, n, 1 + Math.floor(rand() * 3), rand);
+      const lu = factor(A, analyze(A));
+      const b = Float64Array.from({ length: n }, () => rand() - 0.5);
+      const x = lu.solveTransposed(new Float64Array(n), b);
+      expect(lu.solveMuls + lu.solveAdds + lu.solveDivs).toBe(lu.symbolic.solveFlops);
+      const xd = new LuDecomposition(toDense(A).transpose()).solve(Matrix.columnVector(Array.from(b))).getColumn(0);
+      expectClose(x, xd, 1e-8, `trial ${trial}`);
+      const y = b.slice();
+      lu.solveTransposed(y, y); // aliasing
+      expect(Array.from(y)).toEqual(Array.from(x));
+    }
+  });
+
   it('a permuted triangular matrix of order 200,000 factorizes with no flops and solves exactly', () => {
     const A = permutedTriangular(200_000, 3, rng(10));
     const lu = factor(A, analyze(A));

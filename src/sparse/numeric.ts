@@ -17,7 +17,8 @@
  * patterns are recomputed for the new row order (allocation, exceptional path), `repivots` is
  * incremented, and the factorization goes on.
  *
- * `refactor`, `solve` and `solveMany` allocate nothing: workspaces are created with the object.
+ * `refactor`, `solve`, `solveMany` and `solveTransposed` allocate nothing: workspaces are created
+ * with the object.
  */
 import type { CscMatrix } from './csc.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
@@ -529,6 +530,47 @@ export class NumericLU {
     this.solveDivs = 0;
     for (let c = 0; c < nrhs; c++) this.solveInto(X, c * n, B, c * n);
     return X;
+  }
+
+  /**
+   * x = Aᵀ \ b (x may alias b). No allocation. With C = A(p,q): Cᵀ (x(p)) = b(q), Cᵀ block lower
+   * triangular, solved from the first block down. Same counts as `solve`.
+   *   y_j = (w_j − Σ_{i above j} C(i,j) y_i) / u_jj   (Uᵀ and the off-diagonal blocks, dot products)
+   *   z_j = y_j − Σ_{i ∈ L(:,j)} l_ij z_i, j descending in the block   (Lᵀ, unit diagonal)
+   */
+  solveTransposed(x: Float64Array, b: Float64Array): Float64Array {
+    const S = this.symbolic;
+    const n = S.n;
+    if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
+    if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
+    const { p, q } = S;
+    const { LUx, LUi, cs, dpos, w, segR, segBig } = this;
+    for (let k = 0; k < n; k++) w[k] = b[q[k]];
+    const nseg = segBig.length;
+    for (let g = 0; g < nseg; g++) {
+      const k1 = segR[g];
+      const k2 = segR[g + 1];
+      for (let j = k1; j < k2; j++) {
+        const d = dpos[j];
+        let t = w[j];
+        for (let s = cs[j]; s < d; s++) t -= LUx[s] * w[LUi[s]];
+        w[j] = t / LUx[d];
+      }
+      if (segBig[g] === 1) {
+        for (let j = k2 - 1; j >= k1; j--) {
+          let t = w[j];
+          const s1 = cs[j + 1];
+          for (let s = dpos[j] + 1; s < s1; s++) t -= LUx[s] * w[LUi[s]];
+          w[j] = t;
+        }
+      }
+    }
+    for (let k = 0; k < n; k++) x[p[k]] = w[k];
+    const fl = cs[n] - n;
+    this.solveMuls = fl;
+    this.solveAdds = fl;
+    this.solveDivs = n;
+    return x;
   }
 
   /**
