@@ -12,6 +12,7 @@ import { register as minv } from './minv.ts';
 import { register as iwim } from './iwim.ts';
 import { register as derivatives } from './derivatives.ts';
 import { register as spy } from './spy.ts';
+import { register as study } from './study.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -30,6 +31,7 @@ const registrars: Registrar[] = [
   minv,
   iwim,
   derivatives,
+  study,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {
