@@ -37,14 +37,14 @@ abstract class LuDerivatives implements DynamicsDerivatives {
   /** column of d of each output entry */
   private readonly outCol: Int32Array;
 
-  protected constructor(readonly model: Model, protected readonly lu: LuInverseDynamics | LuForwardDynamics, kind: 'tau' | 'qdd') {
+  protected constructor(readonly model: Model, readonly dynamics: LuInverseDynamics | LuForwardDynamics, kind: 'tau' | 'qdd') {
     const nv = model.nv;
-    this.sens = new SystemSensitivity(lu.solver, { inputs: Int32Array.from({ length: nv }, (_, k) => k) });
-    this.value = lu.out;
+    this.sens = new SystemSensitivity(dynamics.solver, { inputs: Int32Array.from({ length: nv }, (_, k) => k) });
+    this.value = dynamics.out;
     this.dq = new Float64Array(nv * nv);
     this.dv = new Float64Array(nv * nv);
     this.du = new Float64Array(nv * nv);
-    const L = lu.solver.sys.layout;
+    const L = dynamics.solver.sys.layout;
     this.outCol = new Int32Array(nv);
     for (let i = 0; i < model.nb; i++) {
       for (let k = 0; k < model.nvi[i]; k++) this.outCol[model.iv[i] + k] = (kind === 'tau' ? L.tau[i] : L.qdd[i]) + k;
@@ -52,9 +52,9 @@ abstract class LuDerivatives implements DynamicsDerivatives {
   }
 
   protected derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
-    const s = this.lu.solver;
-    this.flops.value.reset().accumulate(s.totalFlops());
-    this.sens.compute(q, qd, this.lu.y);
+    const f = this.dynamics.solver.flops;
+    this.flops.value.reset().accumulate(f.kinematics).accumulate(f.fill).accumulate(f.factor).accumulate(f.solve);
+    this.sens.compute(q, qd, this.dynamics.y);
     this.sens.totalFlops(this.flops.derivatives);
     const nv = this.model.nv, n = this.sens.n, oc = this.outCol;
     const { dd_dq, dd_dv, dd_dy } = this.sens;
@@ -77,7 +77,7 @@ export class LuInverseDynamicsDerivatives extends LuDerivatives {
 
   /** τ, ∂τ/∂q, ∂τ/∂q̇, M at (q, q̇, q̈, f^x) into this.value, dq, dv, du. */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>, fext?: readonly Float64Array[]): this {
-    (this.lu as LuInverseDynamics).solve(q, qd, qdd, fext);
+    (this.dynamics as LuInverseDynamics).solve(q, qd, qdd, fext);
     this.derive(q, qd);
     return this;
   }
@@ -91,7 +91,7 @@ export class LuForwardDynamicsDerivatives extends LuDerivatives {
 
   /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ, f^x) into this.value, dq, dv, du. */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>, fext?: readonly Float64Array[]): this {
-    (this.lu as LuForwardDynamics).solve(q, qd, tau, fext);
+    (this.dynamics as LuForwardDynamics).solve(q, qd, tau, fext);
     this.derive(q, qd);
     return this;
   }

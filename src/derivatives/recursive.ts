@@ -94,12 +94,18 @@ export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives 
 
   /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ). Pass qd = null for q̇ = 0. */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>): this {
-    const model = this.model, nv = model.nv, fl = this.flops;
+    const model = this.model;
     checkVector(model, 'tau', tau, false);
-    const qdd = aba(model, this.abaWs, q, qd, tau);
-    fl.value.reset().accumulate(this.abaWs.totalFlops());
+    aba(model, this.abaWs, q, qd, tau);
+    this.flops.value.reset().accumulate(this.abaWs.kin.flops).accumulate(this.abaWs.flops);
+    return this.derive(q, qd);
+  }
+
+  /** ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇) and the q̈ of the last `compute` (this.value). */
+  derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): this {
+    const model = this.model, nv = model.nv, fl = this.flops;
     const id = this.id, v = qd ?? this.zeroV;
-    eidamb(model, id.eid, q, v, qdd);
+    eidamb(model, id.eid, q, v, this.value);
     eidambDerivatives(model, id.eid, id.der, id.options);
     fl.derivatives.reset().accumulate(id.eid.flops);
     id.der.totalFlops(id.flops.derivatives);
