@@ -20,6 +20,7 @@ import { randomState } from '../state.ts';
 const ROBOTS = ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced'];
 const cases: [string, () => Model][] = [];
 for (const r of ROBOTS) for (const floatingBase of [false, true]) cases.push([`${r} ${floatingBase ? 'floating' : 'fixed'}`, () => loadUrdf(`models/${r}.urdf`, { floatingBase })]);
+cases.push(['talos_reduced floating, sensor joints kept as 0-DoF bodies', () => loadUrdf('models/talos_reduced.urdf', { floatingBase: true, keepFixed: ['imu_joint', 'rgbd_joint', 'rgbd_optical_joint'] })]);
 cases.push(['tree:16 fixed', () => randomTree(16, 61, { mix: { prismatic: 3, helical: 3 } })]);
 cases.push(['tree:16 floating', () => randomTree(16, 62, { floatingBase: true, mix: { prismatic: 3, helical: 3 } })]);
 

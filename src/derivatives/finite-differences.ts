@@ -135,7 +135,7 @@ export function relativeErrors(approx: ArrayLike<number>, exact: ArrayLike<numbe
 export function deltaRange(from = -1, to = -12, perDecade = 2): number[] {
   const out: number[] = [];
   const n = Math.round((from - to) * perDecade);
-  for (let k = 0; k <= n; k++) out.push(10 ** (from - k / perDecade));
+  for (let k = 0; k <= n; k++) out.push(Number((10 ** (from - k / perDecade)).toPrecision(15)));
   return out;
 }
 
