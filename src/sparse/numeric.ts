@@ -242,9 +242,6 @@ export class NumericLU {
     const S = this.symbolic;
     const { r, nblocks, Bp, Bslot, Op, Oslot } = S;
     const { LUx, dpos, Opos, failed } = this;
-    // Entries above the diagonal blocks: copied, used only by the solves.
-    const onz = Op[S.n];
-    for (let e = 0; e < onz; e++) LUx[Opos[e]] = Ax[Oslot[e]];
     this.factorMuls = 0;
     this.factorDivs = 0;
     let nfail = 0;
@@ -267,6 +264,9 @@ export class NumericLU {
       }
     }
     this.factorAdds = this.factorMuls;
+    // Entries above the diagonal blocks (after the blocks, whose slots were zeroed): used only by the solves.
+    const onz = Op[S.n];
+    for (let e = 0; e < onz; e++) LUx[Opos[e]] = Ax[Oslot[e]];
     return nfail;
   }
 
@@ -280,12 +280,11 @@ export class NumericLU {
    */
   private blockMapped(b: number, Ax: Float64Array): boolean {
     const S = this.symbolic;
-    const { r, Bp, Bslot, Op, Oslot } = S;
-    const { LUx, cs, us, dpos, Bpos, Opos, T, Tp, Llo, Lhi } = this;
+    const { r, Bp, Bslot } = S;
+    const { LUx, cs, us, dpos, Bpos, T, Tp, Llo, Lhi } = this;
     const k1 = r[b];
     const k2 = r[b + 1];
     LUx.fill(0, cs[k1], cs[k2]);
-    for (let e = Op[k1]; e < Op[k2]; e++) LUx[Opos[e]] = Ax[Oslot[e]];
     let maxA = 0;
     for (let e = Bp[k1]; e < Bp[k2]; e++) {
       const v = Ax[Bslot[e]];
