@@ -43,10 +43,16 @@ function randomState(model: Model, seed: number) {
 }
 
 interface Row {
-  name: string; nb: number; nv: number;
-  /** flops and µs of: the value, ∂/∂q and ∂/∂q̇ together, and M (or M⁻¹) */
-  value: [number, number]; deriv: [number, number]; mass: [number, number];
+  method: string;
+  /** flops of: the value, ∂/∂q and ∂/∂q̇ together, M (or M⁻¹); NaN where a method does not split them */
+  value: number; deriv: number; mass: number;
+  /** all derivative flops (∂/∂q, ∂/∂q̇ and M or M⁻¹) */
+  all: number;
+  /** µs of the value and of all derivatives after it */
+  valueUs: number; allUs: number;
 }
+
+interface Bench { name: string; nb: number; nv: number; rows: Row[] }
 
 const robots: [string, Model][] = [];
 for (const r of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
@@ -57,87 +63,114 @@ const trees: [string, Model][] = [16, 32, 64, 128].map((n) => [`tree:${n}:1 floa
 
 const f = (x: Flops) => x.total;
 
-/** Inverse dynamics: LU (step; 2·nv solves; nv solves), recursive (EIDAmb; Tables 5–8; CRBA), central differences (RNEA; 4·nv RNEA; 2·nv RNEA). */
-function benchId(name: string, model: Model): Row[] {
+/**
+ * Inverse dynamics: LU forward (step; 2·nv solves; nv solves), LU adjoint (nv transposed solves and
+ * products), recursive (EIDAmb; Tables 5–8; CRBA), central differences (RNEA; 4·nv RNEA; 2·nv RNEA).
+ */
+function benchId(name: string, model: Model): Bench {
   const { q, v, a } = randomState(model, 7);
   const nv = model.nv;
-  // LU
   const lu = new LuInverseDynamicsDerivatives(model);
   lu.compute(q, v, a);
-  const s = lu.sens, y = lu.dynamics.y;
-  const solver = s.solver;
-  const luValueFlops = f(solver.totalFlops());
-  const luValueUs = timeCall(() => { solver.stepUnchecked(q, v, y); });
+  const s = lu.sens!, solver = s.solver, y = lu.dynamics.y;
+  const value = f(lu.flops.value);
+  const valueUs = timeCall(() => { solver.stepUnchecked(q, v, y); });
   solver.stepUnchecked(q, v, y);
   s.compute(q, v, y, { q: true, v: true, y: false });
-  const luDerivFlops = f(s.totalFlops());
-  const luDerivUs = timeCall(() => { s.compute(q, v, y, { q: true, v: true, y: false }); });
+  const deriv = f(s.totalFlops());
+  const derivUs = timeCall(() => { s.compute(q, v, y, { q: true, v: true, y: false }); });
   s.solve({ q: false, v: false, y: true });
-  const luMFlops = f(s.flops.solve);
-  const luMUs = timeCall(() => { s.solve({ q: false, v: false, y: true }); });
-  // recursive
+  const mass = f(s.flops.solve);
+  const massUs = timeCall(() => { s.solve({ q: false, v: false, y: true }); });
+  const adj = new LuInverseDynamicsDerivatives(model, { mode: 'adjoint' });
+  adj.compute(q, v, a);
+  const adjAll = f(adj.flops.derivatives);
+  const adjUs = timeCall(() => { adj.derive(q, v); });
   const ew = new EidambWorkspace(model), dw = new EidambDerivativesWorkspace(model), cw = new CrbaWorkspace(model);
   eidamb(model, ew, q, v, a);
-  const recValueFlops = f(ew.flops);
+  const recValue = f(ew.flops);
   const recValueUs = timeCall(() => { eidamb(model, ew, q, v, a); });
   eidamb(model, ew, q, v, a);
   eidambDerivatives(model, ew, dw);
-  const recDerivFlops = f(dw.totalFlops());
+  const recDeriv = f(dw.totalFlops());
   const recDerivUs = timeCall(() => { eidambDerivatives(model, ew, dw); });
   crba(model, cw, q);
   const crbaFlops = f(cw.flops);
   const crbaUs = timeCall(() => { crba(model, cw, q); });
-  // central differences of RNEA: 4·nv evaluations for ∂/∂q, ∂/∂q̇; 2·nv for M
+  // central differences of RNEA: 4·nv evaluations for ∂/∂q, ∂/∂q̇, 2·nv for M, and the differences
   const rw = new RneaWorkspace(model);
   rnea(model, rw, q, v, a);
   const rneaFlops = f(rw.totalFlops()), rneaUs = timeCall(() => { rnea(model, rw, q, v, a); });
   const fd = new FiniteDifferenceDerivatives(model, 'id');
   const fdUs = timeCall(() => { fd.compute(q, v, a); }, { rounds: 5 });
   fd.compute(q, v, a);
-  const perEval = fdUs / (6 * nv + 1);
-  return [
-    { name, nb: model.nb, nv, value: [luValueFlops, luValueUs], deriv: [luDerivFlops, luDerivUs], mass: [luMFlops, luMUs] },
-    { name, nb: model.nb, nv, value: [recValueFlops, recValueUs], deriv: [recDerivFlops, recDerivUs], mass: [crbaFlops, crbaUs] },
-    { name, nb: model.nb, nv, value: [rneaFlops, rneaUs], deriv: [4 * nv * rneaFlops + 2 * nv * nv, 4 * nv * perEval], mass: [2 * nv * rneaFlops + nv * nv, 2 * nv * perEval] },
-  ];
+  const fdAll = f(fd.flops.derivatives);
+  return {
+    name, nb: model.nb, nv, rows: [
+      { method: 'LU (3·nv solves)', value, deriv, mass, all: deriv + mass, valueUs, allUs: derivUs + massUs },
+      { method: 'LU adjoint (nv transposed solves)', value, deriv: NaN, mass: NaN, all: adjAll, valueUs, allUs: adjUs },
+      { method: 'recursive (Tables 5–8, CRBA)', value: recValue, deriv: recDeriv, mass: crbaFlops, all: recDeriv + crbaFlops, valueUs: recValueUs, allUs: recDerivUs + crbaUs },
+      { method: 'central differences', value: rneaFlops, deriv: (fdAll * 2) / 3, mass: fdAll / 3, all: fdAll, valueUs: rneaUs, allUs: fdUs - rneaUs },
+    ],
+  };
 }
 
-/** Forward dynamics: LU (step; 2·nv + nv solves) against ABA + EIDAmb + Tables 5–8 + two products, and CRBA + Cholesky M⁻¹. */
-function benchFd(name: string, model: Model): Row[] {
+/**
+ * Forward dynamics: LU forward (step; 2·nv + nv solves), LU adjoint, recursive (ABA; EIDAmb at q̈,
+ * Tables 5–8, two products; CRBA + Cholesky M⁻¹, which the products need).
+ */
+function benchFd(name: string, model: Model): Bench {
   const { q, v, tau } = randomState(model, 8);
   const lu = new LuForwardDynamicsDerivatives(model);
   lu.compute(q, v, tau);
-  const s = lu.sens, solver = s.solver, y = lu.dynamics.y;
-  const luValueFlops = f(solver.totalFlops());
-  const luValueUs = timeCall(() => { solver.stepUnchecked(q, v, y); });
+  const s = lu.sens!, solver = s.solver, y = lu.dynamics.y;
+  const value = f(lu.flops.value);
+  const valueUs = timeCall(() => { solver.stepUnchecked(q, v, y); });
   solver.stepUnchecked(q, v, y);
   s.compute(q, v, y, { q: true, v: true, y: false });
-  const luDerivFlops = f(s.totalFlops());
-  const luDerivUs = timeCall(() => { s.compute(q, v, y, { q: true, v: true, y: false }); });
+  const deriv = f(s.totalFlops());
   s.solve({ q: false, v: false, y: true });
-  const luMFlops = f(s.flops.solve);
-  const luMUs = timeCall(() => { s.solve({ q: false, v: false, y: true }); });
+  const mass = f(s.flops.solve);
+  const allUs = timeCall(() => { lu.derive(q, v); });
+  const adj = new LuForwardDynamicsDerivatives(model, { mode: 'adjoint' });
+  adj.compute(q, v, tau);
+  const adjAll = f(adj.flops.derivatives);
+  const adjUs = timeCall(() => { adj.derive(q, v); });
   const rec = new RecursiveForwardDynamicsDerivatives(model);
   rec.compute(q, v, tau);
   const aw = rec.abaWs;
-  const recValueFlops = f(rec.flops.value);
   const recValueUs = timeCall(() => { aba(model, aw, q, v, tau); });
-  // ∂q̈/∂q, ∂q̈/∂q̇ need M⁻¹: the recursive derivative call (EIDAmb at q̈, Tables 5–8, CRBA + Cholesky, two products) is timed whole
-  const recDerivFlops = f(rec.flops.derivatives), recMFlops = f(rec.flops.Minv);
-  const recDerivUs = timeCall(() => { rec.derive(q, v); });
-  return [
-    { name, nb: model.nb, nv: model.nv, value: [luValueFlops, luValueUs], deriv: [luDerivFlops, luDerivUs + luMUs], mass: [luMFlops, luMUs] },
-    { name, nb: model.nb, nv: model.nv, value: [recValueFlops, recValueUs], deriv: [recDerivFlops, recDerivUs], mass: [recMFlops, NaN] },
-  ];
+  const recDeriv = f(rec.flops.derivatives), recMass = f(rec.flops.Minv);
+  const recUs = timeCall(() => { rec.derive(q, v); });
+  return {
+    name, nb: model.nb, nv: model.nv, rows: [
+      { method: 'LU (3·nv solves)', value, deriv, mass, all: deriv + mass, valueUs, allUs },
+      { method: 'LU adjoint (nv transposed solves)', value, deriv: NaN, mass: NaN, all: adjAll, valueUs, allUs: adjUs },
+      { method: 'recursive (ABA; Tables 5–8, M⁻¹ products; CRBA + Cholesky)', value: f(rec.flops.value), deriv: recDeriv, mass: recMass, all: recDeriv + recMass, valueUs: recValueUs, allUs: recUs },
+    ],
+  };
 }
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = (x: number) => (Number.isNaN(x) ? '—' : Math.round(x).toLocaleString('en-US'));
 const t0 = performance.now();
-const idRows: Row[][] = [], fdRows: Row[][] = [];
+const idB: Bench[] = [], fdB: Bench[] = [];
 for (const [name, model] of [...robots, ...trees]) {
-  idRows.push(benchId(name, model));
-  fdRows.push(benchFd(name, model));
+  idB.push(benchId(name, model));
+  fdB.push(benchFd(name, model));
   process.stdout.write(`${name}: done\n`);
+}
+
+/** the rows of one problem's table; `rec` = index of the recursive row (the reference of the ratios) */
+function table(md: string[], benches: Bench[], rec: number, labels: [string, string, string]): void {
+  md.push(`| model | nb | nv | method | ${labels[0]} flops | ${labels[1]} flops | ${labels[2]} flops | all derivatives flops | ${labels[0]} µs | all derivatives µs | flops / recursive | µs / recursive |`);
+  md.push('|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const b of benches) {
+    const R = b.rows[rec];
+    b.rows.forEach((r, k) => {
+      const ratio = k === rec ? '1' : (r.all / R.all).toFixed(2), tr = k === rec ? '1' : (r.allUs / R.allUs).toFixed(2);
+      md.push(`| ${k === 0 ? b.name : ''} | ${k === 0 ? b.nb : ''} | ${k === 0 ? b.nv : ''} | ${r.method} | ${n(r.value)} | ${n(r.deriv)} | ${n(r.mass)} | ${n(r.all)} | ${fmt(r.valueUs)} | ${fmt(r.allUs)} | ${ratio} | ${tr} |`);
+    });
+  }
 }
 
 const md: string[] = [];
@@ -153,6 +186,8 @@ md.push('- **LU** — after the step of Nori\'s system (kinematics, fill, numeri
 md.push('  J_q = ∂(D d + b)/∂q and J_v = ∂b/∂q̇ (fixed sparse patterns, `pattern.ts`) and 2·nv more solves with the same');
 md.push('  factors give ∂d/∂q and ∂d/∂q̇ (`sensitivity.ts`); nv solves with the known-row unit vectors give M (inverse');
 md.push('  dynamics) or M⁻¹ (forward dynamics).');
+md.push('- **LU adjoint** — the same factors, transposed: w_r = D⁻ᵀ e_r for each output r (nv transposed solves), then');
+md.push('  ∂out_r/∂x = −w_rᵀ J_x over the sparse jacobians, and M or M⁻¹ read off w_r at the known rows (`adjoint.ts`).');
 md.push('- **recursive** — Saccon et al. (paper 003): EIDAmb (Table 4) then D₁…D₄ (Tables 5–8) for ∂τ/∂q, ∂τ/∂q̇, and CRBA');
 md.push('  for M; for forward dynamics ABA, then EIDAmb and Tables 5–8 at the ABA acceleration, M⁻¹ by CRBA + Cholesky, and');
 md.push('  ∂q̈/∂x = −M⁻¹ ∂τ/∂x (two dense nv×nv products, counted in "derivatives").');
@@ -160,48 +195,32 @@ md.push('- **central differences** — RNEA at q ⊕ ±δ e_k (4·nv evaluations
 md.push('');
 md.push('## Inverse dynamics: ∂τ/∂q, ∂τ/∂q̇ and M');
 md.push('');
-md.push('Columns: the value τ (LU step / EIDAmb / RNEA), the derivatives ∂τ/∂q and ∂τ/∂q̇ together, and M.');
+md.push('Per method: the value τ (LU step / EIDAmb / RNEA), then ∂τ/∂q and ∂τ/∂q̇ together, M, and all three; the time of all');
+md.push('three after the value. The adjoint reads M off its adjoints (no flops of its own), so its parts are not split.');
 md.push('');
-md.push('| model | nb | nv | method | τ flops | ∂τ/∂q, ∂τ/∂q̇ flops | M flops | τ µs | ∂τ/∂q, ∂τ/∂q̇ µs | M µs | deriv. flops LU / recursive |');
-md.push('|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|');
-const methods = ['LU', 'recursive', 'central diff.'];
-for (const rows of idRows) {
-  rows.forEach((r, k) => {
-    const ratio = k === 0 ? `${(rows[0].deriv[0] / rows[1].deriv[0]).toFixed(2)}` : '';
-    md.push(`| ${k === 0 ? r.name : ''} | ${k === 0 ? r.nb : ''} | ${k === 0 ? r.nv : ''} | ${methods[k]} | ${n(r.value[0])} | ${n(r.deriv[0])} | ${n(r.mass[0])} | ${fmt(r.value[1])} | ${fmt(r.deriv[1])} | ${fmt(r.mass[1])} | ${ratio} |`);
-  });
-}
+table(md, idB, 2, ['τ', '∂τ/∂q, ∂τ/∂q̇', 'M']);
 md.push('');
 md.push('## Forward dynamics: ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹');
 md.push('');
-md.push('Columns: the value q̈ (LU step / ABA); the flops of ∂q̈/∂q and ∂q̈/∂q̇ together (LU: J_q, J_v and 2·nv solves;');
-md.push('recursive: EIDAmb at q̈, Tables 5–8 and the two products −M⁻¹ ∂τ/∂x) and of M⁻¹ (LU: nv solves; recursive: CRBA +');
-md.push('Cholesky); the time of all three derivatives (∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹, which the recursive route needs for the others),');
-md.push('after the value; the last column compares all flops, value included.');
+md.push('Per method: the value q̈ (LU step / ABA), then ∂q̈/∂q and ∂q̈/∂q̇ together (recursive: EIDAmb at q̈, Tables 5–8 and');
+md.push('the two products −M⁻¹ ∂τ/∂x), M⁻¹ (LU: nv solves; recursive: CRBA + Cholesky, which its products need), and all');
+md.push('three; the time of all three after the value.');
 md.push('');
-md.push('| model | nb | nv | method | q̈ flops | ∂q̈/∂q, ∂q̈/∂q̇ flops | M⁻¹ flops | q̈ µs | ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ µs | all flops LU / recursive |');
-md.push('|---|---:|---:|---|---:|---:|---:|---:|---:|---:|');
-for (const rows of fdRows) {
-  const tot = (r: Row) => r.value[0] + r.deriv[0] + r.mass[0];
-  rows.forEach((r, k) => {
-    md.push(`| ${k === 0 ? r.name : ''} | ${k === 0 ? r.nb : ''} | ${k === 0 ? r.nv : ''} | ${methods[k]} | ${n(r.value[0])} | ${n(r.deriv[0])} | ${n(r.mass[0])} | ${fmt(r.value[1])} | ${fmt(r.deriv[1])} | ${k === 0 ? (tot(rows[0]) / tot(rows[1])).toFixed(2) : ''} |`);
-  });
-}
+table(md, fdB, 2, ['q̈', '∂q̈/∂q, ∂q̈/∂q̇', 'M⁻¹']);
 md.push('');
-const idRatio = idRows.map((r) => r[0].deriv[0] / r[1].deriv[0]);
-const idTime = idRows.map((r) => r[0].deriv[1] / r[1].deriv[1]);
-const fdRatio = fdRows.map((r) => (r[0].value[0] + r[0].deriv[0] + r[0].mass[0]) / (r[1].value[0] + r[1].deriv[0] + r[1].mass[0]));
+const ratio = (bs: Bench[], k: number, key: 'all' | 'allUs') => bs.map((b) => b.rows[k][key] / b.rows[2][key]);
 const range = (x: number[]) => `${Math.min(...x).toFixed(2)}–${Math.max(...x).toFixed(2)}`;
 md.push('## Reading');
 md.push('');
-md.push(`- Inverse dynamics: ∂τ/∂q and ∂τ/∂q̇ by factor reuse cost ${range(idRatio)}× the flops of Tables 5–8 and ${range(idTime)}× their time.`);
-md.push('  The right-hand sides J_q, J_v are cheap (each column touches the subtree of its joint); the 2·nv solves dominate, and each');
-md.push('  runs over all n unknowns of Nori\'s system although ∂d/∂q_k is nonzero only on the subtree of joint k and its ancestors.');
-md.push('  M by nv solves costs far more than CRBA.');
-md.push(`- Forward dynamics: all flops by factor reuse are ${range(fdRatio)}× the recursive route's; the recursive route pays two dense`);
-md.push('  nv×nv products with M⁻¹ and the Cholesky inverse (O(nv³)), so the LU overtakes it as the tree grows.');
-md.push('- Central differences cost 2 evaluations per direction (4·nv RNEA for ∂τ/∂q, ∂τ/∂q̇) and lose half the digits');
-md.push('  ([fd-check.md](fd-check.md)).');
+md.push(`- Inverse dynamics, all three derivatives: factor reuse costs ${range(ratio(idB, 0, 'all'))}× the flops of the recursive route`);
+md.push(`  (Tables 5–8 and CRBA) and ${range(ratio(idB, 0, 'allUs'))}× its time; the adjoint ${range(ratio(idB, 1, 'all'))}× the flops and ${range(ratio(idB, 1, 'allUs'))}× the time.`);
+md.push('  The right-hand sides J_q, J_v are cheap (each column touches the subtree of its joint); the solves dominate, and each');
+md.push('  runs over all n unknowns of Nori\'s system although ∂d/∂q_k is nonzero only on the subtree of joint k and its');
+md.push('  ancestors. M by nv solves costs much more than CRBA; the adjoint gets it for free but pays nv·nnz(J) in products.');
+md.push(`- Forward dynamics: factor reuse costs ${range(ratio(fdB, 0, 'all'))}× the recursive flops (adjoint ${range(ratio(fdB, 1, 'all'))}×); the recursive`);
+md.push('  route pays two dense nv×nv products with M⁻¹ and the Cholesky inverse (O(nv³)), so factor reuse overtakes it as the');
+md.push('  tree grows.');
+md.push('- Central differences cost two evaluations per direction and lose half the digits ([fd-check.md](fd-check.md)).');
 md.push('- Time per flop is higher for the LU solves (indirect addressing through the factor patterns) than for the');
 md.push('  recursive kernels (straight-line 6-vector code).');
 md.push('');

@@ -30,6 +30,8 @@ describe('sparsedyn derivatives', () => {
     const base = ['derivatives', '--model', 'models/ur5_robot.urdf', '--random-state', '4', '--problem', 'id', '--json'];
     const lu = JSON.parse((await run([...base, '--method', 'lu'])).out);
     const rec = JSON.parse((await run([...base, '--method', 'recursive'])).out);
+    const adj = JSON.parse((await run([...base, '--method', 'lu-adjoint'])).out);
+    expect(adj.flops.products.total).toBeGreaterThan(0);
     const fd = JSON.parse((await run([...base, '--method', 'fd'])).out);
     expect(lu.nv).toBe(6);
     expect(lu.dofs).toHaveLength(6);
@@ -40,6 +42,7 @@ describe('sparsedyn derivatives', () => {
     expect(rec.flops.derivatives.total).toBeGreaterThan(0);
     for (const k of ['dtau_dq', 'dtau_dv', 'M']) {
       expect(relativeErrors(flat(rec[k]), flat(lu[k])).max, k).toBeLessThan(1e-10);
+      expect(relativeErrors(flat(adj[k]), flat(lu[k])).max, k).toBeLessThan(1e-10);
       expect(relativeErrors(flat(fd[k]), flat(lu[k])).max, k).toBeLessThan(1e-7);
     }
     expect(fd.delta).toBe(1e-6);
@@ -64,6 +67,7 @@ describe('sparsedyn derivatives', () => {
     expect(small.code).toBe(0);
     expect(small.out).toMatch(/check against recursive: qdd/);
     expect(small.out).toMatch(/check against fd: qdd/);
+    expect(small.out).toMatch(/check against lu-adjoint: qdd/);
     expect(small.out).toMatch(/check: all methods agree/);
     expect(small.out).toMatch(/dqdd_dq \(rows: outputs, columns: tangent directions δq\):/);
     const large = await run(['derivatives', '--model', 'tree:14:3+floating', '--random-state', '1', '--problem', 'id']);

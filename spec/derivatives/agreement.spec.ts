@@ -44,12 +44,14 @@ describe('LU factor reuse, recursive (Saccon) and finite differences agree', () 
       const luId = new LuInverseDynamicsDerivatives(model).compute(q, v, a);
       const recId = new RecursiveInverseDynamicsDerivatives(model).compute(q, v, a);
       expectAgree(luId, recId, 1e-10, 'inverse dynamics, LU vs recursive');
+      expectAgree(new LuInverseDynamicsDerivatives(model, { mode: 'adjoint' }).compute(q, v, a), recId, 1e-10, 'inverse dynamics, LU adjoint vs recursive');
       const bi = bestOfSweep(fdSweep(model, 'id', q, v, a, recId, DELTAS));
       for (const k of ['dq', 'dv', 'du'] as const) expect(bi[k].maxError, `∂τ/${k}: best FD error`).toBeLessThanOrEqual(1e-7);
       // forward dynamics
       const luFd = new LuForwardDynamicsDerivatives(model).compute(q, v, tau);
       const recFd = new RecursiveForwardDynamicsDerivatives(model).compute(q, v, tau);
       expectAgree(luFd, recFd, 1e-10, 'forward dynamics, LU vs recursive');
+      expectAgree(new LuForwardDynamicsDerivatives(model, { mode: 'adjoint' }).compute(q, v, tau), recFd, 1e-10, 'forward dynamics, LU adjoint vs recursive');
       const bf = bestOfSweep(fdSweep(model, 'fd', q, v, tau, luFd, DELTAS));
       for (const k of ['dq', 'dv', 'du'] as const) expect(bf[k].maxError, `∂q̈/${k}: best FD error`).toBeLessThanOrEqual(1e-7);
     });

@@ -5,8 +5,10 @@
  *   inverse dynamics τ = ID(q, q̇, q̈):  ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M   (τ rows of ∂d/∂q, ∂d/∂q̇, ∂d/∂q̈)
  *   forward dynamics q̈ = FD(q, q̇, τ):  ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ = M⁻¹ (q̈ rows of ∂d/∂q, ∂d/∂q̇, ∂d/∂τ)
  *
- * after one step of LuInverseDynamics / LuForwardDynamics: 3·nv more solves with the same factors.
- * Matrices are nv×nv row-major (row = output entry, column = tangent direction δq, q̇ or input
+ * after one step of LuInverseDynamics / LuForwardDynamics, with the same factors: 3·nv more solves
+ * (mode 'forward', sensitivity.ts: all of ∂d, solveMany), or nv transposed solves and sparse
+ * products with the jacobians (mode 'adjoint', adjoint.ts: only the output rows; M or M⁻¹ read off
+ * the adjoints). Matrices are nv×nv row-major (row = output entry, column = tangent direction δq, q̇ or input
  * entry, velocity order); q is perturbed on its manifold (model/lie.ts). External wrenches f^x are
  * optional inputs held fixed (body coordinates).
  */
@@ -14,7 +16,15 @@ import { LuForwardDynamics, LuInverseDynamics } from '../assembly/dynamics.ts';
 import type { SolverOptions } from '../assembly/solver.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
+import { AdjointSensitivity } from './adjoint.ts';
 import { SystemSensitivity } from './sensitivity.ts';
+
+/** 'forward': ∂d = −D⁻¹ J by solveMany (default); 'adjoint': ∂out = −(D⁻ᵀ e_out)ᵀ J by transposed solves. */
+export type LuMode = 'forward' | 'adjoint';
+
+export interface LuDerivativesOptions extends SolverOptions {
+  mode?: LuMode;
+}
 
 /** Derivative matrices of one dynamics problem (inverse: τ; forward: q̈). */
 export interface DynamicsDerivatives {
@@ -27,7 +37,11 @@ export interface DynamicsDerivatives {
 }
 
 abstract class LuDerivatives implements DynamicsDerivatives {
-  readonly sens: SystemSensitivity;
+  readonly mode: LuMode;
+  /** the forward sensitivities (mode 'forward'), or null */
+  readonly sens: SystemSensitivity | null;
+  /** the adjoint sensitivities of the outputs (mode 'adjoint'), or null */
+  readonly adjoint: AdjointSensitivity | null;
   readonly value: Float64Array;
   readonly dq: Float64Array;
   readonly dv: Float64Array;
@@ -37,9 +51,10 @@ abstract class LuDerivatives implements DynamicsDerivatives {
   /** column of d of each output entry */
   private readonly outCol: Int32Array;
 
-  protected constructor(readonly model: Model, readonly dynamics: LuInverseDynamics | LuForwardDynamics, kind: 'tau' | 'qdd') {
+  protected constructor(readonly model: Model, readonly dynamics: LuInverseDynamics | LuForwardDynamics, kind: 'tau' | 'qdd', mode: LuMode = 'forward') {
     const nv = model.nv;
-    this.sens = new SystemSensitivity(dynamics.solver, { inputs: Int32Array.from({ length: nv }, (_, k) => k) });
+    if (mode !== 'forward' && mode !== 'adjoint') throw new RangeError(`mode is "${String(mode)}", expected forward or adjoint`);
+    this.mode = mode;
     this.value = dynamics.out;
     this.dq = new Float64Array(nv * nv);
     this.dv = new Float64Array(nv * nv);
@@ -49,15 +64,26 @@ abstract class LuDerivatives implements DynamicsDerivatives {
     for (let i = 0; i < model.nb; i++) {
       for (let k = 0; k < model.nvi[i]; k++) this.outCol[model.iv[i] + k] = (kind === 'tau' ? L.tau[i] : L.qdd[i]) + k;
     }
+    const inputs = Int32Array.from({ length: nv }, (_, k) => k);
+    this.sens = mode === 'forward' ? new SystemSensitivity(dynamics.solver, { inputs }) : null;
+    this.adjoint = mode === 'adjoint' ? new AdjointSensitivity(dynamics.solver, this.outCol, { inputs }) : null;
   }
 
-  protected derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
+  /** The derivatives at the last step (whose q, q̇ are given again), into dq, dv, du. Allocation free. */
+  derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
     const f = this.dynamics.solver.flops;
     this.flops.value.reset().accumulate(f.kinematics).accumulate(f.fill).accumulate(f.factor).accumulate(f.solve);
-    this.sens.compute(q, qd, this.dynamics.y);
-    this.sens.totalFlops(this.flops.derivatives);
-    const nv = this.model.nv, n = this.sens.n, oc = this.outCol;
-    const { dd_dq, dd_dv, dd_dy } = this.sens;
+    if (this.adjoint) {
+      const adj = this.adjoint.compute(q, qd, this.dynamics.y);
+      adj.totalFlops(this.flops.derivatives);
+      this.dq.set(adj.dq); this.dv.set(adj.dv); this.du.set(adj.dy);
+      return;
+    }
+    const sens = this.sens!;
+    sens.compute(q, qd, this.dynamics.y);
+    sens.totalFlops(this.flops.derivatives);
+    const nv = this.model.nv, n = sens.n, oc = this.outCol;
+    const { dd_dq, dd_dv, dd_dy } = sens;
     for (let r = 0; r < nv; r++) {
       const c = oc[r];
       for (let k = 0; k < nv; k++) {
@@ -71,8 +97,8 @@ abstract class LuDerivatives implements DynamicsDerivatives {
 
 /** ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the inverse-dynamics system and its factors. */
 export class LuInverseDynamicsDerivatives extends LuDerivatives {
-  constructor(model: Model, opts: SolverOptions = {}) {
-    super(model, new LuInverseDynamics(model, opts), 'tau');
+  constructor(model: Model, opts: LuDerivativesOptions = {}) {
+    super(model, new LuInverseDynamics(model, opts), 'tau', opts.mode);
   }
 
   /** τ, ∂τ/∂q, ∂τ/∂q̇, M at (q, q̇, q̈, f^x) into this.value, dq, dv, du. */
@@ -85,8 +111,8 @@ export class LuInverseDynamicsDerivatives extends LuDerivatives {
 
 /** ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ = ∂q̈/∂τ by the forward-dynamics system and its factors. */
 export class LuForwardDynamicsDerivatives extends LuDerivatives {
-  constructor(model: Model, opts: SolverOptions = {}) {
-    super(model, new LuForwardDynamics(model, opts), 'qdd');
+  constructor(model: Model, opts: LuDerivativesOptions = {}) {
+    super(model, new LuForwardDynamics(model, opts), 'qdd', opts.mode);
   }
 
   /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ, f^x) into this.value, dq, dv, du. */

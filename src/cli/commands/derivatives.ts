@@ -1,8 +1,9 @@
 /**
  * `sparsedyn derivatives --model SPEC (--state FILE | --random-state SEED) --problem id|fd
- *  [--method lu|recursive|fd] [--delta H] [--check] [--json]`: the derivatives of inverse dynamics
+ *  [--method lu|lu-adjoint|recursive|fd] [--delta H] [--check] [--json]`: the derivatives of inverse dynamics
  * (∂τ/∂q, ∂τ/∂q̇, M = ∂τ/∂q̈) or of forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ = ∂q̈/∂τ) at one state, by
- * reuse of the sparse LU factors (src/derivatives/dynamics.ts), by Saccon's recursive algorithms
+ * reuse of the sparse LU factors (src/derivatives/dynamics.ts; `lu`: 3·nv solves, `lu-adjoint`: nv
+ * transposed solves and sparse products), by Saccon's recursive algorithms
  * (paper 003 Tables 4–8, src/derivatives/recursive.ts) or by geometric central differences
  * (src/derivatives/finite-differences.ts), with the flops counted by the kernels. q is perturbed on
  * its manifold: the columns of ∂/∂q are tangent directions in velocity order (a floating base's
@@ -10,7 +11,7 @@
  *
  * State file: JSON {"q": [...], "v": [...], "a": [...]} (problem id) or {"q", "v", "tau"} (problem
  * fd), in the model's joint order (minv.ts STATE_HELP); "v" may be omitted (zero).
- * `--check` also runs the two other methods and exits 1 when the analytic methods differ by more
+ * `--check` also runs the other methods and exits 1 when the analytic methods differ by more
  * than 1e-10 or the central differences by more than 1e-7 (relative to the largest entry).
  */
 import { readFileSync } from 'node:fs';
@@ -26,8 +27,8 @@ import { Flops } from '../../spatial/flops.ts';
 import type { CliState } from './index.ts';
 import { dofNames, flopsLine, formatMatrix, loadState } from './minv.ts';
 
-export type DerivativeMethod = 'lu' | 'recursive' | 'fd';
-const METHODS: readonly DerivativeMethod[] = ['lu', 'recursive', 'fd'];
+export type DerivativeMethod = 'lu' | 'lu-adjoint' | 'recursive' | 'fd';
+const METHODS: readonly DerivativeMethod[] = ['lu', 'lu-adjoint', 'recursive', 'fd'];
 
 export const DERIVATIVES_STATE_HELP = `state FILE: JSON {"q": [...], "v": [...], "a": [...]} for --problem id, {"q": [...], "v": [...], "tau": [...]}
 for --problem fd, in the model's joint order (a floating base first: q = [x, y, z, qx, qy, qz, qw], v, a, tau =
@@ -61,9 +62,15 @@ export interface DerivativeResult {
 /** The derivatives of one problem by one method. */
 export function computeDerivatives(model: Model, problem: DynamicsProblem, method: DerivativeMethod, q: Float64Array, v: Float64Array, u: Float64Array, delta = 1e-6): DerivativeResult {
   switch (method) {
-    case 'lu': {
-      const d = problem === 'id' ? new LuInverseDynamicsDerivatives(model).compute(q, v, u) : new LuForwardDynamicsDerivatives(model).compute(q, v, u);
-      const s = d.sens.flops;
+    case 'lu':
+    case 'lu-adjoint': {
+      const mode = method === 'lu' ? 'forward' : 'adjoint';
+      const d = problem === 'id' ? new LuInverseDynamicsDerivatives(model, { mode }).compute(q, v, u) : new LuForwardDynamicsDerivatives(model, { mode }).compute(q, v, u);
+      if (d.adjoint) {
+        const a = d.adjoint.flops;
+        return { result: d, flops: { value: d.flops.value, jacobians: a.jacobians, solves: a.solve, products: a.products } };
+      }
+      const s = d.sens!.flops;
       return { result: d, flops: { value: d.flops.value, jacobians: s.jacobians, solves: s.solve } };
     }
     case 'recursive': {
@@ -113,9 +120,9 @@ export function register(program: Command, state: CliState): void {
     .option('-s, --state <file>', 'state JSON {"q", "v", "a" | "tau"} (see below)')
     .option('--random-state <seed>', 'a seeded random state instead of --state')
     .addOption(new Option('--problem <problem>', 'id: inverse dynamics, fd: forward dynamics').choices(['id', 'fd']).makeOptionMandatory())
-    .addOption(new Option('--method <method>', 'lu: factor reuse, recursive: paper 003, fd: central differences').choices([...METHODS]).default('lu'))
+    .addOption(new Option('--method <method>', 'lu: factor reuse (3·nv solves), lu-adjoint: factor reuse (nv transposed solves), recursive: paper 003, fd: central differences').choices([...METHODS]).default('lu'))
     .option('--delta <h>', 'step of the central differences (method fd and --check)', '1e-6')
-    .option('--check', 'also run the other two methods; exit 1 unless the analytic ones agree to 1e-10 and the differences to 1e-7')
+    .option('--check', 'also run the other methods; exit 1 unless the analytic ones agree to 1e-10 and the differences to 1e-7')
     .option('--json', 'print one JSON object: {model, nv, problem, method, dofs, <value>, <dq>, <dv>, <du>, flops, check?}')
     .addHelpText('after', `\n${MODEL_SPEC_HELP}\n\n${DERIVATIVES_STATE_HELP}`)
     .action((opts: DerivativesOptions) => {
