@@ -120,7 +120,8 @@ export function forwardDynamicsTable(r: StudyResult, family: string): Table {
       const a = at(r, family, fd, 'aba', nb), l = at(r, family, fd, 'lu:auto', nb), m = at(r, family, fd, 'matrix-aba', nb);
       const lus = pts.filter((p) => p.nb === nb && p.solver.startsWith('lu:') && p.status === 'ok' && p.flops);
       const best = lus.reduce<StudyPoint | undefined>((b, p) => (b === undefined || p.flops!.total < b.flops!.total ? p : b), undefined);
-      return [String(nb), num(a?.flops?.total), num(l?.flops?.total), ratio(l?.flops_ratio), num(l?.flops?.factor), best ? esc(best.solver.slice(3)) : '—', ratio(best?.flops_ratio), ratio(m?.flops_ratio),
+      const bestName = best === undefined ? '—' : best.solver === 'lu:auto' ? `auto (${esc(best.chosen_orderings ?? 'triangular')})` : esc(best.solver.slice(3));
+      return [String(nb), num(a?.flops?.total), num(l?.flops?.total), ratio(l?.flops_ratio), num(l?.flops?.factor), bestName, ratio(best?.flops_ratio), ratio(m?.flops_ratio),
         num(l?.max_block), num(l?.fill_nnz), ratio(l?.time_ratio)];
     }),
   };

@@ -70,7 +70,7 @@ export function writeStudy(r: StudyResult, dir: string, opts: { root: string; co
   }
   let spy: string | undefined;
   if (r.spy) {
-    spy = spySvg(spyPanels(r.spy.sys, r.spy.S), { panelSize: 360, caption: r.spy.caption.replace(/\/[^,]*\//, '') });
+    spy = spySvg(spyPanels(r.spy.sys, r.spy.S), { panelSize: 360, aggregateAbove: 400, caption: r.spy.caption });
     writeFileSync(join(dir, 'spy.svg'), spy);
     files.push('spy.svg');
   }

@@ -10,7 +10,7 @@
  *   "problems": ["inverse-dynamics", "forward-dynamics", "minv", "iwim", "load-cells",
  *                { "problem": "minv", "maxNb": 200 }, { "problem": "estimation", "file": "../data/problems/x.json" }],
  *   "solvers":  ["rnea", "aba", "matrix-aba", "lu", "lu:amd", "lu:*", "lu:paper", "dense", "carpentier", …],
- *   "timing":   { "enabled": true, "rounds": 9, "minMs": 2, "maxNb": 1000 },
+ *   "timing":   { "enabled": true, "rounds": 9, "minMs": 2, "maxNb": 1000, "maxCallMs": 250 },
  *   "dense":    { "maxRunOrder": 400 },
  *   "seed": 1,
  *   "spy":      { "model": "chain:{N}:axes=z", "N": 10, "problem": "forward-dynamics", "ordering": "auto" },
@@ -80,7 +80,8 @@ export interface StudyConfig {
   models: ModelEntry[];
   problems: ProblemEntry[];
   solvers: SolverName[];
-  timing: { enabled: boolean; rounds: number; minMs: number; maxNb: number };
+  /** maxCallMs: a solver whose first (untimed) call takes longer is not timed (its flops still count) */
+  timing: { enabled: boolean; rounds: number; minMs: number; maxNb: number; maxCallMs: number };
   dense: { maxRunOrder: number };
   seed: number;
   spy?: { model: string; N?: number; problem: ProblemKind; ordering: OrderingName | 'auto' };
@@ -195,11 +196,11 @@ export function parseStudyConfig(text: string, file: string, baseDir: string): S
   }
 
   // timing, dense, seed
-  const timing = { enabled: true, rounds: 9, minMs: 2, maxNb: Infinity };
+  const timing = { enabled: true, rounds: 9, minMs: 2, maxNb: Infinity, maxCallMs: 250 };
   if (o.timing !== undefined) {
-    if (!isObj(o.timing)) fail('timing', 'must be an object { enabled, rounds, minMs, maxNb }');
+    if (!isObj(o.timing)) fail('timing', 'must be an object { enabled, rounds, minMs, maxNb, maxCallMs }');
     const t = o.timing as Obj;
-    for (const key of Object.keys(t)) if (!['enabled', 'rounds', 'minMs', 'maxNb'].includes(key)) fail(`timing.${key}`, 'is not a timing field (expected enabled, rounds, minMs, maxNb)');
+    for (const key of Object.keys(t)) if (!['enabled', 'rounds', 'minMs', 'maxNb', 'maxCallMs'].includes(key)) fail(`timing.${key}`, 'is not a timing field (expected enabled, rounds, minMs, maxNb, maxCallMs)');
     if (t.enabled !== undefined) {
       if (typeof t.enabled !== 'boolean') fail('timing.enabled', `must be true or false, got ${JSON.stringify(t.enabled)}`);
       timing.enabled = t.enabled as boolean;
@@ -210,6 +211,10 @@ export function parseStudyConfig(text: string, file: string, baseDir: string): S
       timing.minMs = t.minMs as number;
     }
     if (t.maxNb !== undefined) timing.maxNb = posInt(t.maxNb, 'timing.maxNb');
+    if (t.maxCallMs !== undefined) {
+      if (typeof t.maxCallMs !== 'number' || !(t.maxCallMs > 0)) fail('timing.maxCallMs', `must be a positive number, got ${JSON.stringify(t.maxCallMs)}`);
+      timing.maxCallMs = t.maxCallMs as number;
+    }
   }
   const dense = { maxRunOrder: 400 };
   if (o.dense !== undefined) {

@@ -206,8 +206,11 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
       }
       point.notes.push(...prep.notes);
       try {
+        let firstMs = 0;
         if (prep.run) {
+          const t1 = performance.now();
           prep.run();
+          firstMs = performance.now() - t1;
           const out = prep.output!();
           if (solver === point.baseline && refOutput === undefined) refOutput = Float64Array.from(out);
           if (refOutput !== undefined) point.error = relError(out, refOutput);
@@ -228,7 +231,9 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
           point.repivoted_blocks = prep.repivoted();
           if (point.repivoted_blocks > 0) point.notes.push(`numeric pivoting re-ordered ${point.repivoted_blocks} block(s) at this state; the counts are for those factors`);
         }
-        if (prep.run && timed) {
+        if (prep.run && timed && firstMs > config.timing.maxCallMs) {
+          point.notes.push(`not timed: one call took ${firstMs.toFixed(0)} ms > timing.maxCallMs = ${config.timing.maxCallMs}`);
+        } else if (prep.run && timed) {
           const run = prep.run;
           const t = medianMicros(run, { rounds: solver === 'dense' ? Math.min(5, config.timing.rounds) : config.timing.rounds, minMs: config.timing.minMs });
           point.time_us = t.us; point.time_rounds = t.rounds; point.time_reps = t.reps;
