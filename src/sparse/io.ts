@@ -10,34 +10,73 @@ import type { CscMatrix } from './csc.ts';
 
 /** Parses `.tri` text: lines `row col value` (1-based), `%`/`#` comments; size from the largest indices unless given. */
 export function parseTriplet(text: string, size?: { m: number; n: number }): CscMatrix {
-  const Ti: number[] = [];
-  const Tj: number[] = [];
-  const Tx: number[] = [];
+  // A hand-written scanner: no per-line arrays or strings except the value field.
+  let cap = Math.max(16, text.length >> 4);
+  let Ti = new Int32Array(cap);
+  let Tj = new Int32Array(cap);
+  let Tx = new Float64Array(cap);
+  let nt = 0;
   let m = 0;
   let n = 0;
-  const lines = text.split('\n');
-  for (let l = 0; l < lines.length; l++) {
-    const line = lines[l].trim();
-    if (line === '' || line[0] === '%' || line[0] === '#') continue;
-    const f = line.split(/\s+/);
-    if (f.length < 2) throw new RangeError(`.tri line ${l + 1}: expected "row col value", got "${line}"`);
-    const i = Number(f[0]);
-    const j = Number(f[1]);
-    const x = f.length > 2 ? Number(f[2]) : 1;
-    if (!Number.isInteger(i) || i < 1 || !Number.isInteger(j) || j < 1) throw new RangeError(`.tri line ${l + 1}: indices must be integers ≥ 1, got "${line}"`);
-    if (!Number.isFinite(x)) throw new RangeError(`.tri line ${l + 1}: value is not a finite number: "${line}"`);
-    Ti.push(i - 1);
-    Tj.push(j - 1);
-    Tx.push(x);
-    if (i > m) m = i;
-    if (j > n) n = j;
+  const len = text.length;
+  let pos = 0;
+  let line = 0;
+  const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 13;
+  const fields = [0, 0];
+  while (pos < len) {
+    line++;
+    let eol = text.indexOf('\n', pos);
+    if (eol < 0) eol = len;
+    let a = pos;
+    while (a < eol && isSpace(text.charCodeAt(a))) a++;
+    const c0 = text.charCodeAt(a);
+    if (a < eol && c0 !== 37 && c0 !== 35) {
+      // row and column: decimal integers
+      for (let f = 0; f < 2; f++) {
+        let v = 0;
+        const start = a;
+        while (a < eol) {
+          const c = text.charCodeAt(a);
+          if (c < 48 || c > 57) break;
+          v = v * 10 + (c - 48);
+          a++;
+        }
+        if (a === start || (a < eol && !isSpace(text.charCodeAt(a))) || v < 1) {
+          throw new RangeError(`.tri line ${line}: indices must be integers ≥ 1, got "${text.slice(pos, eol).trim()}"`);
+        }
+        fields[f] = v;
+        while (a < eol && isSpace(text.charCodeAt(a))) a++;
+      }
+      let b = a;
+      while (b < eol && !isSpace(text.charCodeAt(b))) b++;
+      const x = b > a ? Number(text.slice(a, b)) : 1;
+      if (!Number.isFinite(x)) throw new RangeError(`.tri line ${line}: value is not a finite number: "${text.slice(pos, eol).trim()}"`);
+      if (nt === cap) {
+        cap *= 2;
+        const Ti2 = new Int32Array(cap);
+        Ti2.set(Ti);
+        Ti = Ti2;
+        const Tj2 = new Int32Array(cap);
+        Tj2.set(Tj);
+        Tj = Tj2;
+        const Tx2 = new Float64Array(cap);
+        Tx2.set(Tx);
+        Tx = Tx2;
+      }
+      Ti[nt] = fields[0] - 1;
+      Tj[nt] = fields[1] - 1;
+      Tx[nt++] = x;
+      if (fields[0] > m) m = fields[0];
+      if (fields[1] > n) n = fields[1];
+    }
+    pos = eol + 1;
   }
   if (size) {
     if (m > size.m || n > size.n) throw new RangeError(`.tri entries reach ${m}×${n}, beyond the given size ${size.m}×${size.n}`);
     m = size.m;
     n = size.n;
   }
-  return compress(m, n, Ti, Tj, Tx).A;
+  return compress(m, n, Ti.subarray(0, nt), Tj.subarray(0, nt), Tx.subarray(0, nt)).A;
 }
 
 /** Parses Matrix Market coordinate text (real, integer or pattern; general, symmetric or skew-symmetric). */

@@ -62,7 +62,7 @@ export function minimumDegree(
   const vEcount = new Int32Array(n + 1);
   if (Ep && Ei) for (let t = 0; t < enz; t++) vEcount[Ei[t] + 1]++;
   for (let i = 0; i < n; i++) vEcount[i + 1] += vEcount[i];
-  let iw = new Int32Array(gnz + 2 * enz + 2 * n + 1024);
+  let iw: Int32Array<ArrayBuffer> = new Int32Array(gnz + 2 * enz + 2 * n + 1024);
   const pe = new Int32Array(N);
   const len = new Int32Array(N);
   const elen = new Int32Array(n);
@@ -70,9 +70,6 @@ export function minimumDegree(
   const status = new Uint8Array(N);
   const degree = new Int32Array(N);
   const w = new Float64Array(N);
-  const head = new Int32Array(n + 1).fill(-1);
-  const next = new Int32Array(n).fill(-1);
-  const last = new Int32Array(n).fill(-1);
   const mnext = new Int32Array(n).fill(-1); // member lists of supervariables
   const mtail = new Int32Array(n);
   const hhead = new Int32Array(n).fill(-1);
@@ -162,155 +159,17 @@ export function minimumDegree(
       degree[x] = d;
     }
   }
-  // Priority of the live principal variables: degree buckets (doubly linked), or for the 'fill'
-  // metric a binary heap with lazy deletion (an entry is valid while score[i] matches its key).
-  const fillMetric = options.metric === 'fill';
-  const fifo = options.tie === 'fifo';
-  let mindeg = n;
-  const tail = new Int32Array(n + 1).fill(-1);
-  const score = new Float64Array(n).fill(-1);
-  let hKey = new Float64Array(fillMetric ? 2 * n + 16 : 0);
-  let hNode = new Int32Array(fillMetric ? 2 * n + 16 : 0);
-  let hSize = 0;
-  let tick = 0;
-  const heapPush = (key: number, v: number): void => {
-    if (hSize === hKey.length) {
-      const k2 = new Float64Array(hSize * 2);
-      k2.set(hKey);
-      const v2 = new Int32Array(hSize * 2);
-      v2.set(hNode);
-      hKey = k2;
-      hNode = v2;
-    }
-    let c = hSize++;
-    while (c > 0) {
-      const up = (c - 1) >> 1;
-      if (hKey[up] <= key) break;
-      hKey[c] = hKey[up];
-      hNode[c] = hNode[up];
-      c = up;
-    }
-    hKey[c] = key;
-    hNode[c] = v;
-  };
-  const heapPop = (): void => {
-    const m2 = --hSize;
-    const key = hKey[m2];
-    const v = hNode[m2];
-    let c = 0;
-    for (;;) {
-      let ch = 2 * c + 1;
-      if (ch >= m2) break;
-      if (ch + 1 < m2 && hKey[ch + 1] < hKey[ch]) ch++;
-      if (hKey[ch] >= key) break;
-      hKey[c] = hKey[ch];
-      hNode[c] = hNode[ch];
-      c = ch;
-    }
-    hKey[c] = key;
-    hNode[c] = v;
-  };
-  /** fill score of variable i with external degree d, lying in a clique of c others */
-  const insert = (i: number, d: number, c = 0): void => {
-    if (fillMetric) {
-      if (c > d) c = d;
-      const f = (d * (d - 1) - c * (c - 1)) / 2;
-      tick++;
-      const key = f * 4294967296 + (fifo ? tick : 4294967295 - tick);
-      score[i] = key;
-      heapPush(key, i);
-      return;
-    }
-    if (fifo) {
-      const t = tail[d];
-      last[i] = t;
-      next[i] = -1;
-      if (t !== -1) next[t] = i;
-      else head[d] = i;
-      tail[d] = i;
-    } else {
-      const h = head[d];
-      next[i] = h;
-      last[i] = -1;
-      if (h !== -1) last[h] = i;
-      else tail[d] = i;
-      head[d] = i;
-    }
-    if (d < mindeg) mindeg = d;
-  };
-  const remove = (i: number): void => {
-    if (fillMetric) {
-      score[i] = -1;
-      return;
-    }
-    const d = degree[i];
-    if (last[i] !== -1) next[last[i]] = next[i];
-    else head[d] = next[i];
-    if (next[i] !== -1) last[next[i]] = last[i];
-    else tail[d] = last[i];
-  };
-  const selectPivot = (): number => {
-    if (fillMetric) {
-      for (;;) {
-        const key = hKey[0];
-        const v = hNode[0];
-        heapPop();
-        if (score[v] === key && status[v] === VARIABLE) return v;
-      }
-    }
-    while (head[mindeg] === -1) mindeg++;
-    return head[mindeg];
-  };
+  const pq = new Priority(n, options.metric === 'fill', options.tie === 'fifo');
   for (let i = 0; i < n; i++) {
     if (status[i] !== VARIABLE) continue;
     if (degree[i] > n - nDense - 1) degree[i] = n - nDense - 1;
-    insert(i, degree[i]);
+    pq.insert(i, degree[i], 0);
   }
-  const gc = (): void => {
-    for (let x = 0; x < N; x++) {
-      if (status[x] !== DEAD && len[x] > 0) {
-        first[x] = iw[pe[x]];
-        iw[pe[x]] = -(x + 1);
-      }
-    }
-    let dst = 0;
-    let src = 0;
-    while (src < pfree) {
-      const v = iw[src];
-      if (v < 0) {
-        const x = -v - 1;
-        const l = len[x];
-        pe[x] = dst;
-        iw[dst++] = first[x];
-        for (let t = 1; t < l; t++) iw[dst++] = iw[src + t];
-        src += l;
-      } else {
-        src++;
-      }
-    }
-    pfree = dst;
-  };
-  const reserve = (need: number): void => {
-    if (pfree + need <= iw.length) return;
-    gc();
-    // Keep a quarter of the workspace free after a compaction, so that compactions stay rare.
-    if (pfree + need + (iw.length >> 2) <= iw.length) return;
-    const grown = new Int32Array(Math.max(pfree + need, Math.floor(iw.length * 1.5)) + 1024);
-    grown.set(iw.subarray(0, pfree));
-    iw = grown;
-  };
   let wflg = 1;
   let k = 0; // number of entries of `order` written
-  const emit = (p: number): void => {
-    for (let v = p; v !== -1; v = mnext[v]) order[k++] = v;
-  };
-  const absorbMembers = (into: number, from: number): void => {
-    mnext[mtail[into]] = from;
-    mtail[into] = mtail[from];
-  };
   while (nel < n) {
-    const p = selectPivot();
-    remove(p);
+    const p = pq.pop(status);
+    pq.remove(p, degree[p]);
     let nvp = nv[p];
     nel += nvp;
     // --- L_p = (A_p ∪ ⋃_{e∈E_p} L_e) ∖ p, principal variables only; flag them with nv < 0.
@@ -319,7 +178,10 @@ export function minimumDegree(
     for (let t = pe[p]; t < pe[p] + len[p]; t++) {
       need += t < pe[p] + elen[p] ? len[iw[t]] : 1;
     }
-    reserve(need);
+    if (pfree + need > iw.length) {
+      pfree = compact(iw, pe, len, status, first, N, pfree);
+      if (pfree + need + (iw.length >> 2) > iw.length) iw = grown(iw, pfree, need);
+    }
     const start = pfree;
     let degme = 0;
     let nlp = 0;
@@ -337,7 +199,7 @@ export function minimumDegree(
             nv[j] = -nvj;
             iw[pfree++] = j;
             lp[nlp++] = j;
-            remove(j);
+            pq.remove(j, degree[j]);
           }
         }
         status[x] = DEAD; // e absorbed into p
@@ -348,7 +210,7 @@ export function minimumDegree(
           nv[x] = -nvj;
           iw[pfree++] = x;
           lp[nlp++] = x;
-          remove(x);
+          pq.remove(x, degree[x]);
         }
       }
     }
@@ -405,7 +267,10 @@ export function minimumDegree(
         }
       }
       if (nt > len[i]) {
-        reserve(nt);
+        if (pfree + nt > iw.length) {
+          pfree = compact(iw, pe, len, status, first, N, pfree);
+          if (pfree + nt + (iw.length >> 2) > iw.length) iw = grown(iw, pfree, nt);
+        }
         pe[i] = pfree;
         pfree += nt;
       }
@@ -420,7 +285,7 @@ export function minimumDegree(
         degme -= nvi;
         nvp += nvi;
         nel += nvi;
-        absorbMembers(p, i);
+        absorb(mnext, mtail, p, i);
       } else if (deg === 0) {
         // Every element left in E_i lies inside L_p (no aggressive absorption): same argument.
         for (let t = q0; t < q0 + ne - 1; t++) degree[iw[t]] -= nvi;
@@ -429,7 +294,7 @@ export function minimumDegree(
         degme -= nvi;
         nvp += nvi;
         nel += nvi;
-        absorbMembers(p, i);
+        absorb(mnext, mtail, p, i);
       } else {
         dtmp[i] = deg;
         hash[i] = h % n;
@@ -474,7 +339,7 @@ export function minimumDegree(
             nv[i] += nv[j]; // both negative (flagged)
             nv[j] = 0;
             status[j] = DEAD;
-            absorbMembers(i, j);
+            absorb(mnext, mtail, i, j);
           }
         }
       }
@@ -493,15 +358,191 @@ export function minimumDegree(
       if (nleft - nvi < d) d = nleft - nvi;
       if (d < 0) d = 0;
       degree[i] = d;
-      insert(i, d, degme - nvi);
+      pq.insert(i, d, degme - nvi);
       iw[q++] = i;
     }
     len[p] = q - pe[p];
     degree[p] = degme;
     nv[p] = nvp;
-    emit(p);
+    for (let v = p; v !== -1; v = mnext[v]) order[k++] = v;
     if (len[p] === 0) status[p] = DEAD;
   }
   for (let t = 0; t < nDense; t++) order[k++] = denseList[t];
   return order;
+}
+
+/** Appends the member list of supervariable `from` to that of `into`. */
+function absorb(mnext: Int32Array, mtail: Int32Array, into: number, from: number): void {
+  mnext[mtail[into]] = from;
+  mtail[into] = mtail[from];
+}
+
+/**
+ * Garbage collection of the workspace: moves every live list (variables and elements not dead)
+ * to the front, in place, and returns the new end. A live list's first entry is replaced by the
+ * marker −(x+1) during the sweep (its value saved in `first`).
+ */
+function compact(iw: Int32Array, pe: Int32Array, len: Int32Array, status: Uint8Array, first: Int32Array, N: number, pfree: number): number {
+  for (let x = 0; x < N; x++) {
+    if (status[x] !== DEAD && len[x] > 0) {
+      first[x] = iw[pe[x]];
+      iw[pe[x]] = -(x + 1);
+    }
+  }
+  let dst = 0;
+  let src = 0;
+  while (src < pfree) {
+    const v = iw[src];
+    if (v < 0) {
+      const x = -v - 1;
+      const l = len[x];
+      pe[x] = dst;
+      iw[dst++] = first[x];
+      for (let t = 1; t < l; t++) iw[dst++] = iw[src + t];
+      src += l;
+    } else {
+      src++;
+    }
+  }
+  return dst;
+}
+
+/** A larger workspace holding iw[0 .. pfree-1], with room for `need` more and a quarter spare. */
+function grown(iw: Int32Array, pfree: number, need: number): Int32Array<ArrayBuffer> {
+  const g = new Int32Array(Math.max(pfree + need, Math.floor(iw.length * 1.5)) + 1024);
+  g.set(iw.subarray(0, pfree));
+  return g;
+}
+
+/**
+ * The live principal variables by priority: degree buckets (doubly linked lists) for the
+ * 'degree' metric, or a binary heap with lazy deletion for 'fill' (an entry is valid while
+ * score[i] equals its key). Ties: last inserted first ('lifo') or first inserted first ('fifo').
+ */
+class Priority {
+  private readonly head: Int32Array;
+  private readonly tail: Int32Array;
+  private readonly next: Int32Array;
+  private readonly last: Int32Array;
+  private readonly score: Float64Array;
+  private hKey: Float64Array;
+  private hNode: Int32Array;
+  private hSize = 0;
+  private tick = 0;
+  private mindeg: number;
+
+  constructor(
+    n: number,
+    private readonly fill: boolean,
+    private readonly fifo: boolean,
+  ) {
+    this.head = new Int32Array(n + 1).fill(-1);
+    this.tail = new Int32Array(n + 1).fill(-1);
+    this.next = new Int32Array(n).fill(-1);
+    this.last = new Int32Array(n).fill(-1);
+    this.score = new Float64Array(n).fill(-1);
+    this.hKey = new Float64Array(fill ? 2 * n + 16 : 0);
+    this.hNode = new Int32Array(fill ? 2 * n + 16 : 0);
+    this.mindeg = n;
+  }
+
+  /** Variable i with approximate external degree d, lying in a clique of c others (fill metric). */
+  insert(i: number, d: number, c: number): void {
+    if (this.fill) {
+      if (c > d) c = d;
+      const f = (d * (d - 1) - c * (c - 1)) / 2; // approximate local fill
+      this.tick++;
+      const key = f * 4294967296 + (this.fifo ? this.tick : 4294967295 - this.tick);
+      this.score[i] = key;
+      this.push(key, i);
+      return;
+    }
+    const { head, tail, next, last } = this;
+    if (this.fifo) {
+      const t = tail[d];
+      last[i] = t;
+      next[i] = -1;
+      if (t !== -1) next[t] = i;
+      else head[d] = i;
+      tail[d] = i;
+    } else {
+      const h = head[d];
+      next[i] = h;
+      last[i] = -1;
+      if (h !== -1) last[h] = i;
+      else tail[d] = i;
+      head[d] = i;
+    }
+    if (d < this.mindeg) this.mindeg = d;
+  }
+
+  /** Removes variable i, inserted with degree d. */
+  remove(i: number, d: number): void {
+    if (this.fill) {
+      this.score[i] = -1;
+      return;
+    }
+    const { head, tail, next, last } = this;
+    if (last[i] !== -1) next[last[i]] = next[i];
+    else head[d] = next[i];
+    if (next[i] !== -1) last[next[i]] = last[i];
+    else tail[d] = last[i];
+  }
+
+  /** The next pivot; the caller then calls remove() (a no-op on the heap, already popped). */
+  pop(status: Uint8Array): number {
+    if (this.fill) {
+      for (;;) {
+        const key = this.hKey[0];
+        const v = this.hNode[0];
+        this.popTop();
+        if (this.score[v] === key && status[v] === VARIABLE) return v;
+      }
+    }
+    while (this.head[this.mindeg] === -1) this.mindeg++;
+    return this.head[this.mindeg];
+  }
+
+  private push(key: number, v: number): void {
+    if (this.hSize === this.hKey.length) {
+      const k2 = new Float64Array(this.hSize * 2 + 16);
+      k2.set(this.hKey);
+      const v2 = new Int32Array(this.hSize * 2 + 16);
+      v2.set(this.hNode);
+      this.hKey = k2;
+      this.hNode = v2;
+    }
+    const hKey = this.hKey;
+    const hNode = this.hNode;
+    let c = this.hSize++;
+    while (c > 0) {
+      const up = (c - 1) >> 1;
+      if (hKey[up] <= key) break;
+      hKey[c] = hKey[up];
+      hNode[c] = hNode[up];
+      c = up;
+    }
+    hKey[c] = key;
+    hNode[c] = v;
+  }
+
+  private popTop(): void {
+    const hKey = this.hKey;
+    const hNode = this.hNode;
+    const m = --this.hSize;
+    const key = hKey[m];
+    const v = hNode[m];
+    let c = 0;
+    for (;;) {
+      let ch = 2 * c + 1;
+      if (ch >= m) break;
+      if (ch + 1 < m && hKey[ch + 1] < hKey[ch]) ch++;
+      if (hKey[ch] >= key) break;
+      hKey[c] = hKey[ch];
+      hNode[c] = hNode[ch];
+      c = ch;
+    }
+    hKey[c] = key;
+    hNode[c] = v;
+  }
 }

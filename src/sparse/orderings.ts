@@ -16,9 +16,9 @@ export type OrderingName = (typeof ORDERINGS)[number];
 /** Candidates of 'auto' on blocks up to AUTO_LARGE_BLOCK, in the order tried (a good first score makes the capped symbolic runs of the others short). */
 export const AUTO_ORDERINGS: readonly OrderingName[] = ['amd', 'amf-fifo', 'amf', 'amf-noagg', 'amd-noagg', 'amd-fifo', 'colamd', 'colamd-rows', 'markowitz', 'natural'];
 /** Candidates of 'auto' on larger blocks: the variants that win on large sparse blocks, keeping the analysis short. */
-export const AUTO_ORDERINGS_LARGE: readonly OrderingName[] = ['amd', 'amf-fifo', 'amf', 'colamd', 'natural'];
+export const AUTO_ORDERINGS_LARGE: readonly OrderingName[] = ['amd', 'amf-fifo', 'colamd', 'natural'];
 /** Block size above which 'auto' tries AUTO_ORDERINGS_LARGE only. */
-export const AUTO_LARGE_BLOCK = 4000;
+export const AUTO_LARGE_BLOCK = 2000;
 
 export function isOrderingName(s: string): s is OrderingName {
   return (ORDERINGS as readonly string[]).includes(s);
