@@ -10,6 +10,7 @@ import { SparseSolver } from '../../src/assembly/solver.ts';
 import { fillSystem, SymbolicSystem, SystemValues, type FillContext, type MeasurementBlock, type ProblemSpec } from '../../src/assembly/system.ts';
 import type { VariableLayout } from '../../src/assembly/variables.ts';
 import { AdjointSensitivity } from '../../src/derivatives/adjoint.ts';
+import { SystemJacobians } from '../../src/derivatives/jacobians.ts';
 import { DerivativePattern } from '../../src/derivatives/pattern.ts';
 import { SystemSensitivity } from '../../src/derivatives/sensitivity.ts';
 import { relativeErrors } from '../../src/derivatives/finite-differences.ts';
@@ -176,6 +177,50 @@ describe('∂d/∂q, ∂d/∂q̇, ∂d/∂y of a square system with a measuremen
       const col = sens.dd_dy.subarray(c * n, (c + 1) * n);
       expect(relativeErrors(col, dp.map((x, r) => (x - dm[r]) / 2)).max, `∂d/∂y_${c} (${sys.inputNames[c]})`).toBeLessThan(1e-10);
     }
+  });
+});
+
+describe('jacobians of a non-square (stacked estimation-like) system', () => {
+  it('J_q, J_v, J_y of [D; D_Y] d + [b; b_Y] at any d match central differences of the residual', () => {
+    const model = randomTree(9, 75, { floatingBase: true });
+    const id = inverseDynamicsProblem(model);
+    const L0 = new SymbolicSystem(model, id).layout;
+    // inverse dynamics plus a redundant biased q̈ sensor: one more row than unknowns
+    const sys = new SymbolicSystem(model, { name: 'stacked', known: id.known, blocks: [new BiasedAccelerationSensor(4, L0.qdd[4], 0.5)] });
+    expect(sys.m).toBe(sys.n + 1);
+    const jac = new SystemJacobians(sys);
+    const rng = new Rng(12);
+    const { q, v } = randomState(model, rng);
+    const y = Float64Array.from({ length: sys.ny }, () => rng.uniform(-1, 1));
+    const d = Float64Array.from({ length: sys.n }, () => rng.uniform(-1, 1));
+    const vals = new SystemValues(sys);
+    fillSystem(vals, q, v, y);
+    jac.fill(vals, d, q, v, y);
+    const m = sys.m, nv = model.nv, h = 1e-6, dq = new Float64Array(nv);
+    const col = (J: { Ap: Int32Array; Ai: Int32Array; Ax: Float64Array }, k: number) => {
+      const x = new Float64Array(m);
+      for (let e = J.Ap[k]; e < J.Ap[k + 1]; e++) x[J.Ai[e]] = J.Ax[e];
+      return x;
+    };
+    const P = jac.pattern, other = new SystemValues(sys);
+    for (let k = 0; k < nv; k += 3) {
+      dq[k] = h;
+      fillSystem(other, integrate(model, q, dq), v, y);
+      const rp = residual(sys, other, d);
+      dq[k] = -h;
+      fillSystem(other, integrate(model, q, dq), v, y);
+      const rm = residual(sys, other, d);
+      dq[k] = 0;
+      expect(relativeErrors(col(P.Jq, k), rp.map((x, t) => (x - rm[t]) / (2 * h))).max, `J_q column ${k}`).toBeLessThan(1e-7);
+    }
+    const c = sys.ny - 1, yp = Float64Array.from(y);
+    yp[c] += 1;
+    fillSystem(other, q, v, yp);
+    const bp = Float64Array.from(other.b);
+    yp[c] -= 2;
+    fillSystem(other, q, v, yp);
+    expect(relativeErrors(col(P.Jy, c), bp.map((x, t) => (x - other.b[t]) / 2)).max, 'J_y of the sensor input').toBeLessThan(1e-12);
+    expect(() => jac.fill(new SystemValues(new SymbolicSystem(model, id)), d, q, v, y)).toThrow('the values belong to another system');
   });
 });
 

@@ -11,8 +11,8 @@
  */
 import type { SparseSolver } from '../assembly/solver.ts';
 import { Flops } from '../spatial/flops.ts';
+import { SystemJacobians } from './jacobians.ts';
 import type { DerivativePattern } from './pattern.ts';
-import { SystemSensitivity } from './sensitivity.ts';
 
 export interface AdjointOptions {
   /** inputs y (indices into sys.inputNames) of ∂out/∂y (default: none) */
@@ -22,8 +22,8 @@ export interface AdjointOptions {
 }
 
 export class AdjointSensitivity {
-  /** the jacobians' fill (its dense ∂d buffers are used as scratch only) */
-  readonly fill: SystemSensitivity;
+  /** the jacobians J_q, J_v, J_y (jacobians.ts) */
+  readonly jacobians: SystemJacobians;
   /** columns of d whose derivatives are wanted (outputs, in order) */
   readonly outputs: Int32Array;
   readonly inputs: Int32Array;
@@ -46,7 +46,8 @@ export class AdjointSensitivity {
       if (!(Number.isInteger(c) && c >= 0 && c < n)) throw new RangeError(`AdjointSensitivity: output ${c} is not a column of d (0..${n - 1})`);
     }
     this.outputs = Int32Array.from(outputs);
-    this.fill = new SystemSensitivity(solver, { inputs: [], pattern: opts.pattern });
+    if (sys.m !== n) throw new RangeError(`AdjointSensitivity: the system "${sys.problem.name}" has ${sys.m} equations for ${n} unknowns`);
+    this.jacobians = new SystemJacobians(sys, { pattern: opts.pattern });
     const inputs = opts.inputs ?? [];
     for (let c = 0; c < inputs.length; c++) {
       const k = inputs[c];
@@ -67,9 +68,9 @@ export class AdjointSensitivity {
    * Allocation free.
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): this {
-    const P = this.fill.pattern, lu = this.solver.lu, n = this.fill.n, nv = this.fill.nv;
-    this.fill.fillJacobians(q, qd, y);
-    this.flops.jacobians.reset().accumulate(this.fill.flops.jacobians);
+    const J = this.jacobians, P = J.pattern, lu = this.solver.lu, n = J.m, nv = J.nv;
+    J.fill(this.solver.values, this.solver.d, q, qd, y);
+    this.flops.jacobians.reset().accumulate(J.flops);
     const fs = this.flops.solve, fp = this.flops.products;
     fs.reset(); fp.reset();
     const { W, e, outputs } = this;

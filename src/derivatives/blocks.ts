@@ -11,15 +11,9 @@
  */
 import { fillSystem, SystemValues, type SymbolicSystem } from '../assembly/system.ts';
 import { integrate } from '../model/lie.ts';
+import type { Flops } from '../spatial/flops.ts';
 import type { DerivativePattern } from './pattern.ts';
 
-/** What the differences read from and write to (SystemSensitivity). */
-interface Target {
-  readonly solver: { readonly d: Float64Array };
-  readonly dd_dq: Float64Array;
-  readonly dd_dv: Float64Array;
-  readonly flops: { readonly jacobians: { mul: number; add: number; div: number; fn: number } };
-}
 
 export class BlockDifferences {
   /** the perturbed fills */
@@ -63,34 +57,34 @@ export class BlockDifferences {
     for (let e = 0; e < this.eRow.length; e++) out[this.eRow[e]] += vals.Ax[this.eSlot[e]] * d[this.eCol[e]];
   }
 
-  private evaluate(out: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, d: Float64Array, t: Target): void {
+  private evaluate(out: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, d: Float64Array, fl: Flops): void {
     fillSystem(this.vals, q, qd, y);
     this.residual(out, d);
-    const fl = t.flops.jacobians, f1 = this.vals.flops, f2 = this.vals.kin.flops;
+    const f1 = this.vals.flops, f2 = this.vals.kin.flops;
     fl.mul += f1.mul + f2.mul + this.eRow.length; fl.add += f1.add + f2.add + this.eRow.length;
     fl.div += f1.div + f2.div; fl.fn += f1.fn + f2.fn;
   }
 
-  /** the block rows of J_q, J_v (dense columns of t) and the block entries of J_y (pattern.Jy) */
-  fill(t: Target, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-    const sys = this.sys, model = sys.model, m = sys.m, nv = model.nv, h = this.h, d = t.solver.d;
+  /** the block rows of J_q, J_v (dense m×nv columns Rq, Rv) at the solution d, and the block entries of J_y (pattern.Jy) */
+  fill(d: Float64Array, Rq: Float64Array, Rv: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, fl: Flops): void {
+    const sys = this.sys, model = sys.model, m = sys.m, nv = model.nv, h = this.h;
     const { rp, rm, qp, vp, yp, dq, rows } = this;
     const inv = 1 / (2 * h);
     for (let k = 0; k < nv; k++) {
       dq[k] = h;
       integrate(model, q, dq, qp);
-      this.evaluate(rp, qp, qd, y, d, t);
+      this.evaluate(rp, qp, qd, y, d, fl);
       dq[k] = -h;
       integrate(model, q, dq, qp);
-      this.evaluate(rm, qp, qd, y, d, t);
+      this.evaluate(rm, qp, qd, y, d, fl);
       dq[k] = 0;
-      for (let e = 0; e < rows.length; e++) t.dd_dq[k * m + rows[e]] = (rp[rows[e]] - rm[rows[e]]) * inv;
+      for (let e = 0; e < rows.length; e++) Rq[k * m + rows[e]] = (rp[rows[e]] - rm[rows[e]]) * inv;
       for (let j = 0; j < nv; j++) vp[j] = qd === null ? 0 : qd[j];
       vp[k] += h;
-      this.evaluate(rp, q, vp, y, d, t);
+      this.evaluate(rp, q, vp, y, d, fl);
       vp[k] -= 2 * h;
-      this.evaluate(rm, q, vp, y, d, t);
-      for (let e = 0; e < rows.length; e++) t.dd_dv[k * m + rows[e]] = (rp[rows[e]] - rm[rows[e]]) * inv;
+      this.evaluate(rm, q, vp, y, d, fl);
+      for (let e = 0; e < rows.length; e++) Rv[k * m + rows[e]] = (rp[rows[e]] - rm[rows[e]]) * inv;
     }
     const Jy = this.pattern.Jy;
     const hy = 1;
@@ -99,9 +93,9 @@ export class BlockDifferences {
       const y0 = sys.blockInput0[b], ny = sys.blocks[b].inputNames.length;
       for (let c = y0; c < y0 + ny; c++) {
         yp[c] = y[c] + hy;
-        this.evaluate(rp, q, qd, yp, d, t);
+        this.evaluate(rp, q, qd, yp, d, fl);
         yp[c] = y[c] - hy;
-        this.evaluate(rm, q, qd, yp, d, t);
+        this.evaluate(rm, q, qd, yp, d, fl);
         yp[c] = y[c];
         for (let e = Jy.Ap[c]; e < Jy.Ap[c + 1]; e++) Jy.Ax[e] = (rp[Jy.Ai[e]] - rm[Jy.Ai[e]]) / (2 * hy);
       }

@@ -1,0 +1,186 @@
+/**
+ * The jacobians of Nori's system at a solution d (issue 8; paper 004 eqs. 3–6 and 17), for any
+ * SymbolicSystem, square or not (an estimator's stacked [D; D_Y] too):
+ *
+ *   J_q = ∂(D d + b)/∂q (tangent δq, velocity order),   J_v = ∂b/∂q̇,   J_y = ∂b/∂y,   and ∂D/∂q on D's slots,
+ *
+ * in the fixed patterns of pattern.ts. The columns of J_q and J_v are written densely (one column
+ * of length m per direction: the right-hand sides of sensitivity solves) by spatial kernels, then
+ * gathered into the CSC patterns. Per direction k of joint i (λ = λ(i), S_k its subspace column):
+ *   J_q:  c3a[i] += (∂ⁱX_λ/∂q_k) a_λ,  c3f[λ] += (∂ⁱX_λ/∂q_k)ᵀ f_i     (∂D/∂q_k d, on D's slots)
+ *         or, for a root, c3a[i] = (ⁱX_0 a_0) × S_k                      (the gravity term of b)
+ *         δv_i = (ⁱX_λ v_λ) × S_k,  δv_j = ʲX_λ(j) δv_λ(j) down the subtree,
+ *         c3a[j] += δv_j × v_J,j  (c_j),   c3f[j] += δv_j ×* I_j v_j + v_j ×* I_j δv_j  (ν_j)
+ *   J_v:  δv_i = S_k, c3a[i] = (ⁱX_λ v_λ) × S_k (= S_k × v_J + v_i × S_k), then as above.
+ * Measurement blocks' rows by central differences of their fill (blocks.ts). Nothing is allocated per call.
+ */
+import { crossForceS, crossMotionS, inertiaMulS } from '../algorithms/jcalcderiv.ts';
+import type { SymbolicSystem, SystemValues } from '../assembly/system.ts';
+import { Flops } from '../spatial/flops.ts';
+import { inertiaMulMotion } from '../spatial/inertia.ts';
+import { crossForce, crossMotion } from '../spatial/motion.ts';
+import { xApplyMotion } from '../spatial/transform.ts';
+import { BlockDifferences } from './blocks.ts';
+import { DerivativePattern } from './pattern.ts';
+
+export interface JacobianOptions {
+  /** the pattern, when one was built for this system already */
+  pattern?: DerivativePattern;
+  /** step of the central differences of measurement blocks (default 1e-6) */
+  blockStep?: number;
+}
+
+export class SystemJacobians {
+  readonly pattern: DerivativePattern;
+  readonly m: number;
+  readonly nv: number;
+  /** values of ∂D/∂q_k on D's slots (layout of pattern.dStart; the slots are sys.xSlotA/xSlotF of the joint's codes) */
+  readonly dD: Float64Array;
+  /** J_q and J_v as dense m×nv column-major arrays (the default targets of `fill`) */
+  readonly Rq: Float64Array;
+  readonly Rv: Float64Array;
+  /** flops of the last fill */
+  readonly flops = new Flops();
+  /** measurement blocks by central differences (null when the system has none) */
+  readonly blocks: BlockDifferences | null;
+  /** scratch: ⁱX_λ at the codes, I_i v_i, ⁱX_λ v_λ, δv_i per body, 6-vectors */
+  private readonly Xval: Float64Array;
+  private readonly h: Float64Array[];
+  private readonly Xv: Float64Array[];
+  private readonly dvb: Float64Array[];
+  private readonly t6 = new Float64Array(6);
+  private readonly u6 = new Float64Array(6);
+  private readonly w6 = new Float64Array(6);
+
+  constructor(readonly sys: SymbolicSystem, opts: JacobianOptions = {}) {
+    if (opts.pattern && opts.pattern.sys !== sys) throw new RangeError('SystemJacobians: the given pattern belongs to another system');
+    this.pattern = opts.pattern ?? new DerivativePattern(sys);
+    const model = sys.model, nb = model.nb;
+    this.m = sys.m;
+    this.nv = model.nv;
+    this.dD = new Float64Array(this.pattern.dStart[this.nv]);
+    this.Rq = new Float64Array(this.m * this.nv);
+    this.Rv = new Float64Array(this.m * this.nv);
+    this.Xval = new Float64Array(sys.xCode.length);
+    const mk = () => Array.from({ length: nb }, () => new Float64Array(6));
+    this.h = mk(); this.Xv = mk(); this.dvb = mk();
+    // ∂b/∂y = −1 on the known rows (b = −y there)
+    const Jy = this.pattern.Jy;
+    for (let k = 0; k < sys.knownRow.length; k++) {
+      for (let e = Jy.Ap[k]; e < Jy.Ap[k + 1]; e++) if (Jy.Ai[e] === sys.knownRow[k]) Jy.Ax[e] = -1;
+    }
+    this.blocks = sys.blocks.length > 0 ? new BlockDifferences(sys, this.pattern, opts.blockStep ?? 1e-6) : null;
+  }
+
+  /**
+   * J_q, J_v, J_y (and ∂D/∂q) at (q, q̇, y) and the solution d, given `vals` filled at (q, q̇, y)
+   * (fillSystem). Rq, Rv (m×nv column-major) receive the dense columns. Allocation free.
+   */
+  fill(vals: SystemValues, d: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, Rq: Float64Array = this.Rq, Rv: Float64Array = this.Rv): void {
+    if (vals.sys !== this.sys) throw new RangeError('SystemJacobians.fill: the values belong to another system');
+    const P = this.pattern, sys = P.sys, model = sys.model, cols = P.cols, L = sys.layout;
+    const kin = vals.kin, Ax = vals.Ax, b = vals.b;
+    const m = sys.m, nv = this.nv, nb = model.nb;
+    const fl = this.flops;
+    fl.reset();
+    const { t6, u6, w6, Xval, h, Xv, dvb } = this;
+    for (let e = 0; e < Xval.length; e++) Xval[e] = Ax[sys.xSlotA[e]];
+    const hasV = qd !== null;
+    if (hasV) {
+      for (let i = 0; i < nb; i++) {
+        inertiaMulMotion(h[i], model.I[i], kin.v[i], fl);
+        if (model.parents[i] < 0) continue;
+        const v = kin.v[i], vJ = kin.vJ[i], x = Xv[i];
+        for (let r = 0; r < 6; r++) x[r] = v[r] - vJ[r]; // ⁱX_λ v_λ
+        fl.add += 6;
+      }
+    }
+    // J_q
+    Rq.fill(0);
+    const { dStart, tStart, tCoef, tSrc } = P;
+    for (let k = 0; k < nv; k++) {
+      const i = cols.body[k], p = model.parents[i], o = k * m;
+      const rA = o + sys.rowA[i];
+      if (p >= 0) {
+        const t0 = dStart[k], t1 = dStart[k + 1], e0 = sys.xStart[i];
+        const rF = o + sys.rowF[p], la = L.a[p], lf = L.f[i];
+        for (let t = t0; t < t1; t++) {
+          let val = 0;
+          for (let u = tStart[t]; u < tStart[t + 1]; u++) val += tCoef[u] * Xval[tSrc[u]];
+          this.dD[t] = val;
+          const code = sys.xCode[e0 + t - t0], r = (code / 6) | 0, c = code - 6 * r;
+          Rq[rA + r] += val * d[la + c]; // (∂ⁱX_λ/∂q_k) a_λ
+          Rq[rF + c] += val * d[lf + r]; // (∂ⁱX_λ/∂q_k)ᵀ f_i
+        }
+        fl.mul += P.dMul[k]; fl.add += P.dAdd[k];
+      } else {
+        // ∂(ⁱX_0 a_0)/∂q_k = (ⁱX_0 a_0) × S_k; ⁱX_0 a_0 is b(3a) of the fill
+        for (let r = 0; r < 6; r++) t6[r] = b[sys.rowA[i] + r];
+        crossMotionS(u6, t6, cols, k, fl);
+        for (let r = 0; r < 6; r++) Rq[rA + r] = u6[r];
+      }
+      if (!hasV || p < 0) continue;
+      // δv_i = (ⁱX_λ v_λ) × S_k, carried down the subtree; c_j and ν_j
+      crossMotionS(dvb[i], Xv[i], cols, k, fl);
+      this.velocityTerms(vals, Rq, o, i, true, P.rowsA[k], fl);
+    }
+    // J_v
+    Rv.fill(0);
+    if (hasV) {
+      for (let k = 0; k < nv; k++) {
+        const i = cols.body[k], p = model.parents[i], o = k * m;
+        if (p >= 0 && model.nvi[i] > 0) {
+          crossMotionS(t6, Xv[i], cols, k, fl); // δc_i = S_k × v_J + v_i × S_k = (ⁱX_λ v_λ) × S_k
+          for (let r = 0; r < 6; r++) Rv[o + sys.rowA[i] + r] = t6[r];
+        }
+        // δν_i = S_k ×* I_i v_i + v_i ×* I_i S_k
+        crossForceS(t6, cols, k, h[i], fl);
+        inertiaMulS(u6, model.I[i], cols, k, fl);
+        crossForce(w6, kin.v[i], u6, fl);
+        for (let r = 0; r < 6; r++) Rv[o + sys.rowF[i] + r] = t6[r] + w6[r];
+        fl.add += 6;
+        for (let r = 0; r < 6; r++) dvb[i][r] = cols.s[6 * k + r];
+        this.velocityTerms(vals, Rv, o, i, false, 0, fl);
+      }
+    }
+    if (this.blocks) this.blocks.fill(d, Rq, Rv, q, qd, y, fl);
+    gather(P.Jq, Rq, m);
+    gather(P.Jv, Rv, m);
+  }
+
+  /**
+   * The c_j and ν_j rows of one column for the bodies of the subtree of i, given δv_i in dvb[i]:
+   * with `own`, body i itself gets δc_i = δv_i × v_J,i added to its `rowsA` rows already filled, and
+   * δν_i; the bodies below always get both.
+   */
+  private velocityTerms(vals: SystemValues, R: Float64Array, o: number, i: number, own: boolean, rowsA: number, fl: Flops): void {
+    const sys = this.pattern.sys, model = sys.model, kin = vals.kin;
+    const { t6, u6, w6, h, dvb } = this;
+    const sub = this.pattern.subtree[i];
+    for (let e = own ? 0 : 1; e < sub.length; e++) {
+      const j = sub[e];
+      const dv = dvb[j];
+      if (j !== i) xApplyMotion(dv, kin.Xup[j], dvb[model.parents[j]], fl);
+      if (model.nvi[j] > 0) {
+        crossMotion(t6, dv, kin.vJ[j], fl);
+        const rA = o + sys.rowA[j];
+        for (let r = 0; r < 6; r++) R[rA + r] += t6[r];
+        if (j === i) fl.add += rowsA;
+      }
+      crossForce(t6, dv, h[j], fl);
+      inertiaMulMotion(u6, model.I[j], dv, fl);
+      crossForce(w6, kin.v[j], u6, fl);
+      const rF = o + sys.rowF[j];
+      for (let r = 0; r < 6; r++) R[rF + r] += t6[r] + w6[r];
+      fl.add += 6;
+    }
+  }
+}
+
+/** A.Ax[e] = R[col·m + row] over the pattern of A (values of a dense column-major m×n in A's slots). */
+function gather(A: { Ap: Int32Array; Ai: Int32Array; Ax: Float64Array; n: number }, R: Float64Array, m: number): void {
+  for (let k = 0; k < A.n; k++) {
+    const o = k * m;
+    for (let e = A.Ap[k]; e < A.Ap[k + 1]; e++) A.Ax[e] = R[o + A.Ai[e]];
+  }
+}
