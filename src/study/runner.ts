@@ -242,7 +242,7 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
         }
       } catch (e) {
         point.status = 'failed';
-        point.notes.push(`${(e as Error).name}: ${(e as Error).message}`);
+        point.notes.unshift(`${(e as Error).name}: ${(e as Error).message}`);
         delete point.flops; delete point.parts; delete point.error;
       }
       point.peak_rss_mib = peakRssMiB();

@@ -1,7 +1,9 @@
 /**
  * `sparsedyn study CONFIG.json [--out DIR] [--no-timing] [--quiet]`: run a flop-count and timing
  * study (src/study) and write its points (CSV, JSON), its self-contained HTML report, one SVG per
- * chart and the spy plot into DIR (default reports/<name>/). A progress bar on a terminal.
+ * chart and the spy plot into DIR (default reports/<name>/). A progress bar on a terminal. A solver
+ * that throws on a point is recorded as a failed point (with the error) and the run goes on; the
+ * exit code is then 1.
  * Source: issue 6.
  */
 import { readFileSync } from 'node:fs';
