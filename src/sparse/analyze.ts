@@ -12,7 +12,7 @@ import { btf } from './btf.ts';
 import type { CscMatrix } from './csc.ts';
 import { assertSquare, type MatrixNames } from './errors.ts';
 import { luPattern, type LuPattern } from './lu-pattern.ts';
-import { AUTO_LARGE_BLOCK, AUTO_ORDERINGS, AUTO_ORDERINGS_LARGE, isOrderingName, ORDERINGS, orderBlock, type OrderingName } from './orderings.ts';
+import { AUTO_LARGE_BLOCK, AUTO_ORDERINGS, AUTO_ORDERINGS_LARGE, BlockPatterns, isOrderingName, ORDERINGS, orderBlock, type OrderingName } from './orderings.ts';
 import { SymbolicLU, type BlockOrdering, type OrderingScore } from './symbolic.ts';
 
 export interface AnalyzeOptions extends MatrixNames {
@@ -55,6 +55,7 @@ export function analyze(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, options: An
     const identity = new Int32Array(nb);
     for (let t = 0; t < nb; t++) identity[t] = t;
     const B = blockPattern(Ap, Ai, form.q, pinvBtf, k1, k2, identity, loc);
+    const shared = new BlockPatterns(nb, B.Bp, B.Bi);
     let best: LuPattern | undefined;
     let bestPerm: Int32Array = identity;
     const tried = nb > AUTO_LARGE_BLOCK ? candidatesLarge : candidates;
@@ -62,7 +63,7 @@ export function analyze(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, options: An
     const scores: OrderingScore[] = [];
     for (const name of tried) {
       const cap = best === undefined ? Infinity : best.flops;
-      const perm = orderBlock(name, nb, B.Bp, B.Bi, cap / 2);
+      const perm = orderBlock(name, nb, B.Bp, B.Bi, cap / 2, shared);
       const C = blockPattern(Ap, Ai, form.q, pinvBtf, k1, k2, perm, loc);
       const lu = luPattern(nb, C.Bp, C.Bi, cap);
       if (lu.flops === Infinity) {

@@ -19,7 +19,7 @@ export { amd, symmetricPattern } from './amd.ts';
 export { colamd } from './colamd.ts';
 export { markowitz } from './markowitz.ts';
 export { minimumDegree, type MinimumDegreeOptions } from './mindegree.ts';
-export { ORDERINGS, AUTO_ORDERINGS, AUTO_ORDERINGS_LARGE, AUTO_LARGE_BLOCK, orderBlock, isOrderingName, type OrderingName } from './orderings.ts';
+export { ORDERINGS, AUTO_ORDERINGS, AUTO_ORDERINGS_LARGE, AUTO_LARGE_BLOCK, BlockPatterns, orderBlock, isOrderingName, type OrderingName } from './orderings.ts';
 export { luPattern, type LuPattern } from './lu-pattern.ts';
 export { SymbolicLU, type BlockOrdering, type OrderingScore, type SymbolicLUJSON, type BlockPattern } from './symbolic.ts';
 export { analyze, type AnalyzeOptions } from './analyze.ts';

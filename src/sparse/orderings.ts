@@ -5,9 +5,9 @@
  * Source: AMD (Amestoy, Davis & Duff 1996), approximate minimum fill (Ng & Raghavan 1999;
  * Rothberg & Eisenstat 1998), COLAMD (Davis et al. 2004), Markowitz (1957) — see each file.
  */
-import { amd } from './amd.ts';
-import { colamd } from './colamd.ts';
+import { symmetricPattern } from './amd.ts';
 import { markowitz } from './markowitz.ts';
+import { minimumDegree, type MinimumDegreeOptions } from './mindegree.ts';
 
 /** Names accepted by `analyze({ ordering })`; 'auto' tries all of `AUTO_ORDERINGS` and keeps the cheapest. */
 export const ORDERINGS = ['natural', 'amd', 'amd-noagg', 'amd-fifo', 'amf', 'amf-fifo', 'amf-noagg', 'colamd', 'colamd-rows', 'markowitz'] as const;
@@ -15,21 +15,65 @@ export type OrderingName = (typeof ORDERINGS)[number];
 
 /** Candidates of 'auto' on blocks up to AUTO_LARGE_BLOCK, in the order tried (a good first score makes the capped symbolic runs of the others short). */
 export const AUTO_ORDERINGS: readonly OrderingName[] = ['amd', 'amf-fifo', 'amf', 'amf-noagg', 'amd-noagg', 'amd-fifo', 'colamd', 'colamd-rows', 'markowitz', 'natural'];
-/** Candidates of 'auto' on larger blocks: the variants that win on large sparse blocks, keeping the analysis short. */
-export const AUTO_ORDERINGS_LARGE: readonly OrderingName[] = ['amd', 'amf-fifo', 'colamd', 'natural'];
+/**
+ * Candidates of 'auto' on larger blocks: the variants seen winning on large blocks (amf-fifo on
+ * random trees, amd-fifo and amd-noagg on long chains), without the slower explicit Markowitz.
+ */
+export const AUTO_ORDERINGS_LARGE: readonly OrderingName[] = ['amd', 'amf-fifo', 'amd-fifo', 'amd-noagg', 'amf', 'colamd', 'natural'];
 /** Block size above which 'auto' tries AUTO_ORDERINGS_LARGE only. */
-export const AUTO_LARGE_BLOCK = 2000;
+export const AUTO_LARGE_BLOCK = 4000;
 
 export function isOrderingName(s: string): s is OrderingName {
   return (ORDERINGS as readonly string[]).includes(s);
 }
 
 /**
- * Orders block B (nb×nb pattern Bp, Bi). `maxWork` bounds the explicit elimination of 'markowitz'
- * (its result is then completed in natural order and scores badly).
+ * One block's pattern with the derived patterns the orderings share, computed on first use:
+ * A+Aᵀ for the minimum degree variants, Bᵀ (rows as lists) for the column orderings.
  */
-export function orderBlock(name: OrderingName, nb: number, Bp: Int32Array, Bi: Int32Array, maxWork = Infinity): Int32Array {
-  const B = { m: nb, n: nb, Ap: Bp, Ai: Bi };
+export class BlockPatterns {
+  private sym: { Gp: Int32Array; Gi: Int32Array } | undefined;
+  private rows: { Rp: Int32Array; Ri: Int32Array } | undefined;
+
+  constructor(
+    readonly nb: number,
+    readonly Bp: Int32Array,
+    readonly Bi: Int32Array,
+  ) {}
+
+  /** pattern of B+Bᵀ without the diagonal */
+  symmetric(): { Gp: Int32Array; Gi: Int32Array } {
+    this.sym ??= symmetricPattern(this.nb, this.Bp, this.Bi);
+    return this.sym;
+  }
+
+  /** pattern of Bᵀ: the column indices of each row */
+  transposed(): { Rp: Int32Array; Ri: Int32Array } {
+    if (this.rows === undefined) {
+      const { nb, Bp, Bi } = this;
+      const Rp = new Int32Array(nb + 1);
+      for (let p = 0; p < Bp[nb]; p++) Rp[Bi[p] + 1]++;
+      for (let i = 0; i < nb; i++) Rp[i + 1] += Rp[i];
+      const next = Rp.slice(0, nb);
+      const Ri = new Int32Array(Bp[nb]);
+      for (let j = 0; j < nb; j++) for (let p = Bp[j]; p < Bp[j + 1]; p++) Ri[next[Bi[p]]++] = j;
+      this.rows = { Rp, Ri };
+    }
+    return this.rows;
+  }
+}
+
+/**
+ * Orders block B (nb×nb pattern Bp, Bi, or a BlockPatterns sharing its derived patterns).
+ * `maxWork` bounds the explicit elimination of 'markowitz' (its result is then completed in
+ * natural order and scores badly).
+ */
+export function orderBlock(name: OrderingName, nb: number, Bp: Int32Array, Bi: Int32Array, maxWork = Infinity, shared?: BlockPatterns): Int32Array {
+  const P = shared ?? new BlockPatterns(nb, Bp, Bi);
+  const md = (options: MinimumDegreeOptions): Int32Array => {
+    const { Gp, Gi } = P.symmetric();
+    return minimumDegree(nb, Gp, Gi, 0, undefined, undefined, options);
+  };
   switch (name) {
     case 'natural': {
       const perm = new Int32Array(nb);
@@ -37,30 +81,26 @@ export function orderBlock(name: OrderingName, nb: number, Bp: Int32Array, Bi: I
       return perm;
     }
     case 'amd':
-      return amd(B);
+      return md({});
     case 'amd-noagg':
-      return amd(B, { aggressive: false });
+      return md({ aggressive: false });
     case 'amd-fifo':
-      return amd(B, { tie: 'fifo' });
+      return md({ tie: 'fifo' });
     case 'amf':
-      return amd(B, { metric: 'fill' });
+      return md({ metric: 'fill' });
     case 'amf-fifo':
-      return amd(B, { metric: 'fill', tie: 'fifo' });
+      return md({ metric: 'fill', tie: 'fifo' });
     case 'amf-noagg':
-      return amd(B, { metric: 'fill', aggressive: false });
-    case 'colamd':
-      return colamd(B);
-    case 'colamd-rows': {
-      // COLAMD on Bᵀ: orders for B Bᵀ (the rows' view); applied symmetrically as well.
-      const count = new Int32Array(nb + 1);
-      for (let p = 0; p < Bp[nb]; p++) count[Bi[p] + 1]++;
-      for (let i = 0; i < nb; i++) count[i + 1] += count[i];
-      const next = count.slice(0, nb);
-      const Ti = new Int32Array(Bp[nb]);
-      for (let j = 0; j < nb; j++) for (let p = Bp[j]; p < Bp[j + 1]; p++) Ti[next[Bi[p]]++] = j;
-      return colamd({ m: nb, n: nb, Ap: count, Ai: Ti });
+      return md({ metric: 'fill', aggressive: false });
+    case 'colamd': {
+      // Rows of B are the initial elements: an ordering for BᵀB.
+      const { Rp, Ri } = P.transposed();
+      return minimumDegree(nb, undefined, undefined, nb, Rp, Ri, {});
     }
+    case 'colamd-rows':
+      // COLAMD on Bᵀ: the columns of B are the elements, an ordering for B Bᵀ; applied symmetrically as well.
+      return minimumDegree(nb, undefined, undefined, nb, Bp, Bi, {});
     case 'markowitz':
-      return markowitz(B, maxWork).perm;
+      return markowitz({ n: nb, Ap: Bp, Ai: Bi }, maxWork).perm;
   }
 }
