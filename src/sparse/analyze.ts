@@ -22,6 +22,9 @@ export interface AnalyzeOptions extends MatrixNames {
   readonly candidates?: readonly OrderingName[];
 }
 
+/** A candidate's symbolic run is abandoned once it exceeds this many times the best score so far. */
+const SCORE_SLACK = 4;
+
 export function analyze(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, options: AnalyzeOptions = {}): SymbolicLU {
   assertSquare(A.m, A.n);
   const ordering = options.ordering ?? 'auto';
@@ -62,7 +65,9 @@ export function analyze(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, options: An
     let bestName: string = tried[0];
     const scores: OrderingScore[] = [];
     for (const name of tried) {
-      const cap = best === undefined ? Infinity : best.flops;
+      // Symbolic runs stop past SCORE_SLACK times the best so far: the alternatives' scores stay
+      // exact when they are near the best, and a catastrophic order costs little.
+      const cap = best === undefined ? Infinity : SCORE_SLACK * best.flops;
       const perm = orderBlock(name, nb, B.Bp, B.Bi, cap / 2, shared);
       const C = blockPattern(Ap, Ai, form.q, pinvBtf, k1, k2, perm, loc);
       const lu = luPattern(nb, C.Bp, C.Bi, cap);
