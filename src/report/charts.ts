@@ -46,9 +46,10 @@ export function drawLineChart(d3: typeof D3, spec: ChartSpec): string {
   const palette = ['#1f4e99', '#d1495b', '#2a9d4b', '#e4892e', '#7b4ea3', '#17a2b8', '#8c564b', '#e377c2', '#6c757d', '#bcbd22', '#003f5c', '#ff6f61', '#4caf50', '#9c27b0'];
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const r2 = (x: number) => String(Math.round(x * 100) / 100);
-  const W = spec.width ?? 760, H = spec.height ?? 420;
+  const longest = Math.max(0, ...spec.series.map((s) => s.name.length + (s.points.length === 0 ? 10 : 0)));
+  const legendW = Math.min(380, Math.max(150, 36 + 6.3 * longest));
+  const W = spec.width ?? 500 + legendW, H = spec.height ?? 400;
   const notes = spec.notes ?? [];
-  const legendW = 230;
   const m = { top: spec.subtitle ? 50 : 34, right: legendW + 16, bottom: 48 + 15 * notes.length, left: 70 };
   const iw = W - m.left - m.right, ih = H - m.top - m.bottom;
   const ok = (p: [number, number]) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!spec.xLog || p[0] > 0) && (!spec.yLog || p[1] > 0);

@@ -121,7 +121,7 @@ export function figure1Chart(r: StudyResult, t: PaperTable, family: string, maxN
       paperSeries(t, 'LU P,Q (paper, standard count)', '#7b4ea3', (row) => paperSum(row, 'lu_pq', '_standard')),
       paperSeries(t, 'LU row pivoting (paper, standard)', '#d1495b', (row) => paperSum(row, 'lu_rowpivot', '_standard')),
     ],
-    notes: ['the paper\'s ABA is the book formula (RBDA p. 202); its LU and matrix-ABA counts cover the factorization and solves only (our "factor+solve")'],
+    notes: ['the paper\'s ABA is the book formula (RBDA p. 202); its LU and matrix-ABA counts cover', 'the factorization and the solves only (our "factor+solve")'],
   };
 }
 
@@ -143,6 +143,6 @@ export function figure2Chart(r: StudyResult, t: PaperTable, family: string, maxN
       paperSeries(t, 'LU row pivoting (paper, standard)', '#ff7f0e', (row) => paperSum(row, 'lu_rowpivot', '_standard')),
       paperSeries(t, 'dense LU at the paper\'s order 26·N_B (formula)', '#d1495b', (row) => dense(row.rows)),
     ],
-    notes: ['dense: ml-matrix LU + one solve, counted by formula (not run above dense.maxRunOrder); the last dashed line applies that formula to the paper\'s matrix order'],
+    notes: ['dense: ml-matrix LU + one solve, counted by formula (run only up to dense.maxRunOrder);', 'the last dashed line applies that formula to the paper\'s matrix order 26·N_B'],
   };
 }

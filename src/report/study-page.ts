@@ -133,7 +133,7 @@ export function orderingTables(r: StudyResult, problem: string): Table[] {
   });
 }
 
-const CSS = `body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1220px;color:#222;line-height:1.45;padding:0 16px}
+const CSS = `body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1440px;color:#222;line-height:1.45;padding:0 16px}
 h1{font-size:24px}h2{font-size:19px;margin-top:34px;border-bottom:1px solid #ddd}h3{font-size:15px}
 table{border-collapse:collapse;margin:10px 0 22px;font-size:12px}caption{text-align:left;font-size:12px;color:#444;padding:4px 0}
 th,td{border:1px solid #ddd;padding:3px 7px;vertical-align:top}th{background:#f4f6f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -149,8 +149,10 @@ export function studyPage(input: PageInput): string {
   out.push('<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">', `<title>${esc(c.title)}</title>`, `<style>${CSS}</style></head><body>`);
   out.push(`<h1>${esc(c.title)}</h1>`);
   if (c.description) out.push(`<p>${esc(c.description)}</p>`);
-  out.push(`<p class="meta">Study <code>${esc(c.name)}</code>: ${r.meta.points} points in ${r.meta.seconds.toFixed(1)} s on ${esc(r.meta.cpu)} (${esc(r.meta.platform)}, Node ${esc(r.meta.node)}), ${esc(r.meta.date.slice(0, 10))}; peak RSS ${r.meta.peak_rss_mib.toFixed(0)} MiB. `
-    + `Files beside this page: ${input.files.map((f) => `<a href="${esc(f)}">${esc(f)}</a>`).join(', ')}.</p>`);
+  const load = r.meta.load_average ? `; load average ${r.meta.load_average[0].toFixed(1)} → ${r.meta.load_average[1].toFixed(1)} on ${r.meta.cpus} CPUs (times are disturbed by other load; flops are exact)` : '';
+  out.push(`<p class="meta">Study <code>${esc(c.name)}</code>: ${r.meta.points} points in ${r.meta.seconds.toFixed(1)} s on ${esc(r.meta.cpu)} (${esc(r.meta.platform)}, Node ${esc(r.meta.node)}), ${esc(r.meta.date.slice(0, 10))}; peak RSS ${r.meta.peak_rss_mib.toFixed(0)} MiB${load}. `
+    + `Data: <a href="points.csv">points.csv</a>, <a href="points.json">points.json</a>.</p>`);
+  out.push(`<details class="meta"><summary>${input.files.length} files beside this page (SVG of every chart, spy plot)</summary><p>${input.files.map((f) => `<a href="${esc(f)}">${esc(f)}</a>`).join(', ')}</p></details>`);
   out.push('<p class="meta">Flops are the kernels\' own counts (a multiply-add is two flops; products with an exact constant 0 or ±1 that a kernel skips are not counted; total = mul + add + div; sin/cos/sqrt apart). '
     + 'Parts: <em>kinematics</em> (ⁱX_λ, v_i, c_i), <em>fill</em> (the other values of D and b), <em>factor</em> (numeric LU; for the matrix ABA, forming W^L D W^R), <em>solve</em> (triangular solves), <em>other</em> (the recursions of RNEA, ABA, Carpentier, IIM, eUFM; the I^A recursion of the matrix ABA). '
     + 'The dense LU (ml-matrix) is counted by formula for the loops it runs. Times are medians of µs per call over several rounds, inputs prepared before the timer; ratios are against the problem\'s baseline measured in the same process.</p>');

@@ -71,6 +71,8 @@ export interface StudyPoint {
   repivoted_blocks?: number;
   analyze_ms?: number;
   time_us?: number;
+  /** the fastest round's µs per call */
+  time_min_us?: number;
   time_rounds?: number;
   time_reps?: number;
   /** flops and time over the baseline's at the same model (baseline: 1) */
@@ -91,7 +93,7 @@ export interface StudyResult {
   config: StudyConfig;
   points: StudyPoint[];
   /** run information: date, machine, totals */
-  meta: { date: string; node: string; cpu: string; platform: string; seconds: number; peak_rss_mib: number; points: number };
+  meta: { date: string; node: string; cpu: string; cpus: number; platform: string; seconds: number; peak_rss_mib: number; points: number; load_average: [number, number] };
   /** notes about skipped models or problems */
   notes: string[];
   /** the spy plot's system and ordering (not serialised) */
@@ -142,6 +144,7 @@ export function solversFor(config: StudyConfig, problem: ProblemKind): SolverNam
 
 export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResult {
   const t0 = performance.now();
+  const load0 = os.loadavg()[0];
   const points: StudyPoint[] = [];
   const notes: string[] = [];
   const instances: Instance[] = config.models.flatMap((e) => expandModels(e).map((m) => ({ family: e.label, spec: m.spec, N: m.N })));
@@ -236,7 +239,7 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
         } else if (prep.run && timed) {
           const run = prep.run;
           const t = medianMicros(run, { rounds: solver === 'dense' ? Math.min(5, config.timing.rounds) : config.timing.rounds, minMs: config.timing.minMs });
-          point.time_us = t.us; point.time_rounds = t.rounds; point.time_reps = t.reps;
+          point.time_us = t.us; point.time_min_us = t.minUs; point.time_rounds = t.rounds; point.time_reps = t.reps;
         } else if (prep.run && !timed) {
           point.notes.push(config.timing.enabled ? `not timed: N_B = ${c.model.nb} > timing.maxNb = ${config.timing.maxNb}` : 'not timed: timing.enabled is false');
         }
@@ -254,14 +257,14 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
     }
     points.push(...group);
   }
-  for (const [key, nbs] of skippedByMaxNb) notes.push(`${key}: not run for N_B = ${nbs.join(', ')}`);
+  for (const [key, nbs] of skippedByMaxNb) notes.push(`${key}: not run for N_B = ${[...new Set(nbs)].sort((a, b) => a - b).join(', ')}`);
   opts.onProgress?.(total, total, 'done');
   const spy = config.spy ? spyArtifact(config) : undefined;
   return {
     config, points, notes, spy,
     meta: {
-      date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model ?? 'unknown CPU', platform: `${os.platform()} ${os.arch()}`,
-      seconds: (performance.now() - t0) / 1000, peak_rss_mib: peakRssMiB(), points: points.length,
+      date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model ?? 'unknown CPU', cpus: os.cpus().length, platform: `${os.platform()} ${os.arch()}`,
+      seconds: (performance.now() - t0) / 1000, peak_rss_mib: peakRssMiB(), points: points.length, load_average: [load0, os.loadavg()[0]],
     },
   };
 }

@@ -11,7 +11,7 @@ export interface TimingOptions {
   rounds?: number;
   /** least duration of a round in ms (default 2) */
   minMs?: number;
-  /** warm-up: calls until `warmupCalls` calls or `warmupMs` ms, whichever comes first (defaults 300, 30) */
+  /** warm-up: calls until `warmupCalls` calls or `warmupMs` ms, whichever comes first (defaults 5000, 40) */
   warmupCalls?: number;
   warmupMs?: number;
 }
@@ -19,6 +19,8 @@ export interface TimingOptions {
 export interface Timing {
   /** median µs per call */
   us: number;
+  /** fastest round's µs per call (least disturbed by other load on the machine) */
+  minUs: number;
   rounds: number;
   /** calls per round */
   reps: number;
@@ -27,7 +29,7 @@ export interface Timing {
 export function medianMicros(fn: () => void, opts: TimingOptions = {}): Timing {
   const rounds = opts.rounds ?? 9;
   const minMs = opts.minMs ?? 2;
-  const warmupMs = opts.warmupMs ?? 30, warmupCalls = opts.warmupCalls ?? 300;
+  const warmupMs = opts.warmupMs ?? 40, warmupCalls = opts.warmupCalls ?? 5000;
   let t0 = performance.now();
   let calls = 0;
   do { fn(); calls++; } while (performance.now() - t0 < warmupMs && calls < warmupCalls);
@@ -49,5 +51,5 @@ export function medianMicros(fn: () => void, opts: TimingOptions = {}): Timing {
     samples[r] = Math.max(0, (b - a) - (c - b)) * 1000 / reps;
   }
   samples.sort();
-  return { us: samples[rounds >> 1], rounds, reps };
+  return { us: samples[rounds >> 1], minUs: samples[0], rounds, reps };
 }
