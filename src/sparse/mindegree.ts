@@ -51,11 +51,58 @@ export function minimumDegree(
   Ei: Int32Array | undefined,
   options: MinimumDegreeOptions = {},
 ): Int32Array {
+  const order = new Int32Array(n);
+  if (n === 0) return order;
+  // Set-up and elimination are separate functions: each is compiled on its own (a long set-up
+  // loop then does not get the elimination loop compiled before it has run).
+  eliminate(initialize(n, Gp, Gi, m, Ep, Ei, options), order);
+  return order;
+}
+
+/** The quotient graph and the workspaces of one ordering. */
+interface QuotientGraph {
+  readonly n: number;
+  readonly N: number;
+  readonly aggressive: boolean;
+  iw: Int32Array<ArrayBuffer>;
+  pfree: number;
+  stamp: number;
+  nel: number;
+  readonly nDense: number;
+  readonly denseList: Int32Array;
+  readonly pe: Int32Array;
+  readonly len: Int32Array;
+  readonly elen: Int32Array;
+  readonly nv: Int32Array;
+  readonly status: Uint8Array;
+  readonly degree: Int32Array;
+  readonly w: Float64Array;
+  readonly mnext: Int32Array;
+  readonly mtail: Int32Array;
+  readonly hhead: Int32Array;
+  readonly hnext: Int32Array;
+  readonly hash: Int32Array;
+  readonly dtmp: Int32Array;
+  readonly mk: Int32Array;
+  readonly lp: Int32Array;
+  readonly tmp: Int32Array;
+  readonly first: Int32Array;
+  readonly pq: Priority;
+}
+
+/** Lays out the quotient graph (variables' element and variable lists, initial elements) and the initial degrees. */
+function initialize(
+  n: number,
+  Gp: Int32Array | undefined,
+  Gi: Int32Array | undefined,
+  m: number,
+  Ep: Int32Array | undefined,
+  Ei: Int32Array | undefined,
+  options: MinimumDegreeOptions,
+): QuotientGraph {
   const aggressive = options.aggressive ?? true;
   const denseLimit = options.dense ?? Math.max(16, Math.floor(10 * Math.sqrt(n)));
   const N = n + m;
-  const order = new Int32Array(n);
-  if (n === 0) return order;
   const gnz = Gp ? Gp[n] : 0;
   const enz = Ep ? Ep[m] : 0;
   // Variable → initial elements (transpose of E).
@@ -165,6 +212,13 @@ export function minimumDegree(
     if (degree[i] > n - nDense - 1) degree[i] = n - nDense - 1;
     pq.insert(i, degree[i], 0);
   }
+  return { n, N, aggressive, iw, pfree, stamp, nel, nDense, denseList, pe, len, elen, nv, status, degree, w, mnext, mtail, hhead, hnext, hash, dtmp, mk, lp, tmp, first, pq };
+}
+
+/** Eliminates all variables in order of (approximate) minimum degree or fill; writes `order`. */
+function eliminate(g: QuotientGraph, order: Int32Array): void {
+  const { n, N, aggressive, nDense, denseList, pe, len, elen, nv, status, degree, w, mnext, mtail, hhead, hnext, hash, dtmp, mk, lp, tmp, first, pq } = g;
+  let { iw, pfree, stamp, nel } = g;
   let wflg = 1;
   let k = 0; // number of entries of `order` written
   while (nel < n) {
@@ -368,7 +422,6 @@ export function minimumDegree(
     if (len[p] === 0) status[p] = DEAD;
   }
   for (let t = 0; t < nDense; t++) order[k++] = denseList[t];
-  return order;
 }
 
 /** Appends the member list of supervariable `from` to that of `into`. */
