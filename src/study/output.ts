@@ -11,7 +11,7 @@ export const CSV_COLUMNS = [
   'flops_total', 'flops_mul', 'flops_add', 'flops_div',
   'flops_kinematics', 'flops_fill', 'flops_factor', 'flops_solve', 'flops_other',
   'n', 'nnz', 'lu_nnz', 'off_nnz', 'fill_nnz', 'blocks', 'max_block', 'chosen_orderings', 'repivoted_blocks',
-  'analyze_ms', 'time_us', 'time_min_us', 'time_rounds', 'time_reps', 'flops_ratio', 'time_ratio', 'error', 'peak_rss_mib', 'notes',
+  'analyze_ms', 'time_us', 'time_min_us', 'time_rounds', 'time_reps', 'flops_ratio', 'time_ratio', 'time_min_ratio', 'error', 'peak_rss_mib', 'notes',
 ] as const;
 
 function cell(v: unknown): string {
@@ -31,7 +31,7 @@ function row(p: StudyPoint, relativize: (path: string) => string): string {
     n: p.n, nnz: p.nnz, lu_nnz: p.lu_nnz, off_nnz: p.off_nnz, fill_nnz: p.fill_nnz, blocks: p.blocks, max_block: p.max_block,
     chosen_orderings: p.chosen_orderings, repivoted_blocks: p.repivoted_blocks,
     analyze_ms: p.analyze_ms, time_us: p.time_us, time_min_us: p.time_min_us, time_rounds: p.time_rounds, time_reps: p.time_reps,
-    flops_ratio: p.flops_ratio, time_ratio: p.time_ratio, error: p.error, peak_rss_mib: p.peak_rss_mib, notes: p.notes.join('; '),
+    flops_ratio: p.flops_ratio, time_ratio: p.time_ratio, time_min_ratio: p.time_min_ratio, error: p.error, peak_rss_mib: p.peak_rss_mib, notes: p.notes.join('; '),
   };
   return CSV_COLUMNS.map((k) => cell(values[k])).join(',');
 }

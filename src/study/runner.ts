@@ -75,9 +75,10 @@ export interface StudyPoint {
   time_min_us?: number;
   time_rounds?: number;
   time_reps?: number;
-  /** flops and time over the baseline's at the same model (baseline: 1) */
+  /** flops and time over the baseline's at the same model (baseline: 1); time_min_ratio from the fastest rounds */
   flops_ratio?: number;
   time_ratio?: number;
+  time_min_ratio?: number;
   /** largest |x − x_ref| / max(1, |x_ref|) against the baseline's result (estimation: the true τ) */
   error?: number;
   peak_rss_mib: number;
@@ -254,6 +255,7 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
     for (const p of group) {
       if (base?.flops && p.flops) p.flops_ratio = p.flops.total / base.flops.total;
       if (base?.time_us !== undefined && p.time_us !== undefined && base.time_us > 0) p.time_ratio = p.time_us / base.time_us;
+      if (base?.time_min_us !== undefined && p.time_min_us !== undefined && base.time_min_us > 0) p.time_min_ratio = p.time_min_us / base.time_min_us;
     }
     points.push(...group);
   }
