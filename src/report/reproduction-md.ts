@@ -40,7 +40,7 @@ function typical(r: StudyResult, family: string, problem: string, solver: string
   const v = r.points.filter((p) => p.family === family && p.problem === problem && p.solver === solver && p.status === 'ok' && p.nb >= minNb)
     .map(f).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
   if (v.length === 0) return '—';
-  return `${ratio(v[v.length >> 1])} (median over N_B ≥ ${minNb}; ${ratio(v[0])}–${ratio(v[v.length - 1])})`;
+  return `${ratio(v[v.length >> 1])}× (median over N_B ≥ ${minNb}; range ${ratio(v[0])}–${ratio(v[v.length - 1])})`;
 }
 
 /** "family: ratio" for every single-model family of a problem */
@@ -130,7 +130,7 @@ export function reproductionMarkdown(x: ReproductionInput): string {
   md.push('- **What the LU does that RNEA does not:** one division per pivot, and every pivot of D_id is ±1 (n = 20·N_B divisions); products with the unit entries of S_i, S_iᵀ and the −1 on f^x_i; writing the transform values (the −E r× entries) into D.');
   md.push('- **What RNEA does that the LU does not:** the additions of c_i and of ν_i, which the LU gets for free as the right-hand side b.');
   md.push(`- **Counting the same operations.** The column lu:paper is the same substitution (the paper's permutations (11)–(12)) with the products by an exact ±1 skipped as RNEA's kernels skip them: ${range(dyn, CHAIN3D, id, 'lu:paper', (p) => p.flops_ratio, 5)} × RNEA on the chain, ${range(dyn, 'random tree (seed 1, mixed joints)', id, 'lu:paper', (p) => p.flops_ratio)} on the tree. What remains is only the representation of ⁱX_λ and I_i: sparse entries of the worst-case pattern against fixed-cost spatial kernels.`);
-  md.push(`- **Time.** The LU takes ${typical(dyn, CHAIN3D, id, 'lu:auto', (p) => p.time_ratio, 5)}× RNEA's median time, ${typical(dyn, CHAIN3D, id, 'lu:auto', (p) => p.time_min_ratio, 5)}× by the fastest rounds, on the chain although it does fewer flops: per-entry indirect addressing and the fill of D against RNEA's unrolled fixed-size kernels.`);
+  md.push(`- **Time.** The LU takes ${typical(dyn, CHAIN3D, id, 'lu:auto', (p) => p.time_ratio, 5)} RNEA's median time, ${typical(dyn, CHAIN3D, id, 'lu:auto', (p) => p.time_min_ratio, 5)} by the fastest rounds, on the chain although it does fewer flops: per-entry indirect addressing and the fill of D against RNEA's unrolled fixed-size kernels.`);
   md.push('');
   md.push('## Target 2 — forward dynamics by the sparse LU: ratio to ABA; goal ≤ 1.5× at N_B = 100 on a serial chain');
   md.push('');
@@ -138,7 +138,7 @@ export function reproductionMarkdown(x: ReproductionInput): string {
   table(md, forwardDynamicsTable(f1, PLANAR));
   md.push(`**At N_B = 100 on the 3-D chain the LU costs ${ratio(fd100?.flops_ratio)}× ABA's flops: the goal (≤ 1.5×) is met**, and on the paper's planar chain ${ratio(pt(f1, PLANAR, fd, 'lu:auto', 100)?.flops_ratio)}×. On other models (dynamics study): floating-base chain ${range(dyn, '3-D chain, floating base', fd, 'lu:auto', (p) => p.flops_ratio)}, random tree ${range(dyn, 'random tree (seed 1, mixed joints)', fd, 'lu:auto', (p) => p.flops_ratio)}; robots: ${perModel(dyn, fd, 'lu:auto')}.`);
   md.push('');
-  md.push(`**What limits it.** (a) The factorization of the one irreducible block that forward dynamics leaves (${num(fd100?.max_block)} of ${num(fd100?.n)} unknowns at N_B = 100): ${num(fd100?.flops?.factor)} of the LU's ${num(fd100?.flops?.total)} flops, with ${num(fd100?.fill_nnz)} fill entries — about ${num((fd100?.fill_nnz ?? 0) / 100)} per body, the LU's counterpart of the dense 6×6 articulated inertias ABA forms body by body. (b) The generic kernel: every multiply-subtract of the factor and every entry of the solves is counted, including products with the ±1 entries, where ABA's kernels exploit S_i. (c) The ordering at scale: ${orderingAtScale(f1)} The matrix ABA costs ${range(f1, CHAIN3D, fd, 'matrix-aba', (p) => p.flops_ratio, 10)}× ABA (3-D chain). In time the LU takes ${typical(f1, CHAIN3D, fd, 'lu:auto', (p) => p.time_ratio, 10)}× ABA's median time, ${typical(f1, CHAIN3D, fd, 'lu:auto', (p) => p.time_min_ratio, 10)}× by the fastest rounds (same run).`);
+  md.push(`**What limits it.** (a) The factorization of the one irreducible block that forward dynamics leaves (${num(fd100?.max_block)} of ${num(fd100?.n)} unknowns at N_B = 100): ${num(fd100?.flops?.factor)} of the LU's ${num(fd100?.flops?.total)} flops, with ${num(fd100?.fill_nnz)} fill entries — about ${num((fd100?.fill_nnz ?? 0) / 100)} per body, the LU's counterpart of the dense 6×6 articulated inertias ABA forms body by body. (b) The generic kernel: every multiply-subtract of the factor and every entry of the solves is counted, including products with the ±1 entries, where ABA's kernels exploit S_i. (c) The ordering at scale: ${orderingAtScale(f1)} The matrix ABA costs ${range(f1, CHAIN3D, fd, 'matrix-aba', (p) => p.flops_ratio, 10)}× ABA (3-D chain). In time the LU takes ${typical(f1, CHAIN3D, fd, 'lu:auto', (p) => p.time_ratio, 10)} ABA's median time, ${typical(f1, CHAIN3D, fd, 'lu:auto', (p) => p.time_min_ratio, 10)} by the fastest rounds (same run).`);
   md.push('');
   md.push('## Target 3 — estimation (Figure 2 layout): sparse LU vs the dense solve of the same system');
   md.push('');
