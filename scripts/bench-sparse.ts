@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { create, all } from 'mathjs';
@@ -92,23 +92,49 @@ interface Ours {
   lu: NumericLU;
   analyzeColdMs: number;
   analyzeWarmMs: number;
+  /** medians in a process of its own (`sparsedyn lu`) */
   refactorUs: number;
   solveUs: number;
+  /** medians in this process, after the other files */
+  refactorSharedUs: number;
+  solveSharedUs: number;
   runs: number;
   residual: number;
   bytes: number;
 }
 
-/** analyze_ms of `sparsedyn lu FILE --json` in a fresh process: the analysis with nothing compiled yet. */
-function coldAnalyzeMs(path: string): number {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'sparsedyn.mjs'), 'lu', path, '--json', '--runs', '1'], { encoding: 'utf8' });
+/**
+ * `sparsedyn lu FILE --json` in a fresh process: the analysis with nothing compiled yet, and the
+ * refactor and solve medians of a process that handles this one matrix (as an application does).
+ */
+function freshRun(path: string): { analyze_ms: number; refactor_us: number; solve_us: number } {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'sparsedyn.mjs'), 'lu', path, '--json', '--runs', '501'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sparsedyn lu ${path} failed: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { analyze_ms: number }).analyze_ms;
+  return JSON.parse(r.stdout) as { analyze_ms: number; refactor_us: number; solve_us: number };
+}
+
+interface KluHere { refactor_us: number; solve_us: number; factor_flops: number }
+
+/**
+ * KLU run side by side on this machine, when a C compiler and Debian's libsuitesparse-dev are
+ * there: scripts/peers/klu-peer.c (it calls the library; no KLU code is in sparsedyn).
+ */
+function kluHere(files: string[]): Map<string, KluHere> {
+  const out = new Map<string, KluHere>();
+  if (!existsSync('/usr/include/suitesparse/klu.h')) return out;
+  const exe = join(tmpdir(), `klu-peer-${process.pid}`);
+  const cc = spawnSync('cc', ['-O2', join(root, 'scripts', 'peers', 'klu-peer.c'), '-I/usr/include/suitesparse', '-lklu', '-o', exe], { encoding: 'utf8' });
+  if (cc.status !== 0) return out;
+  for (const f of files) {
+    const r = spawnSync(exe, [join(benchDir, f), '501'], { encoding: 'utf8' });
+    if (r.status === 0) out.set(f, JSON.parse(r.stdout) as KluHere);
+  }
+  return out;
 }
 
 function benchOurs(file: string): Ours {
   const A = readMatrix(join(benchDir, file));
-  const analyzeColdMs = coldAnalyzeMs(join(benchDir, file));
+  const fresh = freshRun(join(benchDir, file));
   const S = analyze(A);
   analyze(A);
   const warm: number[] = [];
@@ -131,10 +157,12 @@ function benchOurs(file: string): Ours {
     A,
     S,
     lu,
-    analyzeColdMs,
+    analyzeColdMs: fresh.analyze_ms,
     analyzeWarmMs: median(warm),
-    refactorUs: rf.us,
-    solveUs: sv.us,
+    refactorUs: fresh.refactor_us,
+    solveUs: fresh.solve_us,
+    refactorSharedUs: rf.us,
+    solveSharedUs: sv.us,
     runs: Math.min(rf.runs, sv.runs),
     residual: relativeResidual(A, x, b),
     bytes: typedBytes(lu.symbolic, lu),
@@ -232,17 +260,22 @@ function main(): void {
   L.push('');
   L.push('## Times');
   L.push('');
-  L.push('| file | analyse ms (fresh process / warm median) | refactor µs ours | KLU | solve µs ours | KLU | (refactor+solve) ours/KLU | residual ‖Ax−b‖/‖b‖ |');
+  const here = kluHere(ours.map((o) => o.file));
+  L.push(here.size ? 'KLU "here": run side by side in this benchmark (scripts/peers/klu-peer.c against Debian\'s libklu, default options, medians of 501 runs); KLU "README": the figures of the sparse-bench README.' : 'KLU: the figures of the sparse-bench README (no C compiler or libsuitesparse-dev here to run it side by side).');
+  L.push('');
+  L.push('| file | analyse ms (fresh process / warm median) | refactor µs ours: own process (shared) | KLU here (README) | solve µs ours: own process (shared) | KLU here (README) | (refactor+solve) ours / KLU here | residual ‖Ax−b‖/‖b‖ |');
   L.push('|---|---|---|---|---|---|---|---|');
   for (const o of ours) {
     const k = klu.get(o.file.replace(/\.(tri|mtx)$/, ''));
-    const ratio = k ? ((o.refactorUs + o.solveUs) / (k.refactorUs + k.solveUs)).toFixed(2) : '—';
+    const h = here.get(o.file);
+    const ref = h ? { r: h.refactor_us, s: h.solve_us } : k ? { r: k.refactorUs, s: k.solveUs } : null;
+    const ratio = ref ? ((o.refactorUs + o.solveUs) / (ref.r + ref.s)).toFixed(2) : '—';
     L.push(
-      `| ${o.file} | ${f1(o.analyzeColdMs)} / ${f1(o.analyzeWarmMs)} | ${f1(o.refactorUs)} | ${k ? fmt(k.refactorUs) : '—'} | ${f1(o.solveUs)} | ${k ? fmt(k.solveUs) : '—'} | ${ratio} | ${o.residual.toExponential(1)} |`,
+      `| ${o.file} | ${f1(o.analyzeColdMs)} / ${f1(o.analyzeWarmMs)} | ${f1(o.refactorUs)} (${f1(o.refactorSharedUs)}) | ${h ? f1(h.refactor_us) : '—'} (${k ? fmt(k.refactorUs) : '—'}) | ${f1(o.solveUs)} (${f1(o.solveSharedUs)}) | ${h ? f1(h.solve_us) : '—'} (${k ? fmt(k.solveUs) : '—'}) | ${ratio} | ${o.residual.toExponential(1)} |`,
     );
   }
   L.push('');
-  L.push('"Fresh process": `analyze_ms` of `sparsedyn lu FILE --json` started anew (nothing compiled yet: the cost a one-off command pays); "warm": median of 5 analyses after 2 untimed ones.');
+  L.push('"Own process": `sparsedyn lu FILE --json --runs 501` started anew for each file — the analysis with nothing compiled yet (the cost a one-off command pays), then the refactor and solve medians of a process that handles that one matrix, as an application does. "Shared": medians measured in this benchmark process after the other files (the kernels have then been compiled for several matrices, which costs V8 up to a third). "Warm": median of 5 analyses after 2 untimed ones.');
   L.push('');
   L.push('## JavaScript peer: mathjs `slu` + `lusolve`');
   L.push('');
