@@ -69,6 +69,16 @@ describe('LU inverse/forward dynamics = RNEA/ABA', () => {
     }
   });
 
+  it('keeps the offline pivot order at run time: no re-pivoting over random states of a 300-body tree, q̈ = ABA to 1e-9', () => {
+    const model = randomTree(300, 5, { floatingBase: true });
+    const fd = new LuForwardDynamics(model), aw = new AbaWorkspace(model), rng = new Rng(77);
+    for (let t = 0; t < 20; t++) {
+      const { q, v, tau } = randomState(model, rng);
+      expectClose(fd.solve(q, v, tau), aba(model, aw, q, v, tau), 1e-9, `state ${t}`);
+    }
+    expect(fd.solver.lu.repivots).toBe(0);
+  });
+
   it('keeps a saved offline ordering: SymbolicLU JSON round trip gives the same solution', () => {
     const model = randomTree(30, 8, { floatingBase: true });
     const a = new LuForwardDynamics(model);

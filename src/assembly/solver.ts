@@ -27,9 +27,20 @@ export interface StepFlops {
 export interface SolverOptions extends AnalyzeOptions {
   /** an ordering computed earlier (e.g. loaded from JSON); it must belong to this system's pattern */
   symbolic?: SymbolicLU;
-  /** pivot threshold of the numeric LU (default 0.001) */
+  /** pivot threshold when a block has to be re-pivoted (default 0.001, as KLU) */
   tol?: number;
+  /**
+   * acceptance threshold of the offline pivot order at each refactor (default 1e-6): the rows of D
+   * mix physical units (dimensionless transforms, masses, inertias of 1e-4 kg m²), so a pivot chosen
+   * on the pattern can sit below KLU's 0.001 of its column with no loss of accuracy; the order is
+   * kept unless a pivot falls below 1e-6 of its column or the growth exceeds 1e8, and the block is
+   * then re-pivoted with `tol` (reported in lu.repivots).
+   */
+  checkTol?: number;
 }
+
+/** Default acceptance threshold of the offline pivot order for the systems of sparsedyn (SolverOptions.checkTol). */
+export const DYNAMICS_CHECK_TOL = 1e-6;
 
 export class SparseSolver {
   readonly symbolic: SymbolicLU;
@@ -60,7 +71,7 @@ export class SparseSolver {
     }
     this.analyzeMs = opts.symbolic ? 0 : performance.now() - t0;
     this.values = new SystemValues(sys);
-    this.lu = new NumericLU(this.symbolic, { tol: opts.tol, ...names });
+    this.lu = new NumericLU(this.symbolic, { tol: opts.tol, checkTol: opts.checkTol ?? DYNAMICS_CHECK_TOL, ...names });
     this.d = new Float64Array(sys.n);
     this.rhs = new Float64Array(sys.m);
   }

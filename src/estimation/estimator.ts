@@ -10,7 +10,7 @@
  *   Cov(d) = −[K⁻¹]_dd gives the covariance of the estimate.
  */
 import { checkConfiguration, checkVector } from '../algorithms/validate.ts';
-import { SparseSolver } from '../assembly/solver.ts';
+import { DYNAMICS_CHECK_TOL, SparseSolver } from '../assembly/solver.ts';
 import { fillSystem, SystemValues } from '../assembly/system.ts';
 import { Flops } from '../spatial/flops.ts';
 import { analyze } from '../sparse/analyze.ts';
@@ -89,7 +89,7 @@ export class Estimator {
         colNames: [...sys.rowNames.map((s) => `r[${s}]`), ...sys.layout.names],
       };
       const S: SymbolicLU = analyze(K, names);
-      this.lu = new NumericLU(S, { tol: opts.tol, ...names });
+      this.lu = new NumericLU(S, { tol: opts.tol, checkTol: DYNAMICS_CHECK_TOL, ...names });
       this.rhs = new Float64Array(m + n);
       this.z = new Float64Array(m + n);
     }

@@ -27,8 +27,14 @@ import { repivot } from './repivot.ts';
 import { SymbolicLU, type BlockPattern } from './symbolic.ts';
 
 export interface FactorOptions extends MatrixNames {
-  /** pivot threshold: a pivot is kept while |u_kk| ≥ tol · max |x_ik| over its column (default 0.001, as KLU) */
+  /** pivot threshold of a re-pivoting: a pivot is chosen with |u_kk| ≥ tol · max |x_ik| over its column (default 0.001, as KLU) */
   readonly tol?: number;
+  /**
+   * acceptance threshold of the kept pivot order: a refactor keeps a pivot while |u_kk| ≥ checkTol ·
+   * max |x_ik| (default: tol). A smaller value accepts the offline order on badly scaled rows (mixed
+   * physical units) and re-pivots only when a pivot has really collapsed.
+   */
+  readonly checkTol?: number;
   /** largest accepted |u_jk| / max|C_bb| (C_bb: the diagonal block) before a block is re-pivoted (default 1e8) */
   readonly growthLimit?: number;
   /**
@@ -74,6 +80,8 @@ export class NumericLU {
   /** whether the last factorization re-pivoted */
   pivoted = false;
   readonly tol: number;
+  /** acceptance threshold of the kept pivot order at a refactor (FactorOptions.checkTol) */
+  readonly checkTol: number;
   readonly growthLimit: number;
   readonly names: MatrixNames;
   /** the kernel in use ('mapped' or 'scatter') */
@@ -105,8 +113,10 @@ export class NumericLU {
   constructor(S: SymbolicLU, options: FactorOptions = {}) {
     this.symbolic = S;
     this.tol = options.tol ?? 0.001;
+    this.checkTol = options.checkTol ?? this.tol;
     this.growthLimit = options.growthLimit ?? 1e8;
     if (!(this.tol > 0 && this.tol <= 1)) throw new RangeError(`tol is ${this.tol}, expected a number in (0, 1]`);
+    if (!(this.checkTol > 0 && this.checkTol <= 1)) throw new RangeError(`checkTol is ${this.checkTol}, expected a number in (0, 1]`);
     if (!(this.growthLimit >= 1)) throw new RangeError(`growthLimit is ${this.growthLimit}, expected ≥ 1`);
     this.kernelOption = options.kernel ?? 'auto';
     if (this.kernelOption !== 'auto' && this.kernelOption !== 'mapped' && this.kernelOption !== 'scatter') {
@@ -294,7 +304,7 @@ export class NumericLU {
     this.badColumn = k1;
     if (!(maxA < Infinity)) return false; // NaN or ±Inf in the block: repivot() reports it
     const ulim = this.growthLimit * maxA;
-    const rtol = 1 / this.tol;
+    const rtol = 1 / this.checkTol;
     let divs = 0;
     let o = Tp[k1];
     const o0 = o;
@@ -349,7 +359,7 @@ export class NumericLU {
     this.badColumn = k1;
     if (!(maxA < Infinity)) return false;
     const ulim = this.growthLimit * maxA;
-    const rtol = 1 / this.tol;
+    const rtol = 1 / this.checkTol;
     let muls = 0;
     let divs = 0;
     let ok = true;
