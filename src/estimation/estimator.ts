@@ -37,14 +37,18 @@ export class Estimator {
   readonly rowVariance: Float64Array;
   readonly flops: EstimatorFlops = { kinematics: new Flops(), fill: new Flops(), factor: new Flops(), solve: new Flops() };
   readonly analyzeMs: number;
-  private readonly solver?: SparseSolver;
-  private readonly values: SystemValues;
-  private readonly K?: CscMatrix;
+  /** square mode: the sparse solver of [D; D_Y] */
+  readonly solver?: SparseSolver;
+  /** the values of [D; D_Y] and [b; b_Y] at the last sample */
+  readonly values: SystemValues;
+  /** least-squares mode: the augmented matrix K = [W⁻¹ A; Aᵀ 0] and its factors */
+  readonly K?: CscMatrix;
   private readonly slotA1?: Int32Array;
   private readonly slotA2?: Int32Array;
-  private readonly lu?: NumericLU;
+  readonly lu?: NumericLU;
   private readonly rhs: Float64Array;
-  private readonly z: Float64Array;
+  /** least-squares mode: the solution [r; d] of the augmented system at the last sample */
+  readonly z: Float64Array;
 
   constructor(readonly es: EstimationSystem, opts: { tol?: number } = {}) {
     const sys = es.sys;
