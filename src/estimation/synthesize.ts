@@ -8,7 +8,7 @@
 import { rnea, RneaWorkspace } from '../algorithms/rnea.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
-import { xApplyForce, xApplyMotion, xCompose, xCreate } from '../spatial/transform.ts';
+import { xApplyForce, xApplyMotion, xCompose, xCreate, xInverse } from '../spatial/transform.ts';
 import { sensorComponents, WRENCH_COMPONENTS } from './problem.ts';
 import { originTransform, sensorJoints, type EstimationSystem } from './setup.ts';
 
@@ -50,7 +50,7 @@ export function synthesize(model: Model, q: Float64Array, v: Float64Array, qdd: 
     rnea(model, ws, q, v, qdd, fx);
     // base wrench f_0 (spatial, base coordinates) must vanish: f^x_b = ᵇX*_0 f_0(without it)
     const f0 = Float64Array.from(ws.f[0]);
-    const Xb0 = xCompose(new Float64Array(12), worldToBody(model, ws, balance, fl), invertRoot(model, ws, fl), fl);
+    const Xb0 = xCompose(new Float64Array(12), worldToBody(model, ws, balance, fl), xInverse(new Float64Array(12), ws.kin.Xup[0], fl), fl);
     xApplyForce(fx[balance], Xb0, f0, fl);
   }
   const tau = Float64Array.from(rnea(model, ws, q, v, qdd, fx));
@@ -58,16 +58,6 @@ export function synthesize(model: Model, q: Float64Array, v: Float64Array, qdd: 
     q: Float64Array.from(q), v: Float64Array.from(v), qdd: Float64Array.from(qdd), tau, fext: fx,
     f: ws.f.map((x) => Float64Array.from(x)), a: ws.a.map((x) => Float64Array.from(x)), vb: ws.kin.v.map((x) => Float64Array.from(x)),
   };
-}
-
-/** ⁰X_b for the floating base body b = 0 (its Xup inverted: ᵇX_0 → ⁰X_b). */
-function invertRoot(_model: Model, ws: RneaWorkspace, _fl: Flops): Float64Array {
-  const X = ws.kin.Xup[0];
-  const out = new Float64Array(12);
-  // inverse of (E, r): (Eᵀ, −E r)
-  out[0] = X[0]; out[1] = X[3]; out[2] = X[6]; out[3] = X[1]; out[4] = X[4]; out[5] = X[7]; out[6] = X[2]; out[7] = X[5]; out[8] = X[8];
-  for (let k = 0; k < 3; k++) out[9 + k] = -(X[3 * k] * X[9] + X[3 * k + 1] * X[10] + X[3 * k + 2] * X[11]);
-  return out;
 }
 
 /** Ideal readings of every sensor of an estimation system, by name (component order of the sensor). */

@@ -57,7 +57,7 @@ export function register(program: Command, state: CliState): void {
       const times: number[] = [];
       let flops = 0, samples = 0, lineNo = 0, worstTau = 0, worstContact = 0, truthSamples = 0;
       const y = new Float64Array(es.sys.ny);
-      const total = await countLines(opts.data);
+      const total = process.stderr.isTTY ? await countLines(opts.data) : 0;
       const rl = createInterface({ input: createReadStream(opts.data), crlfDelay: Infinity });
       for await (const text of rl) {
         lineNo++;
