@@ -5,6 +5,7 @@
  * fixed-base arm with a wrist sensor in a URDF fixed joint.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
 import { fillSystem, SystemValues } from '../../src/assembly/system.ts';
@@ -16,6 +17,8 @@ import { modelForProblem } from '../../src/estimation/problem-file.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
 import { idealReadings, inputsFromReadings, synthesize } from '../../src/estimation/synthesize.ts';
 import { Rng } from '../../src/model/rng.ts';
+import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { findModelFile, referenceFiles } from '../../src/verify/reference-file.ts';
 import { expectClose } from '../helpers.ts';
 import { randomState } from '../state.ts';
 
@@ -143,9 +146,16 @@ describe('humanoid on two feet (simple_humanoid, floating base)', () => {
   });
 });
 
+// the fixtures' estimation files, and those of ../shared/reference when it is there
+const ESTIMATION_FILES = referenceFiles(['spec/fixtures/reference', '../shared/reference'], '.estimation.json');
+
 describe('reference estimation cases (independent implementation)', () => {
-  for (const robot of ['simple_humanoid', 'talos_reduced']) {
-    const ref = JSON.parse(readFileSync(`spec/fixtures/reference/${robot}.estimation.json`, 'utf8'));
+  it('finds the shipped estimation files', () => {
+    expect(ESTIMATION_FILES.map((f) => basename(f))).toEqual(expect.arrayContaining(['simple_humanoid.estimation.json', 'talos_reduced.estimation.json']));
+  });
+  for (const file of ESTIMATION_FILES) {
+    const ref = JSON.parse(readFileSync(file, 'utf8'));
+    const robot = basename(file, '.estimation.json');
     const [cl, cr] = ref.contacts as string[];
     const imu = { name: 'imu', type: 'spatial_acceleration', link: 'base_link' };
     const qdd = { name: 'qdd', type: 'joint_acceleration', joints: 'actuated' };
@@ -155,9 +165,9 @@ describe('reference estimation cases (independent implementation)', () => {
     ];
     for (const [what, sensors] of layouts) {
       it(`${robot}: ${what} → every joint torque and both contact wrenches to 1e-9`, () => {
-        const es = system({ model: `models/${robot}.urdf`, base: 'floating', gravity: ref.gravity, contacts: [cl, cr], sensors });
+        const model = findModelFile(file, ref.model_file);
+        const es = system({ model, base: 'floating', gravity: ref.gravity, contacts: [cl, cr], sensors: sensors.map((s) => ({ ...s, ...(s === imu ? { link: rootLink(model) } : {}) })) });
         const est = new Estimator(es);
-        const model = es.model;
         for (const c of ref.cases) {
           const q = Float64Array.from(c.q), v = Float64Array.from(c.v);
           const wr = (w: { torque: number[]; force: number[] }) => [...w.torque, ...w.force];
@@ -174,12 +184,17 @@ describe('reference estimation cases (independent implementation)', () => {
           const tauRef = ref.joints.map((j: { name: string }) => c.tau[j.name]);
           expectClose(tauEst, tauRef, 1e-9, `${robot} case ${c.seed} τ`);
           for (const link of [cl, cr]) expectClose(wr(e.contact_wrenches[link]), wr(c.contact_wrenches[link]), 1e-9, `${robot} case ${c.seed} contact ${link}`);
-          void model;
         }
       });
     }
   }
 });
+
+/** The root link of a URDF (the base of a floating-base estimation case). */
+function rootLink(urdfPath: string): string {
+  const model = loadUrdf(urdfPath, { floatingBase: true });
+  return model.bodyNames[0];
+}
 
 describe('other layouts', () => {
   it('serial chain with load cells at both end links (paper 004 Figure 2, five of six components): generically well posed in 3-D, ill posed when planar', () => {

@@ -3,30 +3,41 @@
  * code path: our RNEA, ABA, CRBA and M⁻¹ must agree to round-off.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadUrdf } from '../../src/model/urdf-file.ts';
 import { modelFromUrdf } from '../../src/model/urdf.ts';
 import { parseReference, ReferenceFormatError } from '../../src/verify/reference.ts';
+import { findModelFile, referenceFiles } from '../../src/verify/reference-file.ts';
 import { verifyReference } from '../../src/verify/verify.ts';
 
-const ROBOTS = ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced'];
 const fixture = (f: string) => `spec/fixtures/reference/${f}`;
+// every reference file of the fixtures, and of ../shared/reference when it is there (robots the
+// fixtures do not have are then checked too)
+const FOLDERS = ['spec/fixtures/reference', '../shared/reference'];
+const FILES = [...referenceFiles(FOLDERS, '.fixed.json'), ...referenceFiles(FOLDERS, '.floating.json')];
 
-describe('verify against the shipped reference files', () => {
-  for (const robot of ROBOTS) {
-    for (const base of ['fixed', 'floating'] as const) {
-      it(`${robot}, ${base} base`, () => {
-        const ref = parseReference(readFileSync(fixture(`${robot}.${base}.json`), 'utf8'));
-        const model = loadUrdf(`models/${robot}.urdf`, { floatingBase: base === 'floating', gravity: ref.gravity });
-        const r = verifyReference(model, ref);
-        for (const q of r.quantities) {
-          expect(q.pass, `${q.name}: ${q.maxRelError} > ${q.tolerance}`).toBe(true);
-          // far inside the tolerance: these are round-off agreements
-          expect(q.maxRelError, q.name).toBeLessThan(['Minv', 'aba_ddq', 'lu_fd', 'minv', 'minv_lu'].includes(q.name) ? 1e-11 : 1e-13);
-        }
-        expect(r.quantities.map((q) => q.name)).toEqual(['rnea_tau', 'aba_ddq', 'M', 'Minv', 'nle', 'gravity_torque', 'lu_id', 'lu_fd', 'minv', 'minv_lu']);
-      });
+describe('verify against the reference files', () => {
+  it('finds the ten shipped reference files', () => {
+    const names = FILES.map((f) => basename(f));
+    for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
+      for (const base of ['fixed', 'floating']) expect(names).toContain(`${robot}.${base}.json`);
     }
+  });
+
+  for (const file of FILES) {
+    it(basename(file), () => {
+      const ref = parseReference(readFileSync(file, 'utf8'), file);
+      const model = loadUrdf(findModelFile(file, ref.model_file), { floatingBase: ref.base === 'floating', gravity: ref.gravity });
+      const r = verifyReference(model, ref, { file });
+      const conditioned = new Set(['Minv', 'aba_ddq', 'lu_fd', 'minv', 'minv_lu']);
+      for (const q of r.quantities) {
+        expect(q.pass, `${q.name}: ${q.maxRelError} > ${q.tolerance}`).toBe(true);
+        // far inside the tolerance: these are round-off agreements
+        expect(q.maxRelError, q.name).toBeLessThan(conditioned.has(q.name) ? 1e-11 : 1e-13);
+      }
+      expect(r.quantities.map((q) => q.name)).toEqual(['rnea_tau', 'aba_ddq', 'M', 'Minv', 'nle', 'gravity_torque', 'lu_id', 'lu_fd', 'minv', 'minv_lu']);
+    });
   }
 
   it('fails, naming the case, when the reference disagrees', () => {

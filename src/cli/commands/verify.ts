@@ -3,22 +3,13 @@
  * through our algorithms and report the largest relative error per quantity (src/verify).
  * Exit code 0 when every error is within tolerance, 1 otherwise (naming the worst case).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadUrdf } from '../../model/urdf-file.ts';
 import { parseReference } from '../../verify/reference.ts';
+import { findModelFile } from '../../verify/reference-file.ts';
 import { verifyReference, type VerifyReport } from '../../verify/verify.ts';
 import type { CliState } from './index.ts';
-
-/** The reference's model_file, looked up beside the reference, in ../models/ and in models/. */
-function findModelFile(refPath: string, modelFile: string): string {
-  const dir = dirname(refPath);
-  const candidates = [resolve(dir, modelFile), resolve(dir, '../models', modelFile), resolve('models', modelFile)];
-  const hit = candidates.find((c) => existsSync(c));
-  if (!hit) throw new Error(`--model not given and the reference's model_file "${modelFile}" was not found (looked in ${candidates.join(', ')})`);
-  return hit;
-}
 
 export function formatReport(r: VerifyReport): string {
   const lines = [`verify: model "${r.model}", ${r.base} base, ${r.cases} cases`];

@@ -1,0 +1,29 @@
+/**
+ * Finding reference files and their models on disk (the only I/O of src/verify): a reference's
+ * `model_file` is looked up beside the reference, in ../models/ beside it, and in the repository's
+ * models/.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+
+export function findModelFile(refPath: string, modelFile: string): string {
+  const dir = dirname(refPath);
+  const candidates = [resolve(dir, modelFile), resolve(dir, '../models', basename(modelFile)), resolve('models', basename(modelFile))];
+  const hit = candidates.find((c) => existsSync(c));
+  if (!hit) throw new Error(`the reference's model_file "${modelFile}" was not found (looked in ${candidates.join(', ')})`);
+  return hit;
+}
+
+/**
+ * Reference files whose names end in `suffix`, from each folder that exists, the later folders'
+ * files replacing earlier ones of the same name (so that ../shared/reference, when present,
+ * brings robots the fixtures do not have).
+ */
+export function referenceFiles(folders: readonly string[], suffix: string): string[] {
+  const byName = new Map<string, string>();
+  for (const f of folders) {
+    if (!existsSync(f)) continue;
+    for (const name of readdirSync(f).sort()) if (name.endsWith(suffix)) byName.set(name, join(f, name));
+  }
+  return [...byName.values()];
+}
