@@ -7,15 +7,37 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Model } from '../model/model.ts';
 import { parseModelSpec } from '../model/spec.ts';
+import { readUrdf } from '../model/urdf-file.ts';
 import { ProblemError, parseProblem, type ProblemFile } from './problem.ts';
+import { sensorsFromUrdf } from './urdf-sensors.ts';
 
-export function modelForProblem(problem: ProblemFile, baseDir: string): Model {
-  let spec = problem.model.trim();
+/** The model spec with a relative URDF path resolved against baseDir. */
+function resolvedSpec(problem: ProblemFile, baseDir: string): string {
+  const spec = problem.model.trim();
   if (/\.urdf$/i.test(spec) && !isAbsolute(spec)) {
     const p = resolve(baseDir, spec);
     if (!existsSync(p)) throw new ProblemError(`model "${problem.model}" not found (looked for ${p})`);
-    spec = p;
+    return p;
   }
+  return spec;
+}
+
+/**
+ * Add the URDF's <sensor> elements to the problem when it asks for them (`urdf_sensors`); names
+ * must not collide with the sensors listed in the file.
+ */
+export function withUrdfSensors(problem: ProblemFile, baseDir: string): ProblemFile {
+  if (!problem.urdf_sensors) return problem;
+  const spec = resolvedSpec(problem, baseDir).replace(/\+(floating|fixed)$/, '');
+  if (!/\.urdf$/i.test(spec)) throw new ProblemError(`urdf_sensors: model "${problem.model}" is not a URDF file`);
+  const { sensors, notes } = sensorsFromUrdf(readUrdf(spec).sensors, problem.urdf_sensors);
+  const taken = new Set(problem.sensors.map((s) => s.name));
+  for (const s of sensors) if (taken.has(s.name)) throw new ProblemError(`urdf_sensors: sensor "${s.name}" of the URDF has the name of a sensor of the problem file`);
+  return { ...problem, sensors: [...problem.sensors, ...sensors], notes: [...(problem.notes ?? []), ...notes] };
+}
+
+export function modelForProblem(problem: ProblemFile, baseDir: string): Model {
+  let spec = resolvedSpec(problem, baseDir);
   const opts = { floatingBase: problem.base === 'floating', gravity: problem.gravity };
   let model = parseModelSpec(spec, opts);
   const keep = [...new Set(problem.sensors.filter((s) => s.type === 'force_torque' && !model.hasJoint(s.joint!)).map((s) => s.joint!))];
@@ -37,6 +59,6 @@ export function loadProblem(path: string): { problem: ProblemFile; model: Model 
   } catch (e) {
     throw new ProblemError(`${path}: cannot read the problem file (${(e as Error).message})`);
   }
-  const problem = parseProblem(text, path);
+  const problem = withUrdfSensors(parseProblem(text, path), dirname(path));
   return { problem, model: modelForProblem(problem, dirname(path)) };
 }

@@ -38,6 +38,11 @@ export interface SensorSpec {
   components: string[];
   /** variance of each reading (default 1) */
   variance: number;
+  /**
+   * force_torque: which wrench the sensor reports (iDynTree's measure_direction): the one the parent
+   * applies on the child ("parent_to_child", default) or the child on the parent ("child_to_parent")
+   */
+  measure_direction?: 'parent_to_child' | 'child_to_parent';
 }
 
 export interface ContactSpec {
@@ -55,6 +60,10 @@ export interface ProblemFile {
   unactuated?: string[];
   contacts: ContactSpec[];
   sensors: SensorSpec[];
+  /** import the URDF's <sensor> elements (all, or those named) as sensors (problem-file.ts) */
+  urdf_sensors?: boolean | string[];
+  /** messages from loading the problem (not read from the JSON): e.g. URDF sensors left out */
+  notes?: string[];
 }
 
 /** A problem file that does not follow the schema; the message names the field or item. */
@@ -95,7 +104,7 @@ function strings(x: unknown, where: string): string[] {
   return x as string[];
 }
 
-const SENSOR_FIELDS = ['name', 'type', 'joints', 'joint', 'link', 'origin', 'components', 'variance'];
+const SENSOR_FIELDS = ['name', 'type', 'joints', 'joint', 'link', 'origin', 'components', 'variance', 'measure_direction'];
 
 /** Parse and validate the JSON text of a problem file. `file` is used in messages. */
 export function parseProblem(text: string, file = 'problem'): ProblemFile {
@@ -107,7 +116,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   }
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
   const p = d as Record<string, unknown>;
-  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'contacts', 'sensors'];
+  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'contacts', 'sensors', 'urdf_sensors'];
   for (const k of Object.keys(p)) if (!allowed.includes(k)) throw new ProblemError(`${file}: unknown field "${k}" (expected ${allowed.join(', ')})`);
   if (typeof p.model !== 'string' || p.model.trim() === '') throw new ProblemError(`${file}: "model" must be a URDF path or a model spec`);
   if (p.base !== 'fixed' && p.base !== 'floating') throw new ProblemError(`${file}: "base" must be "fixed" or "floating"`);
@@ -153,14 +162,21 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
       else if (o.joints === 'all' || o.joints === 'actuated') spec.joints = o.joints;
       else if (o.joints !== undefined) spec.joints = strings(o.joints, `${where}: "joints"`);
       else throw new ProblemError(`${where}: a ${type} sensor needs "joint" or "joints" ("all", "actuated" or a list)`);
-      if (o.link !== undefined || o.origin !== undefined || o.components !== undefined) throw new ProblemError(`${where}: a ${type} sensor takes no link, origin or components`);
+      if (o.link !== undefined || o.origin !== undefined || o.components !== undefined || o.measure_direction !== undefined) throw new ProblemError(`${where}: a ${type} sensor takes no link, origin, components or measure_direction`);
     } else if (type === 'force_torque') {
       if (typeof o.joint !== 'string') throw new ProblemError(`${where}: a force_torque sensor needs "joint" (the joint it sits in)`);
       if (o.link !== undefined || o.joints !== undefined) throw new ProblemError(`${where}: a force_torque sensor takes "joint", not link/joints`);
       spec.joint = o.joint;
+      if (o.measure_direction !== undefined) {
+        if (o.measure_direction !== 'parent_to_child' && o.measure_direction !== 'child_to_parent') {
+          throw new ProblemError(`${where}: "measure_direction" must be "parent_to_child" or "child_to_parent"`);
+        }
+        spec.measure_direction = o.measure_direction;
+      }
     } else {
       if (typeof o.link !== 'string') throw new ProblemError(`${where}: a ${type} sensor needs "link"`);
       if (o.joint !== undefined || o.joints !== undefined) throw new ProblemError(`${where}: a ${type} sensor takes "link", not joint/joints`);
+      if (o.measure_direction !== undefined) throw new ProblemError(`${where}: "measure_direction" is for force_torque sensors`);
       spec.link = o.link;
     }
     const all = componentsOf(type);
@@ -172,5 +188,9 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
     }
     return spec;
   });
-  return { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors };
+  let urdfSensors: boolean | string[] | undefined;
+  if (p.urdf_sensors !== undefined) {
+    urdfSensors = typeof p.urdf_sensors === 'boolean' ? p.urdf_sensors : strings(p.urdf_sensors, `${file}: "urdf_sensors"`);
+  }
+  return { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors, urdf_sensors: urdfSensors };
 }

@@ -72,7 +72,7 @@ const jointDofName = (model: Model, i: number, k: number) =>
 export function buildEstimationSystem(model: Model, problem: ProblemFile): EstimationSystem {
   const L = new VariableLayout(model);
   const fl = new Flops();
-  const notes: string[] = [];
+  const notes: string[] = [...(problem.notes ?? [])];
   // contacts
   const contactOfBody = new Map<number, string>();
   const contacts: ContactInfo[] = problem.contacts.map((c) => {
@@ -155,10 +155,12 @@ export function buildEstimationSystem(model: Model, problem: ProblemFile): Estim
       }
       const Xs = xCompose(new Float64Array(12), originTransform(s.origin), Xl, fl);
       const F = forceTransformMatrix(Xs);
+      // a sensor reporting the child's wrench on the parent reads −f_j
+      const sign = s.measure_direction === 'child_to_parent' ? -1 : 1;
       const entries = [];
       for (const [r, comp] of s.components.entries()) {
         const row = WRENCH_COMPONENTS.indexOf(comp as never);
-        for (let j = 0; j < 6; j++) entries.push({ row: r, col: col + j, val: F[6 * row + j] });
+        for (let j = 0; j < 6; j++) entries.push({ row: r, col: col + j, val: sign * F[6 * row + j] });
       }
       inputs = s.components.map((c) => `${s.name}.${c}`);
       block = new LinearBlock(s.name, inputs.map((n) => `y[${n}]`), inputs, entries, s.variance);

@@ -83,7 +83,8 @@ export function idealReadings(es: EstimationSystem, t: Truth): Map<string, numbe
         else { const fr = model.frame(sp.link!); body = fr.body; Xl = fr.X; w = t.fext[body]; }
         const Xs = xCompose(new Float64Array(12), originTransform(sp.origin), Xl, fl);
         xApplyForce(w6, Xs, w, fl);
-        out.set(sp.name, sp.components.map((c) => w6[WRENCH_COMPONENTS.indexOf(c as never)]));
+        const sign = sp.measure_direction === 'child_to_parent' ? -1 : 1;
+        out.set(sp.name, sp.components.map((c) => sign * w6[WRENCH_COMPONENTS.indexOf(c as never)]));
         break;
       }
       case 'accelerometer':
