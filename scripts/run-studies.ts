@@ -1,10 +1,12 @@
 /**
- * Run the shipped studies (studies/*.json) and write their reports into reports/<name>/, then
+ * Run the shipped studies (studies/*.json: figure1, figure2, dynamics, and derivatives — factor
+ * reuse against the recursive derivatives, issue 8) and write their reports into reports/<name>/
+ * (<name> from the configuration: derivatives.json writes reports/derivatives-study/), then
  * reports/REPRODUCTION.md (paper 004's Figures 1 and 2 next to ours, and the targets of issue 6).
  * What `npm run study` runs.
  *
  *   npx tsx scripts/run-studies.ts [NAME …] [--no-timing] [--reuse] [--out-root DIR]
- *     NAME …      only these studies (default: every studies/*.json)
+ *     NAME …      only these studies, by file name (default: every studies/*.json); e.g. `derivatives`
  *     --reuse     rebuild the reports from reports/<name>/points.json without running again
  *     --out-root  write into DIR/<name>/ instead of reports/<name>/
  */

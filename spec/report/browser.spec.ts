@@ -25,7 +25,7 @@ if (!available) process.stdout.write(`browser check skipped: ${existsSync(CHROMI
 
 describe('study reports in headless Chromium', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-browser-'));
-  for (const report of ['figure1', 'figure2', 'dynamics']) {
+  for (const report of ['figure1', 'figure2', 'dynamics', 'derivatives-study']) {
     it.skipIf(!available)(`reports/${report}/index.html renders its charts and spy plot`, () => {
       const shot = join(dir, `${report}.png`);
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/check-report.ts', `reports/${report}/index.html`, '--screenshot', shot], { encoding: 'utf8', timeout: 120_000 });

@@ -9,7 +9,7 @@ describe('study configuration', () => {
   it('fills defaults and expands lu:* into auto and every ordering', () => {
     const c = parse({ ...base, solvers: ['rnea', 'lu:*', 'lu', 'dense'] });
     expect(c.title).toBe('x');
-    expect(c.timing).toEqual({ enabled: true, rounds: 9, minMs: 2, maxNb: Infinity, maxCallMs: 250 });
+    expect(c.timing).toEqual({ enabled: true, rounds: 9, minMs: 2, warmupMs: 40, maxNb: Infinity, maxCallMs: 250, finiteDifferences: false });
     expect(c.dense.maxRunOrder).toBe(400);
     expect(c.solvers[0]).toBe('rnea');
     expect(c.solvers).toContain('lu:auto');
@@ -41,6 +41,10 @@ describe('study configuration', () => {
     ['a solver for none of the problems', { ...base, solvers: ['rnea', 'aba'] }, /solvers "aba" solves none of the problems listed \(inverse-dynamics\)/],
     ['a bad timing field', { ...base, timing: { rounds: 2.5 } }, /timing\.rounds must be a positive integer, got 2\.5/],
     ['an unknown timing field', { ...base, timing: { repeat: 3 } }, /timing\.repeat is not a timing field/],
+    ['a negative timing.warmupMs', { ...base, timing: { warmupMs: -1 } }, /timing\.warmupMs must be a number ≥ 0, got -1/],
+    ['a non-boolean timing.finiteDifferences', { ...base, timing: { finiteDifferences: 'yes' } }, /timing\.finiteDifferences must be true or false, got "yes"/],
+    ['a derivative solver without a derivative problem', { ...base, solvers: ['rnea', 'recursive'] }, /solvers "recursive" solves none of the problems listed \(inverse-dynamics\)/],
+    ['the dense LU on derivatives only', { ...base, problems: ['id-derivatives'], solvers: ['recursive', 'dense'] }, /solvers "dense" solves none of the problems listed \(id-derivatives\)/],
     ['a bad paper figure', { ...base, paper: { figure: 3, csv: 'a.csv', model: 'chain:3' } }, /paper\.figure must be 1 or 2/],
     ['a paper model that is no label', { ...base, paper: { figure: 1, csv: 'a.csv', model: 'planar' } }, /paper\.model "planar" is not the label of any models\[\] entry/],
     ['a spy ordering that does not exist', { ...base, spy: { model: 'chain:3', problem: 'fd', ordering: 'metis' } }, /spy\.ordering "metis" is not an ordering/],

@@ -18,7 +18,9 @@ const ORDERING_COLORS: Readonly<Record<string, string>> = {
 /** A fixed colour per solver, so a solver looks the same in every chart. */
 export function solverColor(solver: string): string {
   switch (solver) {
-    case 'rnea': case 'aba': case 'carpentier': case 'iim': return '#111111';
+    case 'rnea': case 'aba': case 'carpentier': case 'iim': case 'recursive': return '#111111';
+    case 'lu-adjoint': return '#e4892e';
+    case 'fd': return '#6c757d';
     case 'lu:auto': return '#1f4e99';
     case 'lu:paper': return '#17a2b8';
     case 'matrix-aba': return '#2a9d4b';
@@ -36,6 +38,8 @@ export const PROBLEM_TITLES: Readonly<Record<string, string>> = {
   iwim: 'M⁻¹B (fully actuated)',
   'load-cells': 'Estimation: chain with load cells at both ends (Figure 2 layout)',
   estimation: 'Estimation',
+  'id-derivatives': 'Inverse-dynamics derivatives',
+  'fd-derivatives': 'Forward-dynamics derivatives',
 };
 
 /** Families of a problem with at least two model sizes, in the study's order. */

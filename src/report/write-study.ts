@@ -70,7 +70,9 @@ export function writeStudy(r: StudyResult, dir: string, opts: { root: string; co
   }
   let spy: string | undefined;
   if (r.spy) {
-    spy = spySvg(spyPanels(r.spy.sys, r.spy.S), { panelSize: 360, aggregateAbove: 400, caption: r.spy.caption });
+    // the caption names the model as run: show a URDF path relative to the root, as in the points
+    const caption = r.spy.caption.split(`${opts.root}/`).join('');
+    spy = spySvg(spyPanels(r.spy.sys, r.spy.S), { panelSize: 360, aggregateAbove: 400, caption });
     writeFileSync(join(dir, 'spy.svg'), spy);
     files.push('spy.svg');
   }

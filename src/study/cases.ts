@@ -9,7 +9,10 @@
  *                     five of six components each (all but tz: the "slippery" variant, eq. 24), q̈ known
  *                     for joints 3..N−2, the last link's wrench unknown (eq. 17)
  *   estimation        a problem file (src/estimation), its own model
- * Estimation states are synthesized (RNEA with known contact wrenches, ideal sensor readings).
+ *   id-derivatives    ∂τ/∂q, ∂τ/∂q̇, M at q, q̇, q̈        (paper 003 Tables 4–8 + CRBA; factor reuse on D_id, issue 8)
+ *   fd-derivatives    ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at q, q̇, τ      (ABA, Tables 4–8, CRBA + Cholesky; factor reuse on D_fd)
+ * Estimation states are synthesized (RNEA with known contact wrenches, ideal sensor readings). The
+ * derivative problems have no external wrench (f^x = 0): the recursive algorithms of paper 003 take none.
  */
 import { randomDynamicsState } from '../assembly/flops-report.ts';
 import { forwardDynamicsProblem, inverseDynamicsProblem, classicalInputs } from '../assembly/problems.ts';
@@ -20,7 +23,7 @@ import { buildEstimationSystem, type EstimationSystem } from '../estimation/setu
 import { idealReadings, inputsFromReadings, synthesize } from '../estimation/synthesize.ts';
 import type { Model } from '../model/model.ts';
 import { Rng } from '../model/rng.ts';
-import type { ProblemKind } from './config.ts';
+import { isDerivativeProblem, type ProblemKind } from './config.ts';
 
 export interface StudyCase {
   kind: ProblemKind;
@@ -35,7 +38,7 @@ export interface StudyCase {
   tau: Float64Array;
   /** external wrenches per body (body coordinates) */
   fext: Float64Array[];
-  /** the sparse system the LU solvers factorize: D_id, D_fd (also for minv and iwim), or [D; D_Y] */
+  /** the sparse system the LU solvers factorize: D_id (also for id-derivatives), D_fd (also for minv, iwim, fd-derivatives), or [D; D_Y] */
   sys: SymbolicSystem;
   /** its inputs y at this state (id, fd, load-cells, estimation) */
   y: Float64Array;
@@ -81,11 +84,13 @@ export function modelCase(kind: Exclude<ProblemKind, 'estimation'>, model: Model
     return { kind, model, modelSpec, sys: es.sys, es, ...estimationState(es, rng) };
   }
   const s = randomDynamicsState(model, rng);
-  const sys = new SymbolicSystem(model, kind === 'inverse-dynamics' ? inverseDynamicsProblem(model) : forwardDynamicsProblem(model));
+  const inverse = kind === 'inverse-dynamics' || kind === 'id-derivatives';
+  const sys = new SymbolicSystem(model, inverse ? inverseDynamicsProblem(model) : forwardDynamicsProblem(model));
+  const fext = isDerivativeProblem(kind) ? s.fext.map(() => new Float64Array(6)) : s.fext;
   const y = new Float64Array(sys.ny);
-  if (kind === 'inverse-dynamics') classicalInputs(y, model, s.a, s.fext);
-  else if (kind === 'forward-dynamics') classicalInputs(y, model, s.tau, s.fext);
-  return { kind, model, modelSpec, q: s.q, v: s.v, qdd: s.a, tau: s.tau, fext: s.fext, sys, y };
+  if (inverse) classicalInputs(y, model, s.a, fext);
+  else if (kind !== 'minv' && kind !== 'iwim') classicalInputs(y, model, s.tau, fext);
+  return { kind, model, modelSpec, q: s.q, v: s.v, qdd: s.a, tau: s.tau, fext, sys, y };
 }
 
 /** The case of an estimation problem file (its model is the file's). */

@@ -7,16 +7,19 @@
  * {
  *   "name": "figure1", "title": "…", "description": "…",
  *   "models":   ["models/panda.urdf", { "spec": "chain:{N}:axes=z", "N": [1, 2, 5, 10], "label": "planar chain" }],
- *   "problems": ["inverse-dynamics", "forward-dynamics", "minv", "iwim", "load-cells",
+ *   "problems": ["inverse-dynamics", "forward-dynamics", "minv", "iwim", "load-cells", "id-derivatives", "fd-derivatives",
  *                { "problem": "minv", "maxNb": 200 }, { "problem": "estimation", "file": "../data/problems/x.json" }],
- *   "solvers":  ["rnea", "aba", "matrix-aba", "lu", "lu:amd", "lu:*", "lu:paper", "dense", "carpentier", …],
- *   "timing":   { "enabled": true, "rounds": 9, "minMs": 2, "maxNb": 1000, "maxCallMs": 250 },
+ *   "solvers":  ["rnea", "aba", "matrix-aba", "lu", "lu:amd", "lu:*", "lu:paper", "dense", "carpentier", "recursive", "lu-adjoint", "fd", …],
+ *   "timing":   { "enabled": true, "rounds": 9, "minMs": 2, "warmupMs": 40, "maxNb": 1000, "maxCallMs": 250, "finiteDifferences": false },
  *   "dense":    { "maxRunOrder": 400 },
  *   "seed": 1,
  *   "spy":      { "model": "chain:{N}:axes=z", "N": 10, "problem": "forward-dynamics", "ordering": "auto" },
  *   "paper":    { "figure": 1, "csv": "paper-004/figure1_forward_dynamics_chain.csv", "model": "planar chain" }
  * }
  * Paths (URDF models, problem files, paper CSVs) are relative to the configuration file.
+ * The derivative problems (issue 8) compare factor reuse (`lu`, `lu:<ordering>`, `lu-adjoint`) with
+ * Saccon's recursive algorithms (`recursive`, paper 003 Tables 4–8, the baseline) and central
+ * differences (`fd`, a reference timed only with timing.finiteDifferences = true).
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isOrderingName, ORDERINGS, type OrderingName } from '../sparse/orderings.ts';
@@ -26,12 +29,17 @@ export class StudyConfigError extends Error {
   override name = 'StudyConfigError';
 }
 
-export type ProblemKind = 'inverse-dynamics' | 'forward-dynamics' | 'minv' | 'iwim' | 'load-cells' | 'estimation';
-export const PROBLEM_KINDS: readonly ProblemKind[] = ['inverse-dynamics', 'forward-dynamics', 'minv', 'iwim', 'load-cells', 'estimation'];
+export type ProblemKind = 'inverse-dynamics' | 'forward-dynamics' | 'minv' | 'iwim' | 'load-cells' | 'estimation' | 'id-derivatives' | 'fd-derivatives';
+export const PROBLEM_KINDS: readonly ProblemKind[] = ['inverse-dynamics', 'forward-dynamics', 'minv', 'iwim', 'load-cells', 'estimation', 'id-derivatives', 'fd-derivatives'];
+
+/** The derivative problems: (∂τ/∂q, ∂τ/∂q̇, M) and (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹). */
+export function isDerivativeProblem(problem: ProblemKind): problem is 'id-derivatives' | 'fd-derivatives' {
+  return problem === 'id-derivatives' || problem === 'fd-derivatives';
+}
 const PROBLEM_ALIASES: Readonly<Record<string, ProblemKind>> = { id: 'inverse-dynamics', fd: 'forward-dynamics' };
 
 /** Fixed solver names; sparse LU solvers are `lu:<ordering>` (`lu` = `lu:auto`). */
-export const ALGORITHM_SOLVERS = ['rnea', 'aba', 'matrix-aba', 'dense', 'lu:paper', 'carpentier', 'crba-cholesky', 'iim', 'eufm'] as const;
+export const ALGORITHM_SOLVERS = ['rnea', 'aba', 'matrix-aba', 'dense', 'lu:paper', 'carpentier', 'crba-cholesky', 'iim', 'eufm', 'recursive', 'lu-adjoint', 'fd'] as const;
 export type SolverName = (typeof ALGORITHM_SOLVERS)[number] | `lu:${OrderingName | 'auto'}`;
 
 /** Which problems each solver solves. */
@@ -42,7 +50,9 @@ export function solverApplies(solver: SolverName, problem: ProblemKind): boolean
     case 'lu:paper': return problem === 'inverse-dynamics';
     case 'carpentier': case 'crba-cholesky': return problem === 'minv';
     case 'iim': case 'eufm': return problem === 'iwim';
-    default: return true; // dense and every lu:<ordering>
+    case 'recursive': case 'lu-adjoint': case 'fd': return isDerivativeProblem(problem);
+    case 'dense': return !isDerivativeProblem(problem);
+    default: return true; // every lu:<ordering> (factor reuse on the derivative problems)
   }
 }
 
@@ -54,6 +64,8 @@ export const BASELINE: Readonly<Record<ProblemKind, SolverName>> = {
   iwim: 'iim',
   'load-cells': 'rnea',
   estimation: 'rnea',
+  'id-derivatives': 'recursive',
+  'fd-derivatives': 'recursive',
 };
 
 export interface ModelEntry {
@@ -80,8 +92,12 @@ export interface StudyConfig {
   models: ModelEntry[];
   problems: ProblemEntry[];
   solvers: SolverName[];
-  /** maxCallMs: a solver whose first (untimed) call takes longer is not timed (its flops still count) */
-  timing: { enabled: boolean; rounds: number; minMs: number; maxNb: number; maxCallMs: number };
+  /**
+   * warmupMs: untimed calls before the rounds (at most 5000 calls; longer lets the JIT finish on a busy machine);
+   * maxCallMs: a solver whose first (untimed) call takes longer is not timed (its flops still count);
+   * finiteDifferences: time the central differences (`fd`) too (default false: a reference only)
+   */
+  timing: { enabled: boolean; rounds: number; minMs: number; warmupMs: number; maxNb: number; maxCallMs: number; finiteDifferences: boolean };
   dense: { maxRunOrder: number };
   seed: number;
   spy?: { model: string; N?: number; problem: ProblemKind; ordering: OrderingName | 'auto' };
@@ -196,19 +212,25 @@ export function parseStudyConfig(text: string, file: string, baseDir: string): S
   }
 
   // timing, dense, seed
-  const timing = { enabled: true, rounds: 9, minMs: 2, maxNb: Infinity, maxCallMs: 250 };
+  const timing = { enabled: true, rounds: 9, minMs: 2, warmupMs: 40, maxNb: Infinity, maxCallMs: 250, finiteDifferences: false };
   if (o.timing !== undefined) {
-    if (!isObj(o.timing)) fail('timing', 'must be an object { enabled, rounds, minMs, maxNb, maxCallMs }');
+    const fields = ['enabled', 'rounds', 'minMs', 'warmupMs', 'maxNb', 'maxCallMs', 'finiteDifferences'];
+    if (!isObj(o.timing)) fail('timing', `must be an object { ${fields.join(', ')} }`);
     const t = o.timing as Obj;
-    for (const key of Object.keys(t)) if (!['enabled', 'rounds', 'minMs', 'maxNb', 'maxCallMs'].includes(key)) fail(`timing.${key}`, 'is not a timing field (expected enabled, rounds, minMs, maxNb, maxCallMs)');
-    if (t.enabled !== undefined) {
-      if (typeof t.enabled !== 'boolean') fail('timing.enabled', `must be true or false, got ${JSON.stringify(t.enabled)}`);
-      timing.enabled = t.enabled as boolean;
+    for (const key of Object.keys(t)) if (!fields.includes(key)) fail(`timing.${key}`, `is not a timing field (expected ${fields.join(', ')})`);
+    for (const key of ['enabled', 'finiteDifferences'] as const) {
+      if (t[key] === undefined) continue;
+      if (typeof t[key] !== 'boolean') fail(`timing.${key}`, `must be true or false, got ${JSON.stringify(t[key])}`);
+      timing[key] = t[key] as boolean;
     }
     if (t.rounds !== undefined) timing.rounds = posInt(t.rounds, 'timing.rounds');
     if (t.minMs !== undefined) {
       if (typeof t.minMs !== 'number' || !(t.minMs > 0) || !Number.isFinite(t.minMs)) fail('timing.minMs', `must be a positive number, got ${JSON.stringify(t.minMs)}`);
       timing.minMs = t.minMs as number;
+    }
+    if (t.warmupMs !== undefined) {
+      if (typeof t.warmupMs !== 'number' || !(t.warmupMs >= 0) || !Number.isFinite(t.warmupMs)) fail('timing.warmupMs', `must be a number ≥ 0, got ${JSON.stringify(t.warmupMs)}`);
+      timing.warmupMs = t.warmupMs as number;
     }
     if (t.maxNb !== undefined) timing.maxNb = posInt(t.maxNb, 'timing.maxNb');
     if (t.maxCallMs !== undefined) {

@@ -4,7 +4,7 @@
  * structure, offline analysis time, median time per call with ratios against the problem's
  * baseline measured in the same process, the agreement with the baseline's result, and the
  * process's peak memory. No I/O: the caller writes the points (output.ts) and the report.
- * Source: issue 6.
+ * Source: issue 6; the derivative problems, issue 8.
  */
 import os from 'node:os';
 import { forwardDynamicsProblem, inverseDynamicsProblem } from '../assembly/problems.ts';
@@ -31,11 +31,17 @@ export interface FlopFigure {
 export const FLOP_COLUMNS = ['kinematics', 'fill', 'factor', 'solve', 'other'] as const;
 export type FlopColumn = (typeof FLOP_COLUMNS)[number];
 
-/** Which column a named part goes to: matrix ABA's product is its factorization analogue. */
+/**
+ * Which column a named part goes to: matrix ABA's product is its factorization analogue; for the
+ * derivatives by factor reuse, filling the jacobians J_q, J_v goes with the fill and the further
+ * solves with the solve.
+ */
 export function flopColumn(part: string): FlopColumn {
   switch (part) {
     case 'kinematics': case 'fill': case 'factor': case 'solve': return part;
     case 'product': return 'factor';
+    case 'jacobians': return 'fill';
+    case 'derivative solves': case 'transposed solves': return 'solve';
     default: return 'other';
   }
 }
@@ -195,7 +201,7 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
       group.push(point);
       let prep: PreparedSolver | SolverSkip;
       try {
-        prep = prepareSolver(c, solver, { denseMaxRunOrder: config.dense.maxRunOrder });
+        prep = prepareSolver(c, solver, { denseMaxRunOrder: config.dense.maxRunOrder, timeFiniteDifferences: config.timing.finiteDifferences });
       } catch (e) {
         point.status = 'failed';
         point.notes.push(`${(e as Error).name}: ${(e as Error).message}`);
@@ -235,11 +241,13 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
           point.repivoted_blocks = prep.repivoted();
           if (point.repivoted_blocks > 0) point.notes.push(`numeric pivoting re-ordered ${point.repivoted_blocks} block(s) at this state; the counts are for those factors`);
         }
-        if (prep.run && timed && firstMs > config.timing.maxCallMs) {
+        if (prep.run && timed && prep.untimed !== undefined) {
+          point.notes.push(prep.untimed);
+        } else if (prep.run && timed && firstMs > config.timing.maxCallMs) {
           point.notes.push(`not timed: one call took ${firstMs.toFixed(0)} ms > timing.maxCallMs = ${config.timing.maxCallMs}`);
         } else if (prep.run && timed) {
           const run = prep.run;
-          const t = medianMicros(run, { rounds: solver === 'dense' ? Math.min(5, config.timing.rounds) : config.timing.rounds, minMs: config.timing.minMs });
+          const t = medianMicros(run, { rounds: solver === 'dense' ? Math.min(5, config.timing.rounds) : config.timing.rounds, minMs: config.timing.minMs, warmupMs: config.timing.warmupMs });
           point.time_us = t.us; point.time_min_us = t.minUs; point.time_rounds = t.rounds; point.time_reps = t.reps;
         } else if (prep.run && !timed) {
           point.notes.push(config.timing.enabled ? `not timed: N_B = ${c.model.nb} > timing.maxNb = ${config.timing.maxNb}` : 'not timed: timing.enabled is false');
@@ -276,9 +284,10 @@ function spyArtifact(config: StudyConfig): SpyArtifact {
   const s = config.spy!;
   const spec = s.N === undefined ? s.model : s.model.split('{N}').join(String(s.N));
   const model = parseModelSpec(spec);
+  const inverse = s.problem === 'inverse-dynamics' || s.problem === 'id-derivatives';
   const sys = s.problem === 'load-cells'
     ? buildEstimationSystem(model, loadCellsProblem(model, spec)).sys
-    : new SymbolicSystem(model, s.problem === 'inverse-dynamics' ? inverseDynamicsProblem(model) : forwardDynamicsProblem(model));
+    : new SymbolicSystem(model, inverse ? inverseDynamicsProblem(model) : forwardDynamicsProblem(model));
   const S = analyze(sys.pattern, { ordering: s.ordering, rowNames: sys.rowNames, colNames: sys.layout.names });
   const caption = `${spec}, ${s.problem} (ordering ${s.ordering}): D is ${sys.m}×${sys.n} with ${sys.nnz} nonzeros; L+U ${S.luNnz} + ${S.offNnz} off-diagonal-block entries, ${S.luNnz + S.offNnz - S.nnz} fill`;
   return { sys, S, caption };

@@ -10,6 +10,9 @@
  *   lu:paper               the hand-made permutations (11)–(12): one forward substitution
  *   dense                  ml-matrix LU of the same matrix (run up to dense.maxRunOrder)
  *   carpentier, crba-cholesky, iim, eufm   M⁻¹ and M⁻¹B references
+ *   derivative problems (issue 8; src/derivatives): recursive = paper 003 Tables 4–8 (recursive.ts),
+ *   lu:<ordering> = factor reuse with 3·nv more solves, lu-adjoint = nv transposed solves
+ *   (dynamics.ts), fd = central differences (finite-differences.ts); output [∂/∂q; ∂/∂q̇; M or M⁻¹]
  */
 import { abaUnchecked, AbaWorkspace } from '../algorithms/aba.ts';
 import { InputMatrix } from '../algorithms/iwim-inputs.ts';
@@ -24,12 +27,15 @@ import { MinvLu } from '../assembly/minv-lu.ts';
 import { classicalInputs } from '../assembly/problems.ts';
 import { SparseSolver } from '../assembly/solver.ts';
 import { fillSystem, SystemValues } from '../assembly/system.ts';
+import { LuForwardDynamicsDerivatives, LuInverseDynamicsDerivatives } from '../derivatives/dynamics.ts';
+import { FiniteDifferenceDerivatives } from '../derivatives/finite-differences.ts';
+import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../derivatives/recursive.ts';
 import { Estimator } from '../estimation/estimator.ts';
 import { Flops } from '../spatial/flops.ts';
 import type { OrderingName } from '../sparse/orderings.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import { qddFromD, tauFromD, type StudyCase } from './cases.ts';
-import type { SolverName } from './config.ts';
+import { isDerivativeProblem, type SolverName } from './config.ts';
 import { DenseLu, denseLuFactorFlops, denseLuSolveFlops } from './dense.ts';
 import { PaperTriangularSolver } from './paper-triangular.ts';
 
@@ -67,11 +73,15 @@ export interface PreparedSolver {
   analyzeMs?: number;
   /** blocks re-pivoted by the numeric LU at this state */
   repivoted?: () => number;
+  /** why the solver is run but not timed (a reference only), when it is not */
+  untimed?: string;
   notes: string[];
 }
 
 export interface SolverOptions {
   denseMaxRunOrder: number;
+  /** time the central differences of the derivative problems (default: run for flops and accuracy only) */
+  timeFiniteDifferences?: boolean;
 }
 
 /** A solver that does not apply here, with the reason. */
@@ -101,6 +111,7 @@ function sparseParts(f: { kinematics: Flops; fill: Flops; factor: Flops; solve: 
 export function prepareSolver(c: StudyCase, solver: SolverName, opts: SolverOptions): PreparedSolver | SolverSkip {
   const { model, q, v } = c;
   const notes: string[] = [];
+  if (isDerivativeProblem(c.kind)) return prepareDerivatives(c, solver, opts);
   switch (solver) {
     case 'rnea': {
       const ws = new RneaWorkspace(model);
@@ -211,6 +222,84 @@ function prepareLu(c: StudyCase, ordering: OrderingName | 'auto'): PreparedSolve
     analyzeMs: solver.analyzeMs,
     repivoted: () => solver.lu.repivotedBlocks,
     notes,
+  };
+}
+
+/** Output buffer [∂/∂q; ∂/∂q̇; ∂/∂u] (3·nv² entries, each nv×nv row-major) and its filler. */
+function derivativeOutput(nv: number, d: { dq: Float64Array; dv: Float64Array; du: Float64Array }): () => Float64Array {
+  const out = new Float64Array(3 * nv * nv);
+  return () => {
+    out.set(d.dq, 0);
+    out.set(d.dv, nv * nv);
+    out.set(d.du, 2 * nv * nv);
+    return out;
+  };
+}
+
+/**
+ * The derivatives of inverse dynamics (∂τ/∂q, ∂τ/∂q̇, M) or forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹),
+ * one call = the value and its derivatives, as `sparsedyn derivatives` computes them. Parts are the
+ * derivative objects' own counters.
+ */
+function prepareDerivatives(c: StudyCase, solver: SolverName, opts: SolverOptions): PreparedSolver | SolverSkip {
+  const { model, q, v } = c;
+  const inverse = c.kind === 'id-derivatives';
+  const u = inverse ? c.qdd : c.tau;
+  const nv = model.nv;
+  if (solver === 'recursive') {
+    if (inverse) {
+      const d = new RecursiveInverseDynamicsDerivatives(model);
+      return {
+        run: () => { d.compute(q, v, u); }, output: derivativeOutput(nv, d),
+        parts: () => [part('eidamb', d.flops.value), part('tables 5-8', d.flops.derivatives), part('crba', d.flops.M)],
+        notes: ['eidamb: τ by EIDAmb (paper 003 Table 4); tables 5-8: ∂τ/∂q, ∂τ/∂q̇; crba: M'],
+      };
+    }
+    const d = new RecursiveForwardDynamicsDerivatives(model);
+    return {
+      run: () => { d.compute(q, v, u); }, output: derivativeOutput(nv, d),
+      parts: () => [part('aba', d.flops.value), part('derivatives', d.flops.derivatives), part('crba', d.minvWs.crba.flops), part('cholesky', d.minvWs.flops)],
+      notes: ['aba: q̈; derivatives: EIDAmb at q̈, Tables 5–8 and the two products −M⁻¹ ∂τ/∂x; crba + cholesky: M⁻¹'],
+    };
+  }
+  if (solver === 'fd') {
+    const d = new FiniteDifferenceDerivatives(model, inverse ? 'id' : 'fd');
+    return {
+      run: () => { d.compute(q, v, u); }, output: derivativeOutput(nv, d),
+      parts: () => [part(inverse ? 'rnea' : 'aba', d.flops.value), part('differences', d.flops.derivatives)],
+      untimed: opts.timeFiniteDifferences ? undefined : 'not timed: central differences are a reference (timing.finiteDifferences is false)',
+      notes: [`central differences, δ = ${d.delta}: ${6 * nv} evaluations of ${inverse ? 'RNEA' : 'ABA'} and the differences`],
+    };
+  }
+  if (solver !== 'lu-adjoint' && !solver.startsWith('lu:')) return new SolverSkip(`${solver} does not compute derivatives`);
+  if (solver === 'lu:paper') return new SolverSkip('lu:paper does not compute derivatives');
+  const mode = solver === 'lu-adjoint' ? 'adjoint' : 'forward';
+  const ordering = solver === 'lu-adjoint' ? 'auto' : solver.slice(3) as OrderingName | 'auto';
+  const t0 = performance.now();
+  const d = inverse ? new LuInverseDynamicsDerivatives(model, { mode, ordering }) : new LuForwardDynamicsDerivatives(model, { mode, ordering });
+  const analyzeMs = performance.now() - t0;
+  const run = inverse
+    ? () => { (d as LuInverseDynamicsDerivatives).compute(q, v, u); }
+    : () => { (d as LuForwardDynamicsDerivatives).compute(q, v, u); };
+  const step = d.dynamics.solver;
+  const parts = (): FlopPart[] => {
+    const own = sparseParts(step.flops);
+    if (d.adjoint) {
+      const a = d.adjoint.flops;
+      return [...own, part('jacobians', a.jacobians), part('transposed solves', a.solve), part('products', a.products)];
+    }
+    const s = d.sens!.flops;
+    return [...own, part('jacobians', s.jacobians), part('derivative solves', s.solve)];
+  };
+  return {
+    run, output: derivativeOutput(nv, d), parts,
+    structure: () => luStructure(step.lu.symbolic),
+    analyzeMs,
+    repivoted: () => step.lu.repivotedBlocks,
+    notes: [mode === 'adjoint'
+      ? `the step (kinematics, fill, factor, solve), then J_q, J_v and ${nv} transposed solves with products −wᵀJ; M${inverse ? '' : '⁻¹'} read off the adjoints`
+      : `the step (kinematics, fill, factor, solve), then J_q, J_v and ${3 * nv} more solves (${2 * nv} for ∂/∂q, ∂/∂q̇; ${nv} for M${inverse ? '' : '⁻¹'})`,
+    'analyze_ms: building the derivative object (system, ordering, symbolic LU, jacobian patterns)'],
   };
 }
 
