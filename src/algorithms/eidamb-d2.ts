@@ -16,12 +16,12 @@
  */
 import type { Model } from '../model/model.ts';
 import { setSTf } from '../model/subspace.ts';
-import { inertiaMulMotion } from '../spatial/inertia.ts';
+import { inertiaMulMotion, inertiaTransformToParent } from '../spatial/inertia.ts';
 import { crossForce, crossMotion } from '../spatial/motion.ts';
 import { xApplyMotion, xTransposeApplyForce, xTransposeApplyForceAdd } from '../spatial/transform.ts';
 import type { EidambDerivativesWorkspace } from './eidamb-derivatives.ts';
 import type { EidambWorkspace } from './eidamb.ts';
-import { crossMotionS, inertiaRate, jcalcderivForceT, rateAddInPlace, rateMulMotion, rateTransformToParent } from './jcalcderiv.ts';
+import { crossMotionS, inertiaRate, jcalcderivForceT, rateAddInPlace, rateMulMotion } from './jcalcderiv.ts';
 
 /** Table 6 at the state of the last eidamb call. Allocation free. */
 export function eidambD2(model: Model, ws: EidambWorkspace, dws: EidambDerivativesWorkspace): void {
@@ -105,12 +105,12 @@ export function eidambD2(model: Model, ws: EidambWorkspace, dws: EidambDerivativ
       const di = desc[i];
       for (let e = 0; e < di.length; e++) {
         const k = di[e];
-        rateTransformToParent(s10, X, dws.dMc[i][k], fl); // line 16
+        inertiaTransformToParent(s10, X, dws.dMc[i][k], fl); // line 16
         rateAddInPlace(dws.dMc[p][k], s10, fl);
       }
       for (let c = 0; c < ni; c++) {
         inertiaRate(r10, cols, iv + c, ws.Mc[i], fl); // line 18
-        rateTransformToParent(s10, X, r10, fl);
+        inertiaTransformToParent(s10, X, r10, fl);
         rateAddInPlace(dws.dMc[p][iv + c], s10, fl);
       }
     }

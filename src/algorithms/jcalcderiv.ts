@@ -196,42 +196,6 @@ export function jcalcderivForceT(out: Float64Array, X: Float64Array, f: Float64A
   return xTransposeApplyForce(out, X, t6, fl);
 }
 
-/**
- * out = Xᵀ R X for an inertia rate R (10 numbers, zero mass), X = ᴮX_A = (E, r): R in B coordinates
- * expressed in A (inertiaTransformToParent without the mass terms):
- *   h_A = h',  Ī_A = Ī' − (r×h'× + h'×r×),  h' = Eᵀ h,  Ī' = Eᵀ Ī E.   70 mul, 50 add. Safe when aliased.
- */
-export function rateTransformToParent(out: Float64Array, X: Float64Array, R: Float64Array, fl: Flops): Float64Array {
-  const e0 = X[0], e1 = X[1], e2 = X[2], e3 = X[3], e4 = X[4], e5 = X[5], e6 = X[6], e7 = X[7], e8 = X[8];
-  const r0 = X[9], r1 = X[10], r2 = X[11];
-  const h0 = R[1], h1 = R[2], h2 = R[3];
-  const g0 = e0 * h0 + e3 * h1 + e6 * h2;
-  const g1 = e1 * h0 + e4 * h1 + e7 * h2;
-  const g2 = e2 * h0 + e5 * h1 + e8 * h2;
-  const s0 = R[4], s1 = R[5], s2 = R[6], s3 = R[7], s4 = R[8], s5 = R[9];
-  const t00 = s0 * e0 + s1 * e3 + s2 * e6, t01 = s0 * e1 + s1 * e4 + s2 * e7, t02 = s0 * e2 + s1 * e5 + s2 * e8;
-  const t10 = s1 * e0 + s3 * e3 + s4 * e6, t11 = s1 * e1 + s3 * e4 + s4 * e7, t12 = s1 * e2 + s3 * e5 + s4 * e8;
-  const t20 = s2 * e0 + s4 * e3 + s5 * e6, t21 = s2 * e1 + s4 * e4 + s5 * e7, t22 = s2 * e2 + s4 * e5 + s5 * e8;
-  const j00 = e0 * t00 + e3 * t10 + e6 * t20;
-  const j01 = e0 * t01 + e3 * t11 + e6 * t21;
-  const j02 = e0 * t02 + e3 * t12 + e6 * t22;
-  const j11 = e1 * t01 + e4 * t11 + e7 * t21;
-  const j12 = e1 * t02 + e4 * t12 + e7 * t22;
-  const j22 = e2 * t02 + e5 * t12 + e8 * t22;
-  // −(r×h'× + h'×r×) = 2 (r·h') 1 − (h' rᵀ + r h'ᵀ)
-  const d = 2 * (r0 * g0 + r1 * g1 + r2 * g2);
-  out[0] = 0;
-  out[1] = g0; out[2] = g1; out[3] = g2;
-  out[4] = j00 + d - 2 * g0 * r0;
-  out[5] = j01 - (g0 * r1 + r0 * g1);
-  out[6] = j02 - (g0 * r2 + r0 * g2);
-  out[7] = j11 + d - 2 * g1 * r1;
-  out[8] = j12 - (g1 * r2 + r1 * g2);
-  out[9] = j22 + d - 2 * g2 * r2;
-  fl.mul += 70; fl.add += 50;
-  return out;
-}
-
 /** out = R m for an inertia rate R (zero mass): n = Ī ω + h × v, f = −h × ω. 21 mul, 15 add. */
 export function rateMulMotion(out: Float64Array, R: Float64Array, m: Float64Array, fl: Flops): Float64Array {
   const hx = R[1], hy = R[2], hz = R[3];

@@ -52,7 +52,8 @@ export function inertiaAdd(out: Float64Array, a: Float64Array, b: Float64Array, 
  * out = Xᵀ I X: a rigid inertia given in B coordinates expressed in A coordinates, for
  * X = ᴮX_A = (E, r) (RBDA Table 2.5, "Xᵀ I X"). With h' = Eᵀ h and Ī' = Eᵀ Ī E:
  *   m_A = m,  h_A = h' + m r,  Ī_A = Ī' − (r×h'× + h'×r×) − m r×r×.
- * Uses a×b× = b aᵀ − (a·b) 1. Safe when out aliases I. 83 mul, 62 add.
+ * Uses a×b× = b aᵀ − (a·b) 1. Safe when out aliases I. 83 mul, 62 add; for a massless I (m = 0
+ * exactly, e.g. an inertia rate) the mass terms are skipped: 70 mul, 50 add.
  */
 export function inertiaTransformToParent(out: Float64Array, X: Float64Array, I: Float64Array, fl: Flops): Float64Array {
   const m = I[0];
@@ -76,6 +77,20 @@ export function inertiaTransformToParent(out: Float64Array, X: Float64Array, I: 
   const j22 = e2 * t02 + e5 * t12 + e8 * t22;
   // −(r×h'× + h'×r×) = 2 (r·h') 1 − (h' rᵀ + r h'ᵀ);  −m r×r× = m (r·r 1 − r rᵀ)
   const rh = r0 * g0 + r1 * g1 + r2 * g2;
+  if (m === 0) {
+    // a massless inertia (an inertia rate in the derivatives): the mass terms vanish and are skipped
+    const d0 = 2 * rh;
+    out[0] = 0;
+    out[1] = g0; out[2] = g1; out[3] = g2;
+    out[4] = j00 + d0 - 2 * g0 * r0;
+    out[5] = j01 - (g0 * r1 + r0 * g1);
+    out[6] = j02 - (g0 * r2 + r0 * g2);
+    out[7] = j11 + d0 - 2 * g1 * r1;
+    out[8] = j12 - (g1 * r2 + r1 * g2);
+    out[9] = j22 + d0 - 2 * g2 * r2;
+    fl.mul += 70; fl.add += 50;
+    return out;
+  }
   const mr0 = m * r0, mr1 = m * r1, mr2 = m * r2;
   const rr = r0 * r0 + r1 * r1 + r2 * r2;
   const d = 2 * rh + m * rr;
