@@ -19,7 +19,7 @@ import { crossForce } from '../spatial/motion.ts';
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
 import { xApplyMotion, xTransposeApplyForceAdd } from '../spatial/transform.ts';
 import { forwardKinematics, KinematicsWorkspace } from './kinematics.ts';
-import { checkConfiguration, checkExternalWrenches, checkVector } from './validate.ts';
+import { checkDynamicsInputs } from './validate.ts';
 
 /** The articulated inertia D_i = S_iᵀ I^A_i S_i of a joint is not positive definite. */
 export class SingularJointInertiaError extends Error {
@@ -79,10 +79,7 @@ export function aba(
   tau: ArrayLike<number>, fext?: readonly Float64Array[],
 ): Float64Array {
   if (ws.model !== model) throw new RangeError('aba: workspace was created for another model');
-  checkConfiguration(model, q);
-  if (qd !== null) checkVector(model, 'v', qd, false);
-  checkVector(model, 'tau', tau, false);
-  checkExternalWrenches(model, fext);
+  checkDynamicsInputs(model, q, qd, 'tau', tau, fext);
   return abaUnchecked(model, ws, q, qd, tau, fext);
 }
 

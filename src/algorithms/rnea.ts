@@ -18,7 +18,7 @@ import { inertiaMulMotion } from '../spatial/inertia.ts';
 import { crossForce } from '../spatial/motion.ts';
 import { xApplyMotion, xTransposeApplyForceAdd } from '../spatial/transform.ts';
 import { forwardKinematics, KinematicsWorkspace } from './kinematics.ts';
-import { checkConfiguration, checkExternalWrenches, checkVector } from './validate.ts';
+import { checkDynamicsInputs } from './validate.ts';
 
 export class RneaWorkspace {
   /** kinematic quantities (Xup, v, c) of the last call */
@@ -56,10 +56,7 @@ export function rnea(
   qdd: ArrayLike<number>, fext?: readonly Float64Array[],
 ): Float64Array {
   if (ws.model !== model) throw new RangeError('rnea: workspace was created for another model');
-  checkConfiguration(model, q);
-  if (qd !== null) checkVector(model, 'v', qd, false);
-  checkVector(model, 'a', qdd, false);
-  checkExternalWrenches(model, fext);
+  checkDynamicsInputs(model, q, qd, 'a', qdd, fext);
   rneaUnchecked(model, ws, q, qd, qdd, fext);
   return ws.tau;
 }

@@ -54,3 +54,13 @@ export function checkExternalWrenches(model: Model, fext: readonly Float64Array[
     }
   }
 }
+
+/** The entry checks of a dynamics call: q on its manifold, q̇ (when given), the joint-space input `name`, f^x. */
+export function checkDynamicsInputs(
+  model: Model, q: ArrayLike<number>, qd: ArrayLike<number> | null, name: string, x: ArrayLike<number>, fext?: readonly Float64Array[],
+): void {
+  checkConfiguration(model, q);
+  if (qd !== null) checkVector(model, 'v', qd, false);
+  checkVector(model, name, x, false);
+  checkExternalWrenches(model, fext);
+}
