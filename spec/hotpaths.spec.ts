@@ -17,6 +17,14 @@ import { randomTree } from '../src/model/generators.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/model/urdf-file.ts';
 import { randomState } from './state.ts';
+import { minvCarpentierUnchecked, MinvCarpentierWorkspace } from '../src/algorithms/minv-carpentier.ts';
+import { InputMatrix } from '../src/algorithms/iwim-inputs.ts';
+import { iwimIim, IwimIimWorkspace } from '../src/algorithms/iwim-iim.ts';
+import { MatrixAba } from '../src/assembly/matrix-aba.ts';
+import { MinvLu } from '../src/assembly/minv-lu.ts';
+import { IwimLu } from '../src/assembly/iwim-lu.ts';
+import { RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
+import { LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -27,7 +35,12 @@ const gc = vm.runInNewContext('gc') as () => void;
  * on a loaded machine the optimizing compiler may take a while to deliver). Returns that median.
  */
 function bytesPerCall(f: () => void, threshold: number, n = 2000): number {
-  for (let k = 0; k < 5000; k++) f();
+  // calls costing more than ~0.1 ms get fewer repetitions (the test stays short)
+  const t0 = performance.now();
+  for (let k = 0; k < 50; k++) f();
+  const per = (performance.now() - t0) / 50;
+  if (per > 0.1) n = Math.max(50, Math.round(100 / per));
+  for (let k = 0; k < Math.min(5000, 5 * n); k++) f();
   const rounds: number[] = [];
   let med = Infinity;
   for (let r = 0; r < 30; r++) {
@@ -60,6 +73,10 @@ describe('hot paths allocate nothing per call', () => {
     const vals = new SystemValues(sys);
     const y = new Float64Array(sys.ny);
     const fd = new LuForwardDynamics(model), id = new LuInverseDynamics(model);
+    const mc = new MinvCarpentierWorkspace(model), mlu = new MinvLu(model), mab = new MatrixAba(model);
+    const inputs = new InputMatrix(model, { actuated: 'all' });
+    const iim = new IwimIimWorkspace(model, inputs), ilu = new IwimLu(model, inputs);
+    const rder = new RecursiveInverseDynamicsDerivatives(model), lder = new LuInverseDynamicsDerivatives(model);
     const cases: [string, () => void][] = [
       ['forwardKinematics', () => forwardKinematics(kin, s.q, s.v)],
       ['rnea', () => { rneaUnchecked(model, rw, s.q, s.v, s.a); }],
@@ -68,6 +85,13 @@ describe('hot paths allocate nothing per call', () => {
       ['fillSystem', () => fillSystem(vals, s.q, s.v, y)],
       ['sparse forward dynamics step', () => { fd.solver.stepUnchecked(s.q, s.v, y); }],
       ['sparse inverse dynamics step', () => { id.solver.stepUnchecked(s.q, s.v, id.y); }],
+      ['Carpentier M⁻¹', () => { minvCarpentierUnchecked(model, mc, s.q); }],
+      ['M⁻¹ by the sparse LU', () => { mlu.compute(s.q); }],
+      ['matrix ABA', () => { mab.solveUnchecked(s.q, s.v, mab.y); }],
+      ['M⁻¹B by the IIM', () => { iwimIim(model, iim, s.q, s.v); }],
+      ['M⁻¹B by the sparse LU', () => { ilu.solveUnchecked(s.q, s.v); }],
+      ['recursive derivatives of inverse dynamics', () => { rder.compute(s.q, s.v, s.a); }],
+      ['derivatives by factor reuse', () => { lder.compute(s.q, s.v, s.a); }],
     ];
     for (const [what, f] of cases) {
       it(`${name}: ${what}`, () => {

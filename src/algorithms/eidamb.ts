@@ -68,6 +68,8 @@ export class EidambWorkspace {
   readonly aA0: Float64Array[];
   /** ₀F: 6×nv column-major, column k = ₀X^j M^c_j Γ_jk for the joint j of column k (lines 32–38) */
   readonly F0: Float64Array;
+  /** views of the columns of ₀F, made once (a subarray per call would allocate) */
+  readonly F0col: Float64Array[];
   /** S_i ṙ_i per body (the joint-acceleration twist of line 17) */
   readonly Sa: Float64Array[];
   /** a_grav = −a_g, world coordinates */
@@ -98,6 +100,7 @@ export class EidambWorkspace {
     this.ar = mk(6); this.avp = mk(6); this.Mc = mk(10); this.m = mk(6);
     this.bc = mk(6); this.bvp = mk(6); this.aA0 = mk(6); this.Sa = mk(6);
     this.F0 = new Float64Array(6 * model.nv);
+    this.F0col = Array.from({ length: model.nv }, (_, c) => this.F0.subarray(6 * c, 6 * c + 6));
     this.agrav = new Float64Array(6);
     const g = model.gravity;
     this.agrav[3] = -g[0]; this.agrav[4] = -g[1]; this.agrav[5] = -g[2];
@@ -208,7 +211,7 @@ export function eidambUnchecked(model: Model, ws: EidambWorkspace, q: ArrayLike<
       setSTf(tau, iv, S, ni, t6, fl); // line 31
       // lines 32–38: F_i = M^c_i Γ_i carried to the base
       for (let c = 0; c < ni; c++) {
-        const col = ws.F0.subarray(6 * (iv + c), 6 * (iv + c) + 6);
+        const col = ws.F0col[iv + c];
         inertiaMulS(col, ws.Mc[i], ws.cols, iv + c, fl);
         let j = i;
         while (j !== 0) {
