@@ -17,6 +17,9 @@ import { randomTree } from '../src/model/generators.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/model/urdf-file.ts';
 import { randomState } from './state.ts';
+import { Estimator } from '../src/estimation/estimator.ts';
+import { loadProblem } from '../src/estimation/problem-file.ts';
+import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { minvCarpentierUnchecked, MinvCarpentierWorkspace } from '../src/algorithms/minv-carpentier.ts';
 import { InputMatrix } from '../src/algorithms/iwim-inputs.ts';
 import { iwimIim, IwimIimWorkspace } from '../src/algorithms/iwim-iim.ts';
@@ -58,6 +61,18 @@ function bytesPerCall(f: () => void, threshold: number, n = 2000): number {
 }
 
 let sink: Float64Array | null = null;
+
+describe('the estimator allocates nothing per sample', () => {
+  it('weighted least squares on the demo humanoid problem', () => {
+    const { problem, model } = loadProblem('data/problems/humanoid-demo.json');
+    const es = buildEstimationSystem(model, problem);
+    const est = new Estimator(es);
+    expect(est.mode).toBe('wls');
+    const s = randomState(model, new Rng(2));
+    const y = new Float64Array(es.sys.ny);
+    expect(bytesPerCall(() => { est.estimateUnchecked(s.q, s.v, y); }, 8)).toBeLessThan(8);
+  });
+});
 
 describe('hot paths allocate nothing per call', () => {
   it('the detector sees a small allocation (negative control)', () => {
