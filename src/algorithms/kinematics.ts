@@ -3,6 +3,7 @@
  * the definitions after eq. 3; RBDA Table 5.1 lines 3–7):
  *   ⁱX_λ = X_J(q_i) X_tree,i,   v_J = S_i q̇_i,   v_i = ⁱX_λ v_λ + v_J,   c_i = v_i × v_J.
  */
+import { JT_PRISMATIC } from '../model/joint.ts';
 import { jcalc } from '../model/jcalc.ts';
 import type { Model } from '../model/model.ts';
 import { addSx, setSx } from '../model/subspace.ts';
@@ -40,6 +41,28 @@ export class KinematicsWorkspace {
  * Fill ws.Xup, ws.v, ws.vJ, ws.c from (q, q̇). Inputs are not validated here (callers do it at
  * their public entry). `withVelocity = false` skips v, vJ, c (they are left at zero).
  */
+/**
+ * c = v × v_J for a joint about (revolute) or along (prismatic) frame axis k, where v_J has the one
+ * nonzero entry a = v_J[k] (angular) or v_J[3+k] (linear): v × [a e_k; 0] = [ω × a e_k; v_lin × a e_k],
+ * v × [0; a e_k] = [0; ω × a e_k]. 4 mul (revolute) or 2 mul (prismatic).
+ */
+function crossAlongAxis(c: Float64Array, v: Float64Array, vJ: Float64Array, k: number, prismatic: boolean, fl: Flops): void {
+  const i1 = k === 0 ? 1 : k === 1 ? 2 : 0; // (i1, i2, k) cyclic
+  const i2 = k === 0 ? 2 : k === 1 ? 0 : 1;
+  c.fill(0);
+  // x × (a e_k) has components i1: x_i2 a, i2: −x_i1 a
+  if (prismatic) {
+    const a = vJ[3 + k];
+    c[3 + i1] = v[i2] * a; c[3 + i2] = -(v[i1] * a);
+    fl.mul += 2;
+  } else {
+    const a = vJ[k];
+    c[i1] = v[i2] * a; c[i2] = -(v[i1] * a);
+    c[3 + i1] = v[3 + i2] * a; c[3 + i2] = -(v[3 + i1] * a);
+    fl.mul += 4;
+  }
+}
+
 export function forwardKinematics(ws: KinematicsWorkspace, q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
   const model = ws.model;
   const fl = ws.flops;
@@ -60,7 +83,9 @@ export function forwardKinematics(ws: KinematicsWorkspace, q: ArrayLike<number>,
         continue;
       }
       addSx(v, model.S[i], nv, qd, model.iv[i], fl);
-      crossMotion(ws.c[i], v, vJ, fl);
+      const kind = model.axisKind[i];
+      if (kind < 3) crossAlongAxis(ws.c[i], v, vJ, kind, model.jtype[i] === JT_PRISMATIC, fl);
+      else crossMotion(ws.c[i], v, vJ, fl);
     } else {
       // v_λ = 0 (fixed world): v_i = v_J, c_i = v_J × v_J = 0
       for (let k = 0; k < 6; k++) v[k] = vJ[k];
