@@ -12,7 +12,7 @@
  */
 import type { Model } from '../model/model.ts';
 import { addSx, setMS, setSTf, setSTU } from '../model/subspace.ts';
-import { m6CongruenceAdd, m6MulSparseVec } from '../spatial/articulated.ts';
+import { m6CongruenceAdd, m6MulVec } from '../spatial/articulated.ts';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaMulMotion, inertiaToMatrix } from '../spatial/inertia.ts';
 import { crossForce } from '../spatial/motion.ts';
@@ -156,7 +156,7 @@ export function abaUnchecked(
     const pa = t6b;
     for (let k = 0; k < 6; k++) pa[k] = pA[k];
     if (qd !== null && nv > 0) {
-      m6MulSparseVec(t6, Ia, kin.c[i], fl);
+      m6MulVec(t6, Ia, kin.c[i], fl);
       for (let k = 0; k < 6; k++) pa[k] += t6[k];
       fl.add += 6;
     }
