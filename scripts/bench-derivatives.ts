@@ -10,6 +10,7 @@
  *
  *   npx tsx scripts/bench-derivatives.ts
  */
+import { randomConfiguration } from '../src/model/random.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { aba } from '../src/algorithms/aba.ts';
@@ -33,16 +34,7 @@ const STUDY = 'reports/derivatives-study/points.json';
 
 function randomState(model: Model, seed: number) {
   const rng = new Rng(seed);
-  const q = new Float64Array(model.nq);
-  for (const j of model.movingJoints()) {
-    if (j.type === 'floating' || j.type === 'spherical') {
-      const o = j.iq + (j.type === 'floating' ? 3 : 0);
-      if (j.type === 'floating') for (let k = 0; k < 3; k++) q[j.iq + k] = rng.uniform(-1, 1);
-      q.set(rng.quaternion(), o);
-    } else {
-      q[j.iq] = rng.uniform(-Math.PI, Math.PI);
-    }
-  }
+  const q = randomConfiguration(model, rng);
   return { q, v: rng.array(model.nv, -1, 1), a: rng.array(model.nv, -1, 1), tau: rng.array(model.nv, -1, 1) };
 }
 

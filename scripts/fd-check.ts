@@ -7,6 +7,7 @@
  *
  *   npx tsx scripts/fd-check.ts
  */
+import { randomConfiguration } from '../src/model/random.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { LuForwardDynamicsDerivatives, LuInverseDynamicsDerivatives, type DynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 import { bestOfSweep, deltaRange, fdSweep, relativeErrors, type DynamicsProblem, type SweepPoint } from '../src/derivatives/finite-differences.ts';
@@ -25,16 +26,7 @@ interface Case { name: string; model: Model; q: Float64Array; v: Float64Array; a
 /** A state on the manifold: unit quaternions, joints in [−π, π) (or all joints at `joints`), v, a, τ in [−1, 1). */
 function state(model: Model, seed: number, joints?: number): Omit<Case, 'name' | 'model'> {
   const rng = new Rng(seed);
-  const q = new Float64Array(model.nq);
-  for (const j of model.movingJoints()) {
-    if (j.type === 'floating' || j.type === 'spherical') {
-      const o = j.iq + (j.type === 'floating' ? 3 : 0);
-      if (j.type === 'floating') for (let k = 0; k < 3; k++) q[j.iq + k] = rng.uniform(-1, 1);
-      q.set(rng.quaternion(), o);
-    } else {
-      q[j.iq] = joints ?? rng.uniform(-Math.PI, Math.PI);
-    }
-  }
+  const q = randomConfiguration(model, rng, joints);
   return { q, v: rng.array(model.nv, -1, 1), a: rng.array(model.nv, -1, 1), tau: rng.array(model.nv, -1, 1) };
 }
 

@@ -6,6 +6,7 @@
  * components = 24 contact inputs, plus every motor torque). Writes reports/minv/study.md and
  * reports/minv/study.csv. Run: npx tsx scripts/study-minv.ts [--quick]
  */
+import { randomConfiguration } from '../src/model/random.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { aba, AbaWorkspace } from '../src/algorithms/aba.ts';
@@ -41,16 +42,7 @@ const rows: Row[] = [];
 
 function state(model: Model, seed: number): { q: Float64Array; v: Float64Array } {
   const rng = new Rng(seed);
-  const q = new Float64Array(model.nq);
-  for (const j of model.movingJoints()) {
-    if (j.type === 'floating' || j.type === 'spherical') {
-      const o = j.iq + (j.type === 'floating' ? 3 : 0);
-      if (j.type === 'floating') for (let k = 0; k < 3; k++) q[j.iq + k] = rng.uniform(-1, 1);
-      q.set(rng.quaternion(), o);
-    } else {
-      q[j.iq] = rng.uniform(-Math.PI, Math.PI);
-    }
-  }
+  const q = randomConfiguration(model, rng);
   return { q, v: rng.array(model.nv, -1, 1) };
 }
 

@@ -5,9 +5,9 @@
  * sizes of both sparse systems. Source: paper 004 Fig. 1 and 2 (the comparison it draws).
  * Every path solves the same problem: q, q̇, q̈ or τ, and an external wrench on every body.
  */
+import { randomConfiguration } from '../model/random.ts';
 import { aba, AbaWorkspace } from '../algorithms/aba.ts';
 import { rnea, RneaWorkspace } from '../algorithms/rnea.ts';
-import { JT_FLOATING, JT_SPHERICAL } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { Rng } from '../model/rng.ts';
 import { Flops } from '../spatial/flops.ts';
@@ -98,17 +98,7 @@ function sum(...parts: Flops[]): Flops {
 
 /** A random state: joint angles in [−π, π], unit quaternions, base position, q̇, q̈, τ in [−2, 2], wrenches in [−5, 5]. */
 export function randomDynamicsState(model: Model, rng: Rng): { q: Float64Array; v: Float64Array; a: Float64Array; tau: Float64Array; fext: Float64Array[] } {
-  const q = new Float64Array(model.nq);
-  for (let i = 0; i < model.nb; i++) {
-    const t = model.jtype[i], o = model.iq[i];
-    if (t === JT_FLOATING || t === JT_SPHERICAL) {
-      const oq = o + (t === JT_FLOATING ? 3 : 0);
-      if (t === JT_FLOATING) for (let k = 0; k < 3; k++) q[o + k] = rng.uniform(-1, 1);
-      rng.quaternion(q.subarray(oq, oq + 4));
-    } else {
-      for (let k = 0; k < model.nqi[i]; k++) q[o + k] = rng.uniform(-Math.PI, Math.PI);
-    }
-  }
+  const q = randomConfiguration(model, rng);
   const vec = () => rng.array(model.nv, -2, 2);
   const fext = Array.from({ length: model.nb }, () => rng.array(6, -5, 5));
   return { q, v: vec(), a: vec(), tau: vec(), fext };

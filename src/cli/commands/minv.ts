@@ -10,6 +10,7 @@
  * `model.movingJoints()`; a floating base first, q = [x y z, quaternion x y z w], v = [v_lin, ω]
  * in the base frame); "v" is optional (zero when absent) and M⁻¹ does not use it.
  */
+import { randomConfiguration } from '../../model/random.ts';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { minvCholesky, MinvCholeskyWorkspace } from '../../algorithms/minv.ts';
@@ -71,16 +72,7 @@ export function loadState(model: Model, opts: { state?: string; randomState?: st
 /** A seeded random state on the configuration manifold (unit quaternions). */
 export function randomState(model: Model, seed: number): { q: Float64Array; v: Float64Array } {
   const rng = new Rng(seed);
-  const q = new Float64Array(model.nq);
-  for (const j of model.movingJoints()) {
-    if (j.type === 'floating' || j.type === 'spherical') {
-      const o = j.iq + (j.type === 'floating' ? 3 : 0);
-      if (j.type === 'floating') for (let k = 0; k < 3; k++) q[j.iq + k] = rng.uniform(-1, 1);
-      q.set(rng.quaternion(), o);
-    } else {
-      q[j.iq] = rng.uniform(-Math.PI, Math.PI);
-    }
-  }
+  const q = randomConfiguration(model, rng);
   return { q, v: rng.array(model.nv, -1, 1) };
 }
 
