@@ -2,25 +2,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
+import { runCli as run } from './run.ts';
 import { LuForwardDynamicsDerivatives } from '../../src/derivatives/dynamics.ts';
 import { relativeErrors } from '../../src/derivatives/finite-differences.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/model/urdf-file.ts';
 import { randomState } from '../state.ts';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
-  try {
-    const code = await main(['node', 'sparsedyn', ...args]);
-    return { code, out, err };
-  } finally {
-    o.mockRestore(); e.mockRestore();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-derivatives-'));
 const flat = (rows: number[][]) => rows.flat();

@@ -2,19 +2,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
+import { runCli as run } from './run.ts';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
-  try {
-    return { code: await main(['node', 'sparsedyn', ...args]), out, err };
-  } finally {
-    o.mockRestore(); e.mockRestore();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-est-'));
 const demoLines = readFileSync('data/demo/humanoid.ndjson', 'utf8').trim().split('\n').slice(0, 12);

@@ -2,25 +2,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { randomDynamicsState } from '../../src/assembly/flops-report.ts';
-import { main } from '../../src/cli/main.ts';
+import { runCli as run } from './run.ts';
 import { parseModelSpec } from '../../src/model/spec.ts';
 import { Rng } from '../../src/model/rng.ts';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
-  try {
-    const code = await main(['node', 'sparsedyn', ...args]);
-    return { code, out, err };
-  } finally {
-    o.mockRestore(); e.mockRestore();
-  }
-}
 
 type Fig = { mul: number; add: number; div: number; total: number };
 function expectFigure(f: Fig, what: string): void {

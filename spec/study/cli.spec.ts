@@ -6,20 +6,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli as run } from '../cli/run.ts';
 import { CSV_COLUMNS } from '../../src/study/output.ts';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => { out += String(s); return true; });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => { err += String(s); return true; });
-  try {
-    return { code: await main(['node', 'sparsedyn', ...args]), out, err };
-  } finally {
-    o.mockRestore(); e.mockRestore();
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-study-'));
 const out = join(dir, 'out');
