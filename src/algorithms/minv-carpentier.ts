@@ -38,7 +38,7 @@ import { setMS, setSTU } from '../model/subspace.ts';
 import { m6CongruenceAdd } from '../spatial/articulated.ts';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
-import { xCompose, xInvApplyMotion } from '../spatial/transform.ts';
+import { xApplyMotion, xCompose, xInvApplyMotion, xTransposeApplyForce } from '../spatial/transform.ts';
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
 import { SingularJointInertiaError } from './aba.ts';
 import { checkConfiguration } from './validate.ts';
@@ -59,6 +59,9 @@ export class MinvCarpentierWorkspace {
   /** P_i[:, j] for j ≥ iv_i at P[pOff_i + 6 (j − iv_i)]: motion sets in body-i coordinates (pass 3) */
   readonly P: Float64Array;
   readonly pOff: Int32Array;
+  /** views made once of the 6-vectors of F (column j) and of P (offset 6k at index k), for the spatial kernels */
+  readonly Fcol: Float64Array[];
+  readonly Pcol: Float64Array[];
   /** first column after subtree(i): subtree(i) = [iv_i, ivEnd_i) */
   readonly ivEnd: Int32Array;
   /** first column after the root tree that contains body i */
@@ -123,6 +126,8 @@ export class MinvCarpentierWorkspace {
     this.pOff = new Int32Array(nb + 1);
     for (let i = 0; i < nb; i++) this.pOff[i + 1] = this.pOff[i] + (model.children[i].length > 0 ? 6 * (this.rootEnd[i] - model.iv[i]) : 0);
     this.P = new Float64Array(this.pOff[nb]);
+    this.Fcol = Array.from({ length: nv }, (_, j) => this.F.subarray(6 * j, 6 * j + 6));
+    this.Pcol = Array.from({ length: this.P.length / 6 }, (_, k) => this.P.subarray(6 * k, 6 * k + 6));
   }
 }
 
@@ -183,7 +188,7 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
         }
         fl.mul += 6 * ni; fl.add += own ? 6 * (ni - 1) : 6 * ni;
       }
-      forceToParentAt(F, o, X, fl);
+      xTransposeApplyForce(ws.Fcol[j], X, ws.Fcol[j], fl);
     }
     // I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ,  I^A_λ += λX*_i I^a_i ⁱX_λ   (lines 15–16)
     for (let k = 0; k < 36; k++) Ia[k] = IA[k];
@@ -211,7 +216,7 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
     for (let j = iv; j < end; j++) {
       if (p >= 0) {
         // t = ⁱX_λ P_λ[:, j];  M⁻¹[i, j] −= D_i⁻¹ U_iᵀ t   (line 22)
-        motionFromParentAt(t6, X, P, pOff[p] + 6 * (j - model.iv[p]), fl);
+        xApplyMotion(t6, X, ws.Pcol[pOff[p] / 6 + j - model.iv[p]], fl);
         for (let a = 0; a < ni; a++) {
           let acc = 0;
           for (let r = 0; r < 6; r++) acc += UD[6 * a + r] * t6[r];
@@ -420,34 +425,4 @@ function addSColumnAt(P: Float64Array, o: number, S: Float64Array, ni: number, M
     }
     P[o + r] = acc;
   }
-}
-
-/** out = ⁱX_λ m with m = P[o..o+6) (xApplyMotion on offset storage). 24 mul, 18 add. */
-function motionFromParentAt(out: Float64Array, X: Float64Array, P: Float64Array, o: number, fl: Flops): void {
-  const wx = P[o], wy = P[o + 1], wz = P[o + 2];
-  const r0 = X[9], r1 = X[10], r2 = X[11];
-  const tx = P[o + 3] - (r1 * wz - r2 * wy);
-  const ty = P[o + 4] - (r2 * wx - r0 * wz);
-  const tz = P[o + 5] - (r0 * wy - r1 * wx);
-  out[0] = X[0] * wx + X[1] * wy + X[2] * wz;
-  out[1] = X[3] * wx + X[4] * wy + X[5] * wz;
-  out[2] = X[6] * wx + X[7] * wy + X[8] * wz;
-  out[3] = X[0] * tx + X[1] * ty + X[2] * tz;
-  out[4] = X[3] * tx + X[4] * ty + X[5] * tz;
-  out[5] = X[6] * tx + X[7] * ty + X[8] * tz;
-  fl.mul += 24; fl.add += 18;
-}
-
-/** F[o..o+6) = ⁱX_λᵀ F[o..o+6) = λX*_i f (xTransposeApplyForce in place on offset storage). 24 mul, 18 add. */
-function forceToParentAt(F: Float64Array, o: number, X: Float64Array, fl: Flops): void {
-  const a0 = F[o], a1 = F[o + 1], a2 = F[o + 2], b0 = F[o + 3], b1 = F[o + 4], b2 = F[o + 5];
-  const fx = X[0] * b0 + X[3] * b1 + X[6] * b2;
-  const fy = X[1] * b0 + X[4] * b1 + X[7] * b2;
-  const fz = X[2] * b0 + X[5] * b1 + X[8] * b2;
-  const r0 = X[9], r1 = X[10], r2 = X[11];
-  F[o] = X[0] * a0 + X[3] * a1 + X[6] * a2 + (r1 * fz - r2 * fy);
-  F[o + 1] = X[1] * a0 + X[4] * a1 + X[7] * a2 + (r2 * fx - r0 * fz);
-  F[o + 2] = X[2] * a0 + X[5] * a1 + X[8] * a2 + (r0 * fy - r1 * fx);
-  F[o + 3] = fx; F[o + 4] = fy; F[o + 5] = fz;
-  fl.mul += 24; fl.add += 18;
 }
