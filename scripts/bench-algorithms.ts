@@ -11,7 +11,7 @@ import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { chain } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
-import { loadUrdf } from '../src/model/urdf-file.ts';
+import { loadUrdf } from '../src/node/urdf-file.ts';
 import { fmt, peakRssMiB, timeCall } from './bench-lib.ts';
 
 function state(model: Model, seed: number) {

@@ -24,7 +24,7 @@ import { RecursiveForwardDynamicsDerivatives } from '../src/derivatives/recursiv
 import { randomTree } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
-import { loadUrdf } from '../src/model/urdf-file.ts';
+import { loadUrdf } from '../src/node/urdf-file.ts';
 import { Flops } from '../src/spatial/flops.ts';
 import type { StudyPoint, StudyResult } from '../src/study/runner.ts';
 import { fmt, peakRssMiB, timeCall } from './bench-lib.ts';

@@ -14,7 +14,7 @@ import { dirname, join, resolve, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { create, all } from 'mathjs';
 import { analyze, factor, relativeResidual, type CscMatrix, type NumericLU, type SymbolicLU } from '../src/sparse/index.ts';
-import { readMatrix } from '../src/sparse/io.ts';
+import { readMatrix } from '../src/node/matrix-file.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = resolve(root, process.argv[2] ?? process.env.SPARSE_BENCH_DIR ?? '../shared/sparse-bench');

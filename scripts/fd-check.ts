@@ -15,7 +15,7 @@ import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivative
 import { randomTree } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
-import { loadUrdf } from '../src/model/urdf-file.ts';
+import { loadUrdf } from '../src/node/urdf-file.ts';
 import { sweepChartSvg, type SweepSeries } from '../src/report/derivatives-chart.ts';
 
 const OUT = 'reports/derivatives';

@@ -7,7 +7,7 @@
  * reproducible. Run: npx tsx scripts/make-demo-log.ts [samples=300]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadProblem } from '../src/estimation/problem-file.ts';
+import { loadProblem } from '../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { idealReadings, synthesize } from '../src/estimation/synthesize.ts';
 import { Rng } from '../src/model/rng.ts';

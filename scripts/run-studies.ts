@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { progressPrinter } from '../src/cli/commands/study.ts';
-import { parseModelSpec } from '../src/model/spec.ts';
+import { parseModelSpec } from '../src/node/spec.ts';
 import { reproductionMarkdown } from '../src/report/reproduction-md.ts';
 import { loadPaperTable, writeStudy } from '../src/report/write-study.ts';
 import { parseStudyConfig } from '../src/study/config.ts';

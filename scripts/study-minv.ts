@@ -20,7 +20,7 @@ import { MinvLu } from '../src/assembly/minv-lu.ts';
 import { chain } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
-import { loadUrdf } from '../src/model/urdf-file.ts';
+import { loadUrdf } from '../src/node/urdf-file.ts';
 import { Flops } from '../src/spatial/flops.ts';
 import { fmt, peakRssMiB, timeCall } from './bench-lib.ts';
 

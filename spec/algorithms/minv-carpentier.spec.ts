@@ -14,7 +14,7 @@ import { buildModel } from '../../src/model/build.ts';
 import { chain, humanoid, inertiaFromPrincipal, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { xCreate } from '../../src/spatial/transform.ts';
 import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
 import { expectClose } from '../helpers.ts';

@@ -11,7 +11,7 @@ import { SparseSolver } from '../../src/assembly/solver.ts';
 import { chain, humanoid, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { xToMatrix } from '../../src/spatial/transform.ts';
 import { expectClose } from '../helpers.ts';
 import { randomState } from '../state.ts';

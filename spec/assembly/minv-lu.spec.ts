@@ -12,7 +12,7 @@ import { MinvLu } from '../../src/assembly/minv-lu.ts';
 import { chain, humanoid, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
 import { expectClose } from '../helpers.ts';
 import { randomState } from '../state.ts';

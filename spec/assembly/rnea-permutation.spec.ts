@@ -4,7 +4,7 @@ import { forwardDynamicsProblem, inverseDynamicsProblem } from '../../src/assemb
 import { rneaPermutation } from '../../src/assembly/rnea-permutation.ts';
 import { SymbolicSystem } from '../../src/assembly/system.ts';
 import { humanoid, randomTree } from '../../src/model/generators.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import type { Model } from '../../src/model/model.ts';
 
 function upperEntries(sys: SymbolicSystem, rowPerm: Int32Array, colPerm: Int32Array): number {

@@ -9,7 +9,7 @@ import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { classicalInputs, inverseDynamicsProblem, forwardDynamicsProblem } from '../../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../../src/assembly/system.ts';
 import { randomTree } from '../../src/model/generators.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { inertiaToMatrix } from '../../src/spatial/inertia.ts';

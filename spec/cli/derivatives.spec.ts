@@ -7,7 +7,7 @@ import { runCli as run } from './run.ts';
 import { LuForwardDynamicsDerivatives } from '../../src/derivatives/dynamics.ts';
 import { relativeErrors } from '../../src/derivatives/finite-differences.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { randomState } from '../state.ts';
 
 

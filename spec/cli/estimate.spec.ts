@@ -70,8 +70,8 @@ describe('sparsedyn estimate', () => {
 
   it('reads CSV and writes CSV', async () => {
     // build a CSV from the first NDJSON rows
-    const { LogSchema } = await import('../../src/estimation/log.ts');
-    const { loadProblem } = await import('../../src/estimation/problem-file.ts');
+    const { LogSchema } = await import('../../src/io/log.ts');
+    const { loadProblem } = await import('../../src/node/problem-file.ts');
     const { buildEstimationSystem } = await import('../../src/estimation/setup.ts');
     const { problem, model } = loadProblem('data/problems/humanoid-demo.json');
     const schema = new LogSchema(buildEstimationSystem(model, problem));

@@ -7,7 +7,7 @@ import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { randomDynamicsState } from '../../src/assembly/flops-report.ts';
 import { runCli as run } from './run.ts';
-import { parseModelSpec } from '../../src/model/spec.ts';
+import { parseModelSpec } from '../../src/node/spec.ts';
 import { Rng } from '../../src/model/rng.ts';
 
 

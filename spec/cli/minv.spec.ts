@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli as run } from './run.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
 import { expectClose } from '../helpers.ts';
 

@@ -14,7 +14,7 @@ import { randomTree } from '../../src/model/generators.ts';
 import { integrate } from '../../src/model/lie.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { randomState } from '../state.ts';
 
 const ROBOTS = ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced'];

@@ -12,7 +12,7 @@ import { randomTree } from '../../src/model/generators.ts';
 import { integrate } from '../../src/model/lie.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { Flops } from '../../src/spatial/flops.ts';
 import { xApplyMotion, xInvApplyMotion } from '../../src/spatial/transform.ts';
 import { expectClose } from '../helpers.ts';

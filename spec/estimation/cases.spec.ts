@@ -13,12 +13,12 @@ import { analyzeProblem, trialConfigurations } from '../../src/estimation/analys
 import { Estimator } from '../../src/estimation/estimator.ts';
 import { namedEstimate } from '../../src/estimation/outputs.ts';
 import { parseProblem } from '../../src/estimation/problem.ts';
-import { modelForProblem } from '../../src/estimation/problem-file.ts';
+import { modelForProblem } from '../../src/node/problem-file.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
 import { idealReadings, inputsFromReadings, synthesize } from '../../src/estimation/synthesize.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
-import { findModelFile, referenceFiles } from '../../src/verify/reference-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
+import { findModelFile, referenceFiles } from '../../src/node/reference-file.ts';
 import { expectClose } from '../helpers.ts';
 import { randomState } from '../state.ts';
 

@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseProblem, ProblemError } from '../../src/estimation/problem.ts';
-import { loadProblem } from '../../src/estimation/problem-file.ts';
+import { loadProblem } from '../../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 
 const base = { model: 'models/simple_humanoid.urdf', base: 'floating', contacts: ['l_ankle'] };
@@ -48,7 +48,7 @@ describe('problem files', () => {
   });
 });
 
-import { modelForProblem } from '../../src/estimation/problem-file.ts';
+import { modelForProblem } from '../../src/node/problem-file.ts';
 import type { ProblemFile } from '../../src/estimation/problem.ts';
 function loadProblemFrom(p: ProblemFile) {
   return modelForProblem(p, '.');

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Estimator } from '../../src/estimation/estimator.ts';
 import { parseProblem } from '../../src/estimation/problem.ts';
-import { modelForProblem } from '../../src/estimation/problem-file.ts';
+import { modelForProblem } from '../../src/node/problem-file.ts';
 import { EstimateSensitivity } from '../../src/estimation/sensitivity.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
 import { idealReadings, inputsFromReadings, synthesize } from '../../src/estimation/synthesize.ts';

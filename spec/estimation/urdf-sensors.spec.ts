@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { forceTransformMatrix } from '../../src/estimation/blocks.ts';
 import { Estimator } from '../../src/estimation/estimator.ts';
-import { loadProblem } from '../../src/estimation/problem-file.ts';
+import { loadProblem } from '../../src/node/problem-file.ts';
 import { buildEstimationSystem, originTransform } from '../../src/estimation/setup.ts';
 import { idealReadings, inputsFromReadings, synthesize } from '../../src/estimation/synthesize.ts';
 import { Rng } from '../../src/model/rng.ts';

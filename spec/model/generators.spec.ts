@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { chain, chainSpec, humanoid, randomInertia, randomTree, randomTreeSpec } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { ModelSpecError, parseModelSpec } from '../../src/model/spec.ts';
+import { ModelSpecError } from '../../src/model/spec.ts';
+import { parseModelSpec } from '../../src/node/spec.ts';
 import { UrdfError } from '../../src/model/urdf.ts';
 
 /** Eigenvalues (ascending) of the symmetric 3×3 [xx xy xz; xy yy yz; xz yz zz] (trigonometric method). */

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JT_FLOATING } from '../../src/model/joint.ts';
-import { loadUrdf, readUrdf } from '../../src/model/urdf-file.ts';
-import { modelFromUrdf, parseUrdf, UrdfError } from '../../src/model/urdf.ts';
+import { loadUrdf, readUrdf } from '../../src/node/urdf-file.ts';
+import { buildUrdf, modelFromUrdf, parseUrdf, UrdfError } from '../../src/model/urdf.ts';
 import { rotFromRpy } from '../../src/spatial/vec3.ts';
 
 const MODELS = join(import.meta.dirname, '../../models');
@@ -255,9 +255,11 @@ describe('URDF semantics', () => {
     const t = robot(link('a'), link('b'), link('c'), joint('f1', 'a', 'b', 'prismatic'),
       joint('f2', 'a', 'c', 'prismatic', '<axis xyz="0 0 1"/><mimic joint="f1" multiplier="-1"/>'));
     const warnings: string[] = [];
-    const spec = parseUrdf(t, { file: 'g.urdf', warn: (w) => warnings.push(w) });
+    const spec = parseUrdf(t, { file: 'g.urdf', warn: (w) => warnings.push(w.message) });
     expect(warnings).toEqual([`g.urdf:${lineOf(t, '<joint name="f2"')}: joint "f2" mimics joint "f1": <mimic> is ignored, "f2" is modelled as an independent joint`]);
-    expect(spec.warnings).toEqual(warnings);
+    expect(spec.warnings.map((w) => w.message)).toEqual(warnings);
+    expect(spec.warnings[0]).toMatchObject({ code: 'mimic-ignored', element: 'joint "f2"', file: 'g.urdf', line: lineOf(t, '<joint name="f2"') });
+    expect(buildUrdf(spec).warnings).toEqual(spec.warnings);
     expect(spec.jointInfo.find((j) => j.name === 'f2')!.mimic).toEqual({ joint: 'f1', multiplier: -1, offset: 0 });
     expect(modelFromUrdf(t).nv).toBe(2);
   });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyze, compress, factor, relativeResidual, SymbolicLU } from '../../src/sparse/index.ts';
-import { readMatrix } from '../../src/sparse/io.ts';
+import { readMatrix } from '../../src/node/matrix-file.ts';
 import { randomPermutation, rhs, rng } from './util.ts';
 
 describe('robot_ID_100', () => {

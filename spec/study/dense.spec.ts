@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { SparseSolver } from '../../src/assembly/solver.ts';
 import { fillSystem, SystemValues } from '../../src/assembly/system.ts';
-import { parseModelSpec } from '../../src/model/spec.ts';
+import { parseModelSpec } from '../../src/node/spec.ts';
 import { modelCase } from '../../src/study/cases.ts';
 import { DenseLu, denseLuFactorFlops, denseLuSolveFlops } from '../../src/study/dense.ts';
 import { expectClose } from '../helpers.ts';

@@ -13,7 +13,7 @@ import { FiniteDifferenceDerivatives, relativeErrors } from '../../src/derivativ
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../../src/derivatives/recursive.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { parseModelSpec } from '../../src/model/spec.ts';
+import { parseModelSpec } from '../../src/node/spec.ts';
 import { modelCase } from '../../src/study/cases.ts';
 import { parseStudyConfig } from '../../src/study/config.ts';
 import { runStudy, solversFor, type StudyPoint, type StudyResult } from '../../src/study/runner.ts';

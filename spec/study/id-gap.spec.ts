@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
-import { parseModelSpec } from '../../src/model/spec.ts';
+import { parseModelSpec } from '../../src/node/spec.ts';
 import { modelCase, tauFromD } from '../../src/study/cases.ts';
 import { inverseDynamicsGap } from '../../src/study/id-gap.ts';
 import { PaperTriangularSolver } from '../../src/study/paper-triangular.ts';

@@ -15,7 +15,7 @@ import { MinvLu } from '../../src/assembly/minv-lu.ts';
 import { Estimator } from '../../src/estimation/estimator.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { parseModelSpec } from '../../src/model/spec.ts';
+import { parseModelSpec } from '../../src/node/spec.ts';
 import { loadCellsProblem, modelCase } from '../../src/study/cases.ts';
 import { parseStudyConfig } from '../../src/study/config.ts';
 import { denseLuFactorFlops, denseLuSolveFlops } from '../../src/study/dense.ts';

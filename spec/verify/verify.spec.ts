@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadUrdf } from '../../src/model/urdf-file.ts';
+import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { modelFromUrdf } from '../../src/model/urdf.ts';
 import { parseReference, ReferenceFormatError } from '../../src/verify/reference.ts';
-import { findModelFile, referenceFiles } from '../../src/verify/reference-file.ts';
+import { findModelFile, referenceFiles } from '../../src/node/reference-file.ts';
 import { verifyReference } from '../../src/verify/verify.ts';
 
 const fixture = (f: string) => `spec/fixtures/reference/${f}`;

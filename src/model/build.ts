@@ -11,6 +11,7 @@ import { inertiaAdd, inertiaTransformToParent } from '../spatial/inertia.ts';
 import { xCompose, xCreate } from '../spatial/transform.ts';
 import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from './joint.ts';
 import { Model, type Frame } from './model.ts';
+import type { ModelWarning } from './warnings.ts';
 
 export interface LinkSpec {
   name: string;
@@ -36,6 +37,8 @@ export interface ModelSpec {
   links: LinkSpec[];
   joints: JointSpec[];
   gravity?: ArrayLike<number>;
+  /** what the description's reader found odd (carried into Model.warnings) */
+  warnings?: readonly ModelWarning[];
 }
 
 export interface BuildOptions {
@@ -243,6 +246,7 @@ function finish(spec: ModelSpec, r: Raw): Model {
       I: pick(r.inertias),
       gravity: Float64Array.from([g[0], g[1], g[2]]),
       frames,
+      warnings: spec.warnings ?? [],
     },
     nqi, nvi, S, jtype, axisKind,
   );

@@ -8,6 +8,7 @@
  * origin, `S[i]` the joint's motion subspace (6×nv_i, column-major) in body i coordinates.
  */
 import type { JointType } from './joint.ts';
+import type { ModelWarning } from './warnings.ts';
 
 /** A named frame rigidly attached to a body (every URDF link has one). */
 export interface Frame {
@@ -30,6 +31,7 @@ export interface ModelData {
   I: Float64Array[];
   gravity: Float64Array;
   frames: Frame[];
+  warnings?: readonly ModelWarning[];
 }
 
 export class Model {
@@ -77,6 +79,8 @@ export class Model {
   private readonly jointIndex: Map<string, number>;
   /** true when body 0 hangs from the world by a floating joint */
   readonly floatingBase: boolean;
+  /** what was odd in the model's description but handled (printed once by every command) */
+  readonly warnings: readonly ModelWarning[];
 
   constructor(d: ModelData, nqi: Int32Array, nvi: Int32Array, S: Float64Array[], jtype: Int8Array, axisKind: Int8Array) {
     this.name = d.name;
@@ -117,6 +121,7 @@ export class Model {
     this.bodyIndex = new Map(this.bodyNames.map((n, k) => [n, k]));
     this.jointIndex = new Map(this.jointNames.map((n, k) => [n, k]));
     this.floatingBase = this.nb > 0 && d.jointTypes[0] === 'floating' && this.parents[0] === -1;
+    this.warnings = Object.freeze((d.warnings ?? []).slice());
   }
 
   /** Body index of a body (link) name; throws a RangeError naming it when absent. */

@@ -1,6 +1,8 @@
 /**
  * Model SPEC strings for the command line and scripts → Model. Source: this project's CLI
- * convention (documented in MODEL_SPEC_HELP below); generators.ts and urdf-file.ts do the work.
+ * convention (documented in MODEL_SPEC_HELP below); generators.ts does the work. A URDF path is
+ * handed to `opts.loadUrdf` (the file reader lives at the Node edge: src/node/spec.ts), so this
+ * file runs unchanged in a browser.
  *
  *   PATH.urdf                 a URDF file (fixed base: the root link welded to the world)
  *   chain:N                   serial chain of N links, joint axes cycled x, y, z
@@ -15,7 +17,7 @@
  */
 import type { Model } from './model.ts';
 import { chain, humanoid, randomTree, type ChainAxes, type GeneratorOptions } from './generators.ts';
-import { loadUrdf } from './urdf-file.ts';
+import type { UrdfBuildOptions, UrdfParseOptions } from './urdf.ts';
 
 export const MODEL_SPEC_HELP = `model SPEC: a URDF file (PATH.urdf), chain:N[:axes=cycle|x|y|z|random][:seed=S][:length=L][:mass=M][:radius=R],
 tree:N:SEED[:branching=P], or humanoid; append +floating for a 6-DoF floating base or +fixed to weld the root
@@ -27,8 +29,11 @@ export class ModelSpecError extends Error {
 }
 
 export interface ModelSpecOptions extends GeneratorOptions {
-  /** warnings from the URDF loader (ignored <mimic>, …) */
-  warn?: (message: string) => void;
+  /**
+   * builds the Model of a URDF path (PATH.urdf specs): on Node, src/node/spec.ts passes a file
+   * reader; in a browser, pass one that looks the text up (e.g. `modelFromUrdf(texts[path], o)`)
+   */
+  loadUrdf?: (path: string, opts: UrdfParseOptions & UrdfBuildOptions) => Model;
 }
 
 function positiveInt(spec: string, what: string, s: string | undefined): number {
@@ -65,8 +70,11 @@ function keyValues(spec: string, parts: string[], allowed: readonly string[]): M
   return out;
 }
 
-/** Resolve a model SPEC (see the file header) into a Model. Throws ModelSpecError, or UrdfError for files. */
-export function parseModelSpec(spec: string, opts: ModelSpecOptions = {}): Model {
+/**
+ * Resolve a model SPEC (see the file header) into a Model. Throws ModelSpecError, or UrdfError for
+ * URDF files (which need `opts.loadUrdf`).
+ */
+export function modelFromSpec(spec: string, opts: ModelSpecOptions = {}): Model {
   let body = spec.trim();
   let base: boolean | undefined;
   const suffix = /\+(floating|fixed)$/.exec(body);
@@ -76,7 +84,8 @@ export function parseModelSpec(spec: string, opts: ModelSpecOptions = {}): Model
   }
   if (body === '') throw new ModelSpecError(`model spec "${spec}" is empty`);
   const parts = body.split(':');
-  const build = { ...opts, floatingBase: base ?? opts.floatingBase };
+  const { loadUrdf, ...rest } = opts;
+  const build = { ...rest, floatingBase: base ?? opts.floatingBase };
   switch (parts[0]) {
     case 'chain': {
       const n = positiveInt(spec, 'chain:N', parts[1]);
@@ -118,6 +127,7 @@ export function parseModelSpec(spec: string, opts: ModelSpecOptions = {}): Model
       if (!/\.urdf$/i.test(body)) {
         throw new ModelSpecError(`model spec "${spec}" is neither a .urdf file nor chain:N, tree:N:SEED or humanoid`);
       }
+      if (!loadUrdf) throw new ModelSpecError(`model spec "${spec}": a URDF file needs a loader here (on Node, use parseModelSpec from the node entry; elsewhere, parse the text with modelFromUrdf)`);
       return loadUrdf(body, build);
   }
 }

@@ -26,6 +26,7 @@ import { mat3Mul, mat3Transpose, rotFromRpy, sym3IsPositiveDefinite } from '../s
 import { buildModel, ModelError, type BuildOptions, type JointSpec, type LinkSpec, type ModelSpec } from './build.ts';
 import type { JointType } from './joint.ts';
 import type { Model } from './model.ts';
+import { modelWarning, type ModelWarning } from './warnings.ts';
 
 /** A problem in a URDF document; the message names the element, the file and the line when known. */
 export class UrdfError extends Error {
@@ -39,18 +40,11 @@ export class UrdfError extends Error {
 
   constructor(detail: string, where: { file?: string; line?: number; element?: string } = {}) {
     // prefix the element unless the detail already names it (ModelError messages do)
-    const named = where.element === undefined || detail.includes(where.element);
-    super(`${formatLocation(where.file, where.line)}${named ? '' : `${where.element}: `}${detail}`);
+    super(modelWarning('', detail, where).message);
     this.file = where.file;
     this.line = where.line;
     this.element = where.element;
   }
-}
-
-/** "file:line: ", "file: ", "line N: " or "" */
-function formatLocation(file: string | undefined, line: number | undefined): string {
-  if (file !== undefined) return `${file}${line !== undefined ? `:${line}` : ''}: `;
-  return line !== undefined ? `line ${line}: ` : '';
 }
 
 /** `<limit>` of a joint (not used by the dynamics). */
@@ -100,15 +94,15 @@ export interface UrdfSpec extends ModelSpec {
   sensors: UrdfSensor[];
   /** 1-based line of each `<link>` / `<joint>` element, by name */
   lines: { link: Map<string, number>; joint: Map<string, number> };
-  /** warnings raised while parsing (also sent to the `warn` callback) */
-  warnings: string[];
+  /** warnings raised while parsing (also sent to the `warn` callback); buildModel carries them into Model.warnings */
+  warnings: ModelWarning[];
 }
 
 export interface UrdfParseOptions {
   /** file name for messages */
   file?: string;
-  /** called with each warning (e.g. an ignored `<mimic>`) */
-  warn?: (message: string) => void;
+  /** called with each warning (e.g. an ignored `<mimic>`) as it is raised */
+  warn?: (warning: ModelWarning) => void;
 }
 
 export interface UrdfBuildOptions extends BuildOptions {
@@ -260,7 +254,7 @@ const JOINT_TYPES: Record<string, JointType | null> = {
   revolute: 'revolute', continuous: 'revolute', prismatic: 'prismatic', fixed: 'fixed', floating: 'floating', planar: null,
 };
 
-function parseJoint(doc: Doc, node: Node, warnings: string[], warn?: (m: string) => void): { spec: JointSpec; info: UrdfJointInfo } {
+function parseJoint(doc: Doc, node: Node, warnings: ModelWarning[], warn?: (w: ModelWarning) => void): { spec: JointSpec; info: UrdfJointInfo } {
   const line0 = doc.lineOf(node);
   const name = attr(node, 'name');
   if (name === undefined || name === '') throw doc.error('<joint> is missing required attribute name', undefined, line0);
@@ -305,10 +299,10 @@ function parseJoint(doc: Doc, node: Node, warnings: string[], warn?: (m: string)
       offset: numberAttr(ctx, mimicEl, 'mimic', 'offset', 0),
     };
     info.mimic = mimic;
-    const msg = `${formatLocation(doc.file, ctx.line)}joint "${name}" mimics joint "${mimic.joint}": `
-      + `<mimic> is ignored${type === 'fixed' ? '' : `, "${name}" is modelled as an independent joint`}`;
-    warnings.push(msg);
-    warn?.(msg);
+    const w = modelWarning('mimic-ignored', `joint "${name}" mimics joint "${mimic.joint}": `
+      + `<mimic> is ignored${type === 'fixed' ? '' : `, "${name}" is modelled as an independent joint`}`, { element: ctx.element, file: doc.file, line: ctx.line });
+    warnings.push(w);
+    warn?.(w);
   }
   return { spec, info };
 }
@@ -371,7 +365,7 @@ export function parseUrdf(text: string, opts: UrdfParseOptions = {}): UrdfSpec {
     if (line !== undefined) lines.link.set(spec.name, line);
   }
   if (links.length === 0) throw doc.error(`robot "${name}" has no <link>`, undefined, doc.lineOf(robot));
-  const warnings: string[] = [];
+  const warnings: ModelWarning[] = [];
   const parsedJoints = children(robot, 'joint').map((j) => parseJoint(doc, j, warnings, opts.warn));
   for (const { info } of parsedJoints) if (info.line !== undefined) lines.joint.set(info.name, info.line);
   // urdfdom's std::map order (see header); Array.prototype.sort is stable, so duplicates keep file order

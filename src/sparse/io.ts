@@ -1,10 +1,9 @@
 /**
- * A = read(file), write(file, A): Matrix Market (.mtx, coordinate) and the 1-based triplet text
- * format of ../shared/sparse-bench (.tri, one `row col value` per line).
+ * A = parse(text), text = format(A): Matrix Market (.mtx, coordinate) and a 1-based triplet text
+ * format (.tri, one `row col value` per line).
  * Source: NIST Matrix Market exchange format (coordinate real/integer/pattern, general/symmetric/
- * skew-symmetric). The only file in src/sparse that touches node:fs; no numeric kernel imports it.
+ * skew-symmetric). Text only: reading and writing files is in src/node/matrix-file.ts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { compress } from './compress.ts';
 import type { CscMatrix } from './csc.ts';
 
@@ -121,14 +120,6 @@ export function parseMatrixMarket(text: string): CscMatrix {
   return compress(m, n, Ti, Tj, Tx).A;
 }
 
-/** Reads a `.tri` or `.mtx` file (by extension; `.mtx` also recognised by its banner). */
-export function readMatrix(path: string): CscMatrix {
-  const text = readFileSync(path, 'utf8');
-  if (path.endsWith('.mtx') || text.startsWith('%%MatrixMarket')) return parseMatrixMarket(text);
-  if (path.endsWith('.tri')) return parseTriplet(text);
-  throw new RangeError(`${path}: unknown matrix file type (expected .tri or .mtx)`);
-}
-
 function fmt(x: number): string {
   return Number.isInteger(x) ? x.toFixed(1) : x.toPrecision(17);
 }
@@ -143,11 +134,4 @@ export function formatTriplet(A: CscMatrix): string {
 /** Matrix Market coordinate real general text of A. */
 export function formatMatrixMarket(A: CscMatrix): string {
   return `%%MatrixMarket matrix coordinate real general\n${A.m} ${A.n} ${A.Ap[A.n]}\n` + formatTriplet(A);
-}
-
-/** Writes A to `path` as `.mtx` or `.tri` according to the extension. */
-export function writeMatrix(path: string, A: CscMatrix): void {
-  if (path.endsWith('.mtx')) writeFileSync(path, formatMatrixMarket(A));
-  else if (path.endsWith('.tri')) writeFileSync(path, formatTriplet(A));
-  else throw new RangeError(`${path}: unknown matrix file type (expected .tri or .mtx)`);
 }

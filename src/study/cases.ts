@@ -18,7 +18,7 @@ import { randomDynamicsState } from '../assembly/flops-report.ts';
 import { forwardDynamicsProblem, inverseDynamicsProblem, classicalInputs } from '../assembly/problems.ts';
 import { SymbolicSystem } from '../assembly/system.ts';
 import { parseProblem, type ProblemFile } from '../estimation/problem.ts';
-import { loadProblem } from '../estimation/problem-file.ts';
+import { loadProblem } from '../node/problem-file.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../estimation/setup.ts';
 import { idealReadings, inputsFromReadings, synthesize } from '../estimation/synthesize.ts';
 import type { Model } from '../model/model.ts';

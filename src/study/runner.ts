@@ -10,7 +10,7 @@ import os from 'node:os';
 import { forwardDynamicsProblem, inverseDynamicsProblem } from '../assembly/problems.ts';
 import { SymbolicSystem } from '../assembly/system.ts';
 import type { Model } from '../model/model.ts';
-import { parseModelSpec } from '../model/spec.ts';
+import { parseModelSpec } from '../node/spec.ts';
 import { analyze } from '../sparse/analyze.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import { estimationCase, loadCellsProblem, modelCase, type StudyCase } from './cases.ts';

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { analyzeProblem, type AnalysisReport } from '../../estimation/analysis.ts';
-import { loadProblem } from '../../estimation/problem-file.ts';
+import { loadProblem } from '../../node/problem-file.ts';
 import { buildEstimationSystem } from '../../estimation/setup.ts';
 import type { CliState } from './index.ts';
 

@@ -22,7 +22,8 @@ import { FiniteDifferenceDerivatives, relativeErrors, type DynamicsProblem } fro
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../../derivatives/recursive.ts';
 import type { Model } from '../../model/model.ts';
 import { Rng } from '../../model/rng.ts';
-import { MODEL_SPEC_HELP, parseModelSpec } from '../../model/spec.ts';
+import { MODEL_SPEC_HELP } from '../../model/spec.ts';
+import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
 import type { CliState } from './index.ts';
 import { dofNames, flopsLine, formatMatrix, loadState } from './minv.ts';

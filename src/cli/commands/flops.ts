@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { flopsReport, type FlopFigure, type FlopsReport, type LuFigures } from '../../assembly/flops-report.ts';
-import { MODEL_SPEC_HELP, parseModelSpec } from '../../model/spec.ts';
+import { MODEL_SPEC_HELP } from '../../model/spec.ts';
+import { parseModelSpec } from '../../node/spec.ts';
 import { SymbolicLU } from '../../sparse/symbolic.ts';
 import type { CliState } from './index.ts';
 

@@ -5,7 +5,7 @@
  * Exit code 0 on success, 1 when the matrix cannot be read or factorized (message on stderr).
  */
 import type { Command } from 'commander';
-import { readMatrix } from '../../sparse/io.ts';
+import { readMatrix } from '../../node/matrix-file.ts';
 import { analyze, factor, ORDERINGS, relativeResidual, isOrderingName, type OrderingName } from '../../sparse/index.ts';
 import type { CliState } from './index.ts';
 

@@ -19,7 +19,8 @@ import { checkConfiguration, checkVector } from '../../algorithms/validate.ts';
 import { MinvLu } from '../../assembly/minv-lu.ts';
 import type { Model } from '../../model/model.ts';
 import { Rng } from '../../model/rng.ts';
-import { MODEL_SPEC_HELP, parseModelSpec } from '../../model/spec.ts';
+import { MODEL_SPEC_HELP } from '../../model/spec.ts';
+import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
 import type { CliState } from './index.ts';
 

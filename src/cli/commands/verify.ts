@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadUrdf } from '../../model/urdf-file.ts';
+import { loadUrdf } from '../../node/urdf-file.ts';
 import { parseReference } from '../../verify/reference.ts';
-import { findModelFile } from '../../verify/reference-file.ts';
+import { findModelFile } from '../../node/reference-file.ts';
 import { verifyReference, type VerifyReport } from '../../verify/verify.ts';
 import type { CliState } from './index.ts';
 

@@ -3,8 +3,8 @@
  * file of src/model that touches the file system). Source: the URDF XML specification.
  */
 import { readFileSync } from 'node:fs';
-import type { Model } from './model.ts';
-import { buildUrdf, parseUrdf, UrdfError, type UrdfBuildOptions, type UrdfParseOptions, type UrdfSpec } from './urdf.ts';
+import type { Model } from '../model/model.ts';
+import { buildUrdf, parseUrdf, UrdfError, type UrdfBuildOptions, type UrdfParseOptions, type UrdfSpec } from '../model/urdf.ts';
 
 /** Read and parse a URDF file; errors name `path` (unless opts.file overrides it). Throws UrdfError. */
 export function readUrdf(path: string, opts: UrdfParseOptions = {}): UrdfSpec {

@@ -15,7 +15,7 @@
  * base.vz, base.wx … base.wz and <sensor>.<component> columns (joint sensors: <sensor>.<joint>).
  */
 import type { Model } from '../model/model.ts';
-import type { EstimationSystem } from './setup.ts';
+import type { EstimationSystem } from '../estimation/setup.ts';
 
 export interface Sample {
   line: number;

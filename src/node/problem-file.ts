@@ -6,10 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Model } from '../model/model.ts';
-import { parseModelSpec } from '../model/spec.ts';
-import { readUrdf } from '../model/urdf-file.ts';
-import { ProblemError, parseProblem, type ProblemFile } from './problem.ts';
-import { sensorsFromUrdf } from './urdf-sensors.ts';
+import { parseModelSpec } from './spec.ts';
+import { readUrdf } from './urdf-file.ts';
+import { ProblemError, parseProblem, type ProblemFile } from '../estimation/problem.ts';
+import { sensorsFromUrdf } from '../estimation/urdf-sensors.ts';
 
 /** The model spec with a relative URDF path resolved against baseDir. */
 function resolvedSpec(problem: ProblemFile, baseDir: string): string {

@@ -1,14 +1,19 @@
 /**
- * Finding reference files and their models on disk (the only I/O of src/verify): a reference's
- * `model_file` is looked up beside the reference, in ../models/ beside it, and in the repository's
- * models/.
+ * Finding reference files and their models on disk: a reference's `model_file` is looked up
+ * beside the reference, then in the `models/` and `urdf-corpus/` folders next to the reference's
+ * folder, then in the current folder's models/.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 export function findModelFile(refPath: string, modelFile: string): string {
   const dir = dirname(refPath);
-  const candidates = [resolve(dir, modelFile), resolve(dir, '../models', basename(modelFile)), resolve('models', basename(modelFile))];
+  const candidates = [
+    resolve(dir, modelFile),
+    resolve(dir, '../models', basename(modelFile)),
+    resolve(dir, '../urdf-corpus', modelFile),
+    resolve('models', basename(modelFile)),
+  ];
   const hit = candidates.find((c) => existsSync(c));
   if (!hit) throw new Error(`the reference's model_file "${modelFile}" was not found (looked in ${candidates.join(', ')})`);
   return hit;
