@@ -16,7 +16,8 @@
  * `chain:12:axes=z`, `tree:40:7+floating`, `humanoid+fixed`.
  */
 import type { Model } from './model.ts';
-import { chain, humanoid, randomTree, type ChainAxes, type GeneratorOptions } from './generators.ts';
+import { buildModel, type ModelSpec } from './build.ts';
+import { chainSpec, humanoidSpec, randomTreeSpec, type ChainAxes, type GeneratorOptions } from './generators.ts';
 import type { UrdfBuildOptions, UrdfParseOptions } from './urdf.ts';
 
 export const MODEL_SPEC_HELP = `model SPEC: a URDF file (PATH.urdf), chain:N[:axes=cycle|x|y|z|random][:seed=S][:length=L][:mass=M][:radius=R],
@@ -70,11 +71,16 @@ function keyValues(spec: string, parts: string[], allowed: readonly string[]): M
   return out;
 }
 
+/** A model SPEC resolved: a generated description with its build options, or a URDF path. */
+export type ResolvedModelSpec =
+  | { kind: 'generated'; spec: ModelSpec; build: GeneratorOptions }
+  | { kind: 'urdf'; path: string; build: GeneratorOptions };
+
 /**
- * Resolve a model SPEC (see the file header) into a Model. Throws ModelSpecError, or UrdfError for
- * URDF files (which need `opts.loadUrdf`).
+ * Parse a model SPEC (see the file header) without building it: the generator's ModelSpec (what
+ * `sparsedyn urdf` writes out) or the URDF path, with the base and the other build options.
  */
-export function modelFromSpec(spec: string, opts: ModelSpecOptions = {}): Model {
+export function resolveModelSpec(spec: string, opts: GeneratorOptions = {}): ResolvedModelSpec {
   let body = spec.trim();
   let base: boolean | undefined;
   const suffix = /\+(floating|fixed)$/.exec(body);
@@ -84,8 +90,7 @@ export function modelFromSpec(spec: string, opts: ModelSpecOptions = {}): Model 
   }
   if (body === '') throw new ModelSpecError(`model spec "${spec}" is empty`);
   const parts = body.split(':');
-  const { loadUrdf, ...rest } = opts;
-  const build = { ...rest, floatingBase: base ?? opts.floatingBase };
+  const build = { ...opts, floatingBase: base ?? opts.floatingBase };
   switch (parts[0]) {
     case 'chain': {
       const n = positiveInt(spec, 'chain:N', parts[1]);
@@ -99,15 +104,15 @@ export function modelFromSpec(spec: string, opts: ModelSpecOptions = {}): Model 
         throw new ModelSpecError(`model spec "${spec}": type must be revolute or prismatic, got "${type}"`);
       }
       const num = (k: string) => (kv.has(k) ? positiveNumber(spec, k, kv.get(k)!) : undefined);
-      return chain(n, {
-        ...build,
+      const chainOpts = {
         axes: axes as ChainAxes,
         seed: kv.has('seed') ? integer(spec, 'seed', kv.get('seed')) : undefined,
         length: num('length'),
         mass: num('mass'),
         radius: num('radius'),
-        jointType: type,
-      });
+        jointType: type as 'revolute' | 'prismatic',
+      };
+      return { kind: 'generated', spec: chainSpec(n, chainOpts), build };
     }
     case 'tree': {
       const n = positiveInt(spec, 'tree:N', parts[1]);
@@ -118,16 +123,27 @@ export function modelFromSpec(spec: string, opts: ModelSpecOptions = {}): Model 
         branching = Number(kv.get('branching'));
         if (!(branching >= 0 && branching <= 1)) throw new ModelSpecError(`model spec "${spec}": branching must be in [0, 1], got "${kv.get('branching')}"`);
       }
-      return randomTree(n, seed, { ...build, branching });
+      return { kind: 'generated', spec: randomTreeSpec(n, seed, { branching }), build };
     }
     case 'humanoid':
       if (parts.length > 1) throw new ModelSpecError(`model spec "${spec}": humanoid takes no options`);
-      return humanoid({ ...build, floatingBase: base ?? opts.floatingBase ?? true });
+      return { kind: 'generated', spec: humanoidSpec(), build: { ...build, floatingBase: base ?? opts.floatingBase ?? true } };
     default:
       if (!/\.urdf$/i.test(body)) {
         throw new ModelSpecError(`model spec "${spec}" is neither a .urdf file nor chain:N, tree:N:SEED or humanoid`);
       }
-      if (!loadUrdf) throw new ModelSpecError(`model spec "${spec}": a URDF file needs a loader here (on Node, use parseModelSpec from the node entry; elsewhere, parse the text with modelFromUrdf)`);
-      return loadUrdf(body, build);
+      return { kind: 'urdf', path: body, build };
   }
+}
+
+/**
+ * Resolve a model SPEC (see the file header) into a Model. Throws ModelSpecError, or UrdfError for
+ * URDF files (which need `opts.loadUrdf`).
+ */
+export function modelFromSpec(spec: string, opts: ModelSpecOptions = {}): Model {
+  const { loadUrdf, ...rest } = opts;
+  const r = resolveModelSpec(spec, rest);
+  if (r.kind === 'generated') return buildModel(r.build.gravity ? { ...r.spec, gravity: r.build.gravity } : r.spec, r.build);
+  if (!loadUrdf) throw new ModelSpecError(`model spec "${spec}": a URDF file needs a loader here (on Node, use parseModelSpec from the node entry; elsewhere, parse the text with modelFromUrdf)`);
+  return loadUrdf(r.path, r.build);
 }

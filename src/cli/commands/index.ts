@@ -13,6 +13,7 @@ import { register as iwim } from './iwim.ts';
 import { register as derivatives } from './derivatives.ts';
 import { register as spy } from './spy.ts';
 import { register as study } from './study.ts';
+import { register as urdf } from './urdf.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -32,6 +33,7 @@ const registrars: Registrar[] = [
   iwim,
   derivatives,
   study,
+  urdf,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {
