@@ -1,7 +1,7 @@
 /**
- * Writes the shipped demo log data/demo/humanoid.ndjson: simple_humanoid (floating base) moving
+ * Writes the shipped demo log data/demo/humanoid.ndjson: the project's humanoid (floating base) moving
  * its joints sinusoidally while turning about the vertical, with a smooth random wrench on the left
- * foot and the right-foot wrench that leaves the unactuated base with none (as when standing on two
+ * sole and the right-sole wrench that leaves the unactuated base with none (as when standing on two
  * feet). True values from RNEA (src/estimation/synthesize.ts); sensor readings = ideal readings +
  * Gaussian noise with the variances of data/problems/humanoid-demo.json. Seeded: the file is
  * reproducible. Run: npx tsx scripts/make-demo-log.ts [samples=300]
@@ -11,6 +11,8 @@ import { loadProblem } from '../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { idealReadings, synthesize } from '../src/estimation/synthesize.ts';
 import { Rng } from '../src/model/rng.ts';
+import { Flops } from '../src/spatial/flops.ts';
+import { xApplyForce } from '../src/spatial/transform.ts';
 import { rotFromQuat } from '../src/spatial/vec3.ts';
 
 const N = Number(process.argv[2] ?? 300);
@@ -22,7 +24,9 @@ const joints = model.movingJoints().filter((j) => j.type !== 'floating');
 const amp = joints.map(() => rng.uniform(0.1, 0.5)), freq = joints.map(() => rng.uniform(0.5, 2)), phase = joints.map(() => rng.uniform(0, 2 * Math.PI));
 const wrenchAmp = [5, 5, 5, 40, 40, 40], wrenchFreq = Array.from({ length: 6 }, () => rng.uniform(0.3, 1.5));
 const Omega = 0.4; // yaw rate, rad/s
-const lb = model.frame('l_ankle').body, rb = model.frame('r_ankle').body;
+const lsole = model.frame('l_sole'), rsole = model.frame('r_sole');
+const lb = lsole.body, rb = rsole.body;
+const fl = new Flops();
 const lines: string[] = [];
 const round = (x: number) => Number(x.toPrecision(12));
 for (let s = 0; s < N; s++) {
@@ -60,9 +64,8 @@ for (let s = 0; s < N; s++) {
   const named = (x: Float64Array) => Object.fromEntries(joints.map((j) => [j.name, round(x[j.iq])]));
   const namedV = (x: Float64Array) => Object.fromEntries(joints.map((j) => [j.name, round(x[j.iv])]));
   const wr = (body: number, X: Float64Array) => {
-    // contact wrench in the contact link frame (here the link is the body itself: X = identity)
-    void X;
-    const f = truth.fext[body];
+    // contact wrench in the contact link (sole) frame: ˢX*_body f (torque about the sole origin)
+    const f = xApplyForce(new Float64Array(6), X, truth.fext[body], fl);
     return { torque: [f[0], f[1], f[2]].map(round), force: [f[3], f[4], f[5]].map(round) };
   };
   lines.push(JSON.stringify({
@@ -73,7 +76,7 @@ for (let s = 0; s < N; s++) {
     sensors,
     truth: {
       tau: Object.fromEntries(joints.map((j) => [j.name, round(truth.tau[j.iv])])),
-      contact_wrenches: { l_ankle: wr(lb, model.frame('l_ankle').X), r_ankle: wr(rb, model.frame('r_ankle').X) },
+      contact_wrenches: { l_sole: wr(lb, lsole.X), r_sole: wr(rb, rsole.X) },
     },
   }));
 }

@@ -20,11 +20,11 @@ describe('sparsedyn analyze', () => {
 
   it('exits 1 on an ill-posed layout and names the unobservable directions', async () => {
     const f = join(dir, 'ill.json');
-    writeFileSync(f, JSON.stringify({ model: `${process.cwd()}/models/simple_humanoid.urdf`, base: 'floating', contacts: ['l_ankle', 'r_ankle'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
+    writeFileSync(f, JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
     const r = await run(['analyze', f]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/verdict\s+ill_posed/);
-    expect(r.out).toMatch(/unobservable directions:\n\s+w\[l_ankle\]/);
+    expect(r.out).toMatch(/unobservable directions:\n\s+w\[l_sole\]/);
   });
 });
 
@@ -39,16 +39,16 @@ describe('sparsedyn estimate', () => {
     expect(r.out).toMatch(/accuracy against the log's truth/);
     const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(rows).toHaveLength(12);
-    expect(rows[0]).toHaveProperty('tau.LLEG_KNEE');
-    expect(rows[0]).toHaveProperty('contact_wrenches.l_ankle.force');
-    expect(rows[0]).toHaveProperty('joint_wrenches.LLEG_ANKLE_R.torque');
-    expect(rows[0].tau_std.LLEG_KNEE).toBeGreaterThan(0);
+    expect(rows[0]).toHaveProperty('tau.l_knee');
+    expect(rows[0]).toHaveProperty('contact_wrenches.l_sole.force');
+    expect(rows[0]).toHaveProperty('joint_wrenches.l_ankle_roll.torque');
+    expect(rows[0].tau_std.l_knee).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'est.report.md'), 'utf8')).toMatch(/samples estimated: 12/);
   });
 
   it('reports malformed rows with their line numbers, skips them, keeps the valid ones, and exits 3', async () => {
     const rows = demoLines.slice(0, 6).map((l) => JSON.parse(l));
-    delete rows[1].q.LLEG_KNEE;                          // line 2: missing joint
+    delete rows[1].q.l_knee;                          // line 2: missing joint
     rows[2].sensors.ft_left[3] = 'NaN';                  // line 3: non-numeric reading
     rows[3].sensors.ft_left = rows[3].sensors.ft_left.slice(0, 5); // line 4: wrong length
     rows[4].sensors.laser = [1];                         // line 5: unknown sensor
@@ -58,7 +58,7 @@ describe('sparsedyn estimate', () => {
     const out = join(dir, 'bad-est.ndjson');
     const r = await run(['estimate', 'data/problems/humanoid-demo.json', '--data', log, '--out', out]);
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/bad.ndjson:2: skipped: q of joint "LLEG_KNEE" is missing/);
+    expect(r.err).toMatch(/bad.ndjson:2: skipped: q of joint "l_knee" is missing/);
     expect(r.err).toMatch(/bad.ndjson:3: skipped: sensor "ft_left"\[3\] is "NaN"/);
     expect(r.err).toMatch(/bad.ndjson:4: skipped: sensor "ft_left" must be a list of 6 numbers \(got 5\)/);
     expect(r.err).toMatch(/bad.ndjson:5: skipped: unknown sensor "laser"/);
@@ -102,13 +102,13 @@ describe('sparsedyn estimate', () => {
     expect(r.code).toBe(0);
     const rows = readFileSync(out, 'utf8').trim().split('\n');
     expect(rows).toHaveLength(5);
-    expect(rows[0].split(',')).toContain('tau.LLEG_KNEE');
-    expect(rows[0].split(',')).toContain('contact.l_ankle.fz');
+    expect(rows[0].split(',')).toContain('tau.l_knee');
+    expect(rows[0].split(',')).toContain('contact.l_sole.fz');
   });
 
   it('refuses an ill-posed problem and prints the analysis', async () => {
     const f = join(dir, 'ill2.json');
-    writeFileSync(f, JSON.stringify({ model: `${process.cwd()}/models/simple_humanoid.urdf`, base: 'floating', contacts: ['l_ankle', 'r_ankle'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
+    writeFileSync(f, JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
     const r = await run(['estimate', f, '--data', join(dir, 'clean.ndjson'), '--out', join(dir, 'x.ndjson')]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/ill posed; refusing to estimate/);
