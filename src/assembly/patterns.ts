@@ -119,7 +119,11 @@ export const RIGID_INERTIA_PATTERN: Uint8Array = (() => {
   return P;
 })();
 
-/** Is a rigid inertia (as its dense 6×6) positive definite? (Cholesky; load-time use.) */
+/** Is a rigid inertia (10 numbers) positive definite as a 6×6 matrix? (Cholesky; load-time use.) */
+export function rigidInertiaIsPositiveDefinite(I: ArrayLike<number>): boolean {
+  return isPositiveDefinite6(inertiaToMatrix(new Float64Array(36), I));
+}
+
 function isPositiveDefinite6(M: Float64Array): boolean {
   const L = new Float64Array(36);
   for (let i = 0; i < 6; i++) {

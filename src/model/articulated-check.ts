@@ -10,8 +10,10 @@
  * At two seeded random configurations, the articulated inertias are formed as in the ABA, and D_i
  * is compared with the composite (rigid-subtree) inertia of the same joint, D^c_i = S_iᵀ I^c_i S_i
  * (CRBA's diagonal block M_ii, an upper bound of D_i): joint DoF k is singular when the scaled
- * D_i (D_ab / √(D^c_aa D^c_bb)) has an eigenvalue ≤ 1e-9, or D^c_kk = 0. A singular direction is
- * left out of the projection I^a = I^A − U D⁺ Uᵀ (pseudo-inverse), so that the bodies above are
+ * D_i (D_ab / √(D^c_aa D^c_bb)) has an eigenvalue ≤ 1e-11, or D^c_kk = 0 (an exactly singular
+ * D_i comes out of the sums at round-off, 1e-16 to 1e-14 of D^c; a light but real body — a 1e-6 kg
+ * placeholder on a joint whose child turns about the same axis — sits near 1e-9). A singular
+ * direction is left out of the projection I^a = I^A − U D⁺ Uᵀ (pseudo-inverse), so that the bodies above are
  * judged on what they really carry. A body is reported when it is singular at both configurations
  * (a singularity of special poses only is not structural). Load-time code: it allocates.
  */
@@ -25,7 +27,7 @@ import { randomConfiguration } from './random.ts';
 import { Rng } from './rng.ts';
 
 /** Eigenvalue threshold of the scaled D_i (see the header). */
-export const SINGULAR_RTOL = 1e-9;
+export const SINGULAR_RTOL = 1e-11;
 
 /** Bodies whose D_i is singular at configuration q (ascending indices). */
 export function singularBodiesAt(model: Model, q: ArrayLike<number>): number[] {
