@@ -40,7 +40,8 @@ describe('document quirks load with a warning', () => {
     const text = `\n${robot(link('a'), link('b'), joint('j', 'a', 'b'))}`;
     const spec = parseUrdf(text, { file: 'q.urdf' });
     expect(spec.warnings.map((w) => w.code)).toEqual(['xml-declaration-not-first']);
-    expect(spec.warnings[0].message).toMatch(/^q\.urdf:3: .*before the XML declaration/);
+    expect(spec.warnings[0]).toMatchObject({ element: 'the XML declaration', file: 'q.urdf', line: 2 });
+    expect(spec.warnings[0].message).toMatch(/^q\.urdf:2: white space .*before the XML declaration/);
     expect(spec.lines.joint.get('j')).toBe(lineOf(text, '<joint name="j"'));
     expect(spec.lines.link.get('b')).toBe(lineOf(text, '<link name="b"'));
     expect(modelFromUrdf(text).nv).toBe(1);

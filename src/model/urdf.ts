@@ -378,20 +378,20 @@ function warnLoopJoints(doc: Doc, robot: Node): void {
  * must not. Move the declaration to the front and its leading white space after it: the same
  * characters on the same lines, so positions and line numbers of everything after it are kept.
  */
-function declarationFirst(text: string): { text: string; moved: boolean } {
+function declarationFirst(text: string): { text: string; movedFrom?: number } {
   const m = /^(\s+)(<\?xml\b[^?]*\?>)/.exec(text);
-  if (!m) return { text, moved: false };
-  return { text: m[2] + m[1] + text.slice(m[0].length), moved: true };
+  if (!m) return { text };
+  return { text: m[2] + m[1] + text.slice(m[0].length), movedFrom: m[1].split('\n').length };
 }
 
 /** Parse URDF text into a ModelSpec with side tables. Throws UrdfError. */
 export function parseUrdf(input: string, opts: UrdfParseOptions = {}): UrdfSpec {
   // a byte-order mark is not content (TinyXML skips it too)
-  const { text, moved } = declarationFirst(input.charCodeAt(0) === 0xfeff ? input.slice(1) : input);
+  const { text, movedFrom } = declarationFirst(input.charCodeAt(0) === 0xfeff ? input.slice(1) : input);
   const doc = new Doc(text, opts.file, opts.warn);
-  if (moved) {
+  if (movedFrom !== undefined) {
     doc.warn('xml-declaration-not-first', 'white space (a blank line) comes before the XML declaration <?xml …?>, which XML forbids; '
-      + 'read as if the declaration came first, as urdfdom does', undefined, doc.lineAtIndex(text.indexOf('<', 1)));
+      + 'read as if the declaration came first, as urdfdom does', 'the XML declaration', movedFrom);
   }
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw doc.error(`malformed XML: ${valid.err.msg}`, undefined, valid.err.line);
