@@ -63,8 +63,13 @@ export function singularBodiesAt(model: Model, q: ArrayLike<number>): number[] {
         }
       }
       const Ds = D.map((row, a) => row.map((x, b) => x * scale[a] * scale[b]));
-      const eig = new EigenvalueDecomposition(new Matrix(Ds), { assumeSymmetric: true });
-      const lam = eig.realEigenvalues, V = eig.eigenvectorMatrix;
+      let lam: number[], V: { get(r: number, c: number): number };
+      if (nv === 1) {
+        lam = [Ds[0][0]]; V = { get: () => 1 };
+      } else {
+        const eig = new EigenvalueDecomposition(new Matrix(Ds), { assumeSymmetric: true });
+        lam = eig.realEigenvalues; V = eig.eigenvectorMatrix;
+      }
       if (Math.min(...lam) <= SINGULAR_RTOL) singular.push(i);
       // I^a = I^A − U D⁺ Uᵀ with D⁺ = W V Λ⁺ Vᵀ W, W = diag(scale), singular directions left out
       for (let e = 0; e < nv; e++) {
