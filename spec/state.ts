@@ -12,6 +12,8 @@ export function randomState(model: Model, rng: Rng): { q: Float64Array; v: Float
       for (let k = 0; k < 4; k++) { q[o + k] = rng.normal(); n += q[o + k] * q[o + k]; }
       n = Math.sqrt(n);
       for (let k = 0; k < 4; k++) q[o + k] /= n;
+    } else if (j.type === 'planar') {
+      q[j.iq] = rng.uniform(-1, 1); q[j.iq + 1] = rng.uniform(-1, 1); q[j.iq + 2] = rng.uniform(-Math.PI, Math.PI);
     } else {
       q[j.iq] = rng.uniform(-Math.PI, Math.PI);
     }

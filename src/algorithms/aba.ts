@@ -19,15 +19,9 @@ import { crossForce } from '../spatial/motion.ts';
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
 import { xApplyMotion, xTransposeApplyForceAdd } from '../spatial/transform.ts';
 import { forwardKinematics, KinematicsWorkspace } from './kinematics.ts';
-import { checkDynamicsInputs } from './validate.ts';
+import { checkDynamicsInputs, checkForwardDynamicsDefined, SingularJointInertiaError } from './validate.ts';
 
-/** The articulated inertia D_i = S_iᵀ I^A_i S_i of a joint is not positive definite. */
-export class SingularJointInertiaError extends Error {
-  override name = 'SingularJointInertiaError';
-  constructor(readonly joint: string) {
-    super(`ABA: the articulated inertia of joint "${joint}" (S_iᵀ I^A_i S_i) is not positive definite; the model has a massless subtree there`);
-  }
-}
+export { SingularJointInertiaError };
 
 export class AbaWorkspace {
   /** kinematic quantities (Xup, v, c) of the last call */
@@ -80,6 +74,7 @@ export function aba(
 ): Float64Array {
   if (ws.model !== model) throw new RangeError('aba: workspace was created for another model');
   checkDynamicsInputs(model, q, qd, 'tau', tau, fext);
+  checkForwardDynamicsDefined(model, 'ABA');
   return abaUnchecked(model, ws, q, qd, tau, fext);
 }
 
@@ -123,7 +118,7 @@ export function abaUnchecked(
     if (nv > 0) {
       setMS(U, IA, S, nv, fl);
       setSTU(Dinv, S, U, nv, fl);
-      if (!spdInvertInPlace(Dinv, nv, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i]);
+      if (!spdInvertInPlace(Dinv, nv, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i], model.bodyNames[i]);
       // u_i = τ_i − S_iᵀ p^A_i
       setSTf(u, 0, S, nv, pA, fl);
       const iv = model.iv[i];

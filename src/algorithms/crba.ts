@@ -63,8 +63,12 @@ export function crba(model: Model, ws: CrbaWorkspace, q: ArrayLike<number>): Flo
       // F = I^c_i S_i[:, k]
       for (let r = 0; r < 6; r++) ws.s6[r] = Si[6 * k + r];
       inertiaMulMotion(F, ws.Ic[i], ws.s6, fl);
-      // M_ii (column k)
-      for (let k2 = 0; k2 < ni; k2++) M[(model.iv[i] + k2) * nv + col] = dotS(Si, k2, F, fl);
+      // M_ii: rows k2 ≥ k of column k, mirrored (exactly symmetric, also for joint axes off the frame axes)
+      for (let k2 = k; k2 < ni; k2++) {
+        const val = dotS(Si, k2, F, fl);
+        M[(model.iv[i] + k2) * nv + col] = val;
+        M[col * nv + model.iv[i] + k2] = val;
+      }
       let j = i;
       while (model.parents[j] >= 0) {
         xTransposeApplyForce(F, ws.Xup[j], F, fl);

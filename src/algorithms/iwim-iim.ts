@@ -26,7 +26,7 @@ import { Flops } from '../spatial/flops.ts';
 import { xApplyMotion, xTransposeApplyForce } from '../spatial/transform.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
 import { contactWrenches, ContactWorkspace, type InputMatrix } from './iwim-inputs.ts';
-import { checkConfiguration, checkVector } from './validate.ts';
+import { checkConfiguration, checkForwardDynamicsDefined, checkVector } from './validate.ts';
 
 export class IwimIimWorkspace {
   readonly aba: AbaWorkspace;
@@ -88,6 +88,7 @@ export function iwimIim(model: Model, ws: IwimIimWorkspace, q: ArrayLike<number>
   if (ws.model !== model) throw new RangeError('iwimIim: workspace was created for another model');
   checkConfiguration(model, q);
   if (qd !== null) checkVector(model, 'v', qd, false);
+  checkForwardDynamicsDefined(model, 'M⁻¹B (IIM)');
   const fl = ws.flops;
   fl.reset();
   const B = ws.inputs, nb = model.nb, m = B.m;

@@ -11,7 +11,7 @@ import { Flops } from '../spatial/flops.ts';
 import type { Model } from '../model/model.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
 import { contactWrenches, ContactWorkspace, type InputMatrix } from './iwim-inputs.ts';
-import { checkConfiguration, checkVector } from './validate.ts';
+import { checkConfiguration, checkForwardDynamicsDefined, checkVector } from './validate.ts';
 
 export class IwimUnitForceWorkspace {
   readonly aba: AbaWorkspace;
@@ -45,6 +45,7 @@ export function iwimUnitForce(model: Model, ws: IwimUnitForceWorkspace, q: Array
   if (ws.model !== model) throw new RangeError('iwimUnitForce: workspace was created for another model');
   checkConfiguration(model, q);
   if (qd !== null) checkVector(model, 'v', qd, false);
+  checkForwardDynamicsDefined(model, 'M⁻¹B (unit force method)');
   const fl = ws.flops;
   fl.reset();
   const B = ws.inputs, nv = model.nv, m = B.m;

@@ -40,8 +40,7 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { xApplyMotion, xCompose, xInvApplyMotion, xTransposeApplyForce } from '../spatial/transform.ts';
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
-import { SingularJointInertiaError } from './aba.ts';
-import { checkConfiguration } from './validate.ts';
+import { checkConfiguration, checkForwardDynamicsDefined, SingularJointInertiaError } from './validate.ts';
 
 export class MinvCarpentierWorkspace {
   /** ⁱX_λ(i) at the q of the last call (pass 1) */
@@ -135,6 +134,7 @@ export class MinvCarpentierWorkspace {
 export function minvCarpentier(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
   if (ws.model !== model) throw new RangeError('minvCarpentier: workspace was created for another model');
   checkConfiguration(model, q);
+  checkForwardDynamicsDefined(model, 'M⁻¹ (Carpentier)');
   return minvCarpentierUnchecked(model, ws, q);
 }
 
@@ -160,7 +160,7 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
       // U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  M⁻¹[i,i] = D_i⁻¹   (lines 9–11)
       setMS(U, IA, S, ni, fl);
       setSTU(Dinv, S, U, ni, fl);
-      if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i]);
+      if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i], model.bodyNames[i], 'M⁻¹ (Carpentier)');
       for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) Minv[(iv + a) * nv + iv + b] = Dinv[ni * a + b];
       // M⁻¹[i, j] = −D_i⁻¹ S_iᵀ F_i[:, j] for the columns j of the strict subtree   (line 12)
       for (let j = iv + ni; j < e; j++) {
@@ -267,7 +267,7 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
     if (ni > 0) {
       setMS(U, IA, S, ni, fl);
       setSTU(Dinv, S, U, ni, fl);
-      if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i]);
+      if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i], model.bodyNames[i], 'M⁻¹ (Carpentier)');
       for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) Minv[(iv + a) * nv + iv + b] = Dinv[ni * a + b];
       // ⁰S_i = ⁰X_i S_i and ⁰S_i D_i⁻¹ (read by the strict subtree's columns and P_i: not for a leaf);
       // ⁰U_i = ⁰X*_i U_i, ⁰U_i D_i⁻¹ and U_i D_i⁻¹ (body, for I^a_i) (read only below a parent: not for a root)

@@ -6,6 +6,7 @@
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import { crba, CrbaWorkspace } from './crba.ts';
+import { checkForwardDynamicsDefined } from './validate.ts';
 
 export class MinvCholeskyWorkspace {
   readonly crba: CrbaWorkspace;
@@ -25,6 +26,7 @@ export class MinvCholeskyWorkspace {
 
 /** M⁻¹(q), written into and returned as ws.Minv. Throws if M is not positive definite. */
 export function minvCholesky(model: Model, ws: MinvCholeskyWorkspace, q: ArrayLike<number>): Float64Array {
+  checkForwardDynamicsDefined(model, 'M⁻¹ (Cholesky)');
   const M = crba(model, ws.crba, q);
   const n = model.nv;
   const L = ws.L;

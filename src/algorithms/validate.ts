@@ -1,10 +1,38 @@
 /**
  * Entry checks shared by the algorithms (Pinocchio style: sizes checked once at the entry, with a
  * message naming the vector and the expected size; never inside the loops). Non-finite entries
- * and non-unit quaternions are reported with the joint they belong to.
+ * and non-unit quaternions are reported with the joint they belong to; a model whose forward
+ * dynamics is undefined (massless moving bodies, Model.singularBodies) with its first such body.
  */
 import { JT_FLOATING, JT_SPHERICAL } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
+
+/**
+ * The articulated inertia D_i = S_iᵀ I^A_i S_i of a joint is singular (RBDA Table 7.1): some
+ * motion of the joint moves no mass, so M is singular and forward dynamics is undefined.
+ */
+export class SingularJointInertiaError extends Error {
+  override name = 'SingularJointInertiaError';
+  /**
+   * @param joint the joint, @param body its body (child link), @param what the algorithm that
+   * refuses, @param others how many more bodies are singular
+   */
+  constructor(readonly joint: string, readonly body?: string, what = 'ABA', others = 0) {
+    super(`${what}: the articulated inertia of ${body !== undefined ? `body "${body}" (joint "${joint}")` : `joint "${joint}"`} is singular `
+      + '(S_iᵀ I^A_i S_i is not positive definite): some motion of the joint moves no mass (massless links: no <inertial>, or mass 0), '
+      + `so M is singular and forward dynamics is undefined for this model${others > 0 ? ` (${others} more bod${others > 1 ? 'ies are' : 'y is'} singular: see the model's warnings)` : ''}`);
+  }
+}
+
+/**
+ * Throws SingularJointInertiaError, naming the first singular body, when the model's forward
+ * dynamics is undefined (Model.singularBodies, found at build time). `what` names the caller.
+ */
+export function checkForwardDynamicsDefined(model: Model, what: string): void {
+  const s = model.singularBodies;
+  if (s.length === 0) return;
+  throw new SingularJointInertiaError(model.jointNames[s[0]], model.bodyNames[s[0]], what, s.length - 1);
+}
 
 function jointOfIndex(model: Model, idx: number, useQ: boolean): string {
   for (let i = 0; i < model.nb; i++) {

@@ -3,7 +3,7 @@
  *   τ = LuInverseDynamics.solve(q, q̇, q̈, f^x)   (paper 004 §IV-D; matches RNEA)
  *   q̈ = LuForwardDynamics.solve(q, q̇, τ, f^x)   (paper 004 §V-D; matches ABA)
  */
-import { checkExternalWrenches, checkVector } from '../algorithms/validate.ts';
+import { checkExternalWrenches, checkForwardDynamicsDefined, checkVector } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { classicalInputs, forwardDynamicsProblem, inverseDynamicsProblem } from './problems.ts';
 import { SparseSolver, type SolverOptions } from './solver.ts';
@@ -55,6 +55,7 @@ export class LuForwardDynamics extends ClassicalLu {
 
   /** q̈ such that ABA(q, q̇, τ, f^x) = q̈; returns this.out */
   solve(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>, fext?: readonly Float64Array[]): Float64Array {
+    checkForwardDynamicsDefined(this.model, 'forward dynamics (sparse LU)');
     return this.run(q, qd, tau, 'tau', fext);
   }
 }

@@ -9,7 +9,7 @@
  * same idea as the eUFM (paper 002 §4), with one factorization instead of m + 1 ABA runs.
  */
 import { contactWrenches, ContactWorkspace, type InputMatrix } from '../algorithms/iwim-inputs.ts';
-import { checkConfiguration, checkVector } from '../algorithms/validate.ts';
+import { checkConfiguration, checkForwardDynamicsDefined, checkVector } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import { forwardDynamicsProblem } from './problems.ts';
@@ -59,6 +59,7 @@ export class IwimLu {
   /** B̂ = M⁻¹B at (q, q̇), written into and returned as this.Bhat (q̈_0 into this.qdd0). Pass qd = null for q̇ = 0. */
   solve(q: ArrayLike<number>, qd: ArrayLike<number> | null): Float64Array {
     checkConfiguration(this.model, q);
+    checkForwardDynamicsDefined(this.model, 'M⁻¹B (sparse LU)');
     if (qd !== null) checkVector(this.model, 'v', qd, false);
     return this.solveUnchecked(q, qd);
   }

@@ -8,7 +8,7 @@
  * refactor, solve nv right-hand sides (NumericLU.solveMany), and copy the q̈ rows of the upper
  * triangle into a dense symmetric M⁻¹ (the lower triangle mirrored, no arithmetic).
  */
-import { checkConfiguration } from '../algorithms/validate.ts';
+import { checkConfiguration, checkForwardDynamicsDefined } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import { forwardDynamicsProblem } from './problems.ts';
@@ -48,6 +48,7 @@ export class MinvLu {
   /** M⁻¹(q), written into and returned as this.Minv. Allocation free. */
   compute(q: ArrayLike<number>): Float64Array {
     checkConfiguration(this.model, q);
+    checkForwardDynamicsDefined(this.model, 'M⁻¹ (sparse LU)');
     return this.computeUnchecked(q);
   }
 

@@ -4,19 +4,35 @@
  * so that λ(i) < i (RBDA §4.1.2; Pinocchio's URDF parser uses the same depth-first order), merge
  * fixed joints into their parent body with lumped inertia (unless asked to keep them as 0-DoF
  * joints), and optionally add a floating base.
+ *
+ * Inertias are data: they are kept as given (as Pinocchio keeps a URDF's) and judged with warnings
+ * (model/warnings.ts codes), never rejected:
+ * - a link whose own inertia is not physically valid (inertia-check.ts) but does not matter — it
+ *   is on the welded root, or merged into a moving body whose total is valid — gets a `link-…`
+ *   warning saying so;
+ * - a moving body whose inertia after merging is not physically valid gets a `body-…` warning
+ *   naming the links it came from;
+ * - moving bodies whose articulated inertia is singular (articulated-check.ts) are named in one
+ *   `singular-articulated-inertia` warning and listed in Model.singularBodies.
  */
 import { DirectedGraph } from 'graphology';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaAdd, inertiaTransformToParent } from '../spatial/inertia.ts';
 import { xCompose, xCreate } from '../spatial/transform.ts';
+import { singularBodies } from './articulated-check.ts';
+import { rigidInertiaProblem, type InertiaProblem } from './inertia-check.ts';
 import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from './joint.ts';
 import { Model, type Frame } from './model.ts';
-import type { ModelWarning } from './warnings.ts';
+import { modelWarning, type ModelWarning } from './warnings.ts';
 
 export interface LinkSpec {
   name: string;
   /** rigid inertia about the link origin in link axes (10 numbers), or null for a massless link */
   inertia: Float64Array | null;
+  /** 1-based line of the link in its description file, for messages */
+  line?: number;
+  /** the inertia as the description wrote it (e.g. `mass=0 ixx=1e-06 …`), for messages */
+  inertiaText?: string;
 }
 
 export interface JointSpec {
@@ -30,6 +46,8 @@ export interface JointSpec {
   axis?: ArrayLike<number>;
   /** helical pitch in m/rad */
   pitch?: number;
+  /** 1-based line of the joint in its description file, for messages */
+  line?: number;
 }
 
 export interface ModelSpec {
@@ -39,6 +57,8 @@ export interface ModelSpec {
   gravity?: ArrayLike<number>;
   /** what the description's reader found odd (carried into Model.warnings) */
   warnings?: readonly ModelWarning[];
+  /** file the description was read from, for the messages of the warnings raised here */
+  file?: string;
 }
 
 export interface BuildOptions {
@@ -134,8 +154,9 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
     jTypes.push(type);
     parents.push(parent);
     let ax = [0, 0, 0];
-    if (type === 'revolute' || type === 'prismatic' || type === 'helical') {
-      const a = axis ?? [1, 0, 0];
+    if (type === 'revolute' || type === 'prismatic' || type === 'helical' || type === 'planar') {
+      // a planar joint's axis is its plane normal (default z: Pinocchio's xy plane)
+      const a = axis ?? (type === 'planar' ? [0, 0, 1] : [1, 0, 0]);
       const n = Math.hypot(a[0], a[1], a[2]);
       if (!(n > 1e-12) || !Number.isFinite(n)) throw new ModelError(`joint "${jname}" has a zero or invalid axis`, { joint: jname });
       ax = [a[0] / n, a[1] / n, a[2] / n];
@@ -150,6 +171,8 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
 
   // Depth-first numbering from the root; (link, body, ᴸX_body) for each visited link.
   const visit: { link: string; body: number; Xlb: Float64Array }[] = [];
+  /** body (before renumbering; −1 = the welded root) each link ends up in */
+  const linkBody = new Map<string, number>();
   if (options.floatingBase) {
     const b = addBody(root, rootJoint, 'floating', -1, xCreate(), undefined, 0);
     visit.push({ link: root, body: b, Xlb: xCreate() });
@@ -160,6 +183,7 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   const lumped = new Float64Array(10);
   while (visit.length) {
     const { link, body, Xlb } = visit.pop()!;
+    linkBody.set(link, body);
     // lump this link's inertia into its body
     const ls = linkSpec.get(link)!;
     if (ls.inertia && body >= 0) {
@@ -187,7 +211,88 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   }
   // The pop order above numbers a body when its parent link is expanded, so parents[i] < i holds;
   // re-number into strict depth-first order (Pinocchio's) for stable vector layouts.
-  return finish(spec, { bodyNames, jNames, jTypes, parents, axes, pitches, Xtree, inertias, frames });
+  const { model, newIndex } = finish(spec, { bodyNames, jNames, jTypes, parents, axes, pitches, Xtree, inertias, frames });
+  const bodyOf = new Map<string, number>();
+  for (const [l, b] of linkBody) bodyOf.set(l, b < 0 ? -1 : newIndex[b]);
+  const singular = singularBodies(model);
+  const warnings = [...(spec.warnings ?? []), ...inertiaWarnings(spec, model, bodyOf), ...singularWarnings(spec, model, singular)];
+  return model.withInertias(model.I, { warnings, singularBodies: singular });
+}
+
+/** `link-…` / `body-…` code of an inertia problem: link-mass-zero, body-inertia-not-positive-definite, … */
+function inertiaCode(prefix: 'link' | 'body', p: InertiaProblem): string {
+  return `${prefix}-${p.code.startsWith('mass') ? p.code : `inertia-${p.code}`}`;
+}
+
+const KEPT = 'kept as written, as Pinocchio does';
+
+/** The inertia warnings of the file header: per link when harmless, per moving body when not. */
+function inertiaWarnings(spec: ModelSpec, model: Model, bodyOf: Map<string, number>): ModelWarning[] {
+  const out: ModelWarning[] = [];
+  const file = spec.file;
+  const linkSpec = new Map(spec.links.map((l) => [l.name, l]));
+  const bodyProblem = model.I.map((I) => rigidInertiaProblem(I));
+  const bodyLinks = new Map<number, string[]>();
+  for (const l of spec.links) {
+    const b = bodyOf.get(l.name);
+    if (b === undefined || b < 0) continue;
+    const list = bodyLinks.get(b) ?? [];
+    list.push(l.name);
+    bodyLinks.set(b, list);
+  }
+  const written = (l: LinkSpec | undefined) => (l?.inertiaText ? ` (${l.inertiaText})` : '');
+  const quoted = (names: string[]) => (names.length <= 4 ? names : names.slice(0, 3)).map((n) => `"${n}"`).join(', ')
+    + (names.length > 4 ? ` and ${names.length - 3} more` : '');
+  for (const l of spec.links) {
+    if (!l.inertia) continue;
+    const p = rigidInertiaProblem(l.inertia);
+    if (!p) continue;
+    const b = bodyOf.get(l.name) ?? -1;
+    if (b >= 0 && bodyProblem[b]) continue; // reported with its body below
+    let harmless: string;
+    if (b < 0) {
+      harmless = `this is the root link, welded to the world (fixed base), so it never moves${p.code === 'mass-zero' ? ' (mass 0 is pybullet\'s way of marking a static base)' : ''}`;
+    } else {
+      const others = (bodyLinks.get(b) ?? []).filter((n) => n !== l.name);
+      harmless = model.bodyNames[b] === l.name
+        ? `with the fixed link${others.length > 1 ? 's' : ''} ${quoted(others)} merged in, moving body "${l.name}" has a physically valid inertia`
+        : `it is merged into moving body "${model.bodyNames[b]}", whose total inertia is physically valid`;
+    }
+    out.push(modelWarning(inertiaCode('link', p), `link "${l.name}": its <inertial>${written(l)} is not physically valid: ${p.detail}; ${KEPT}; harmless here: ${harmless}`,
+      { element: `link "${l.name}"`, file, line: l.line }));
+  }
+  for (let b = 0; b < model.nb; b++) {
+    const p = bodyProblem[b];
+    if (!p) continue;
+    const name = model.bodyNames[b];
+    const links = bodyLinks.get(b) ?? [name];
+    const others = links.filter((n) => n !== name);
+    const odd = links.filter((n) => { const I = linkSpec.get(n)?.inertia; return I ? rigidInertiaProblem(I) !== null : false; });
+    const at = linkSpec.get(odd.length === 1 ? odd[0] : name);
+    const what = others.length > 0 ? `its inertia, with the fixed link${others.length > 1 ? 's' : ''} ${quoted(others)} merged in,` : 'its inertia';
+    const from = odd.length === 1 && odd[0] === name && others.length === 0 ? ` (its <inertial>${written(linkSpec.get(name))})`
+      : odd.length > 0 ? ` (from the <inertial> of ${odd.map((n) => `link "${n}"${written(linkSpec.get(n))}`).join(', ')})` : '';
+    const element = `link "${at?.name ?? name}"`;
+    const subject = element === `link "${name}"` ? `link "${name}", a moving body (joint "${model.jointNames[b]}")` : `moving body "${name}" (joint "${model.jointNames[b]}")`;
+    out.push(modelWarning(inertiaCode('body', p),
+      `${subject}: ${what} is not physically valid: ${p.detail}${from}; ${KEPT}, so the dynamics of this body are those of no real object`,
+      { element, file, line: at?.line }));
+  }
+  return out;
+}
+
+/** One `singular-articulated-inertia` warning naming the singular bodies. */
+function singularWarnings(spec: ModelSpec, model: Model, singular: Int32Array): ModelWarning[] {
+  if (singular.length === 0) return [];
+  const names = Array.from(singular, (i) => `"${model.bodyNames[i]}" (joint "${model.jointNames[i]}")`);
+  const first = model.bodyNames[singular[0]];
+  const line = spec.links.find((l) => l.name === first)?.line;
+  const n = singular.length;
+  return [modelWarning('singular-articulated-inertia',
+    `link "${first}": the articulated inertia of ${n === 1 ? 'moving body' : `${n} moving bodies`} ${names.join(', ')} is singular: `
+    + `some motion of ${n === 1 ? 'its joint' : 'their joints'} moves no mass (massless links: no <inertial>, or mass 0), so M is singular; `
+    + 'forward dynamics (ABA, the sparse LU) and M⁻¹ refuse this model, while inverse dynamics, M, flop counts, spy plots and the offline analysis work',
+    { element: `link "${first}"`, file: spec.file, line })];
 }
 
 interface Raw {
@@ -195,7 +300,7 @@ interface Raw {
   pitches: number[]; Xtree: Float64Array[]; inertias: Float64Array[]; frames: Frame[];
 }
 
-function finish(spec: ModelSpec, r: Raw): Model {
+function finish(spec: ModelSpec, r: Raw): { model: Model; newIndex: Int32Array } {
   const nb = r.bodyNames.length;
   // depth-first order over the body tree
   const kids: number[][] = Array.from({ length: nb }, () => []);
@@ -223,6 +328,7 @@ function finish(spec: ModelSpec, r: Raw): Model {
     const t = types[k];
     axisKind[k] = 3;
     if (t === 'revolute' || t === 'prismatic') {
+      // (a planar joint keeps 3: its fast path in jcalc tests the normal itself)
       for (let c = 0; c < 3; c++) {
         if (Math.abs(axis[3 * k + c]) === 1) axisKind[k] = c;
       }
@@ -233,7 +339,7 @@ function finish(spec: ModelSpec, r: Raw): Model {
   }
   const frames = r.frames.map((f) => ({ name: f.name, body: f.body < 0 ? -1 : newIndex[f.body], X: f.X }));
   const g = spec.gravity ?? [0, 0, -9.81];
-  return new Model(
+  const model = new Model(
     {
       name: spec.name,
       bodyNames: pick(r.bodyNames),
@@ -250,4 +356,5 @@ function finish(spec: ModelSpec, r: Raw): Model {
     },
     nqi, nvi, S, jtype, axisKind,
   );
+  return { model, newIndex };
 }

@@ -133,12 +133,13 @@ export function chain(n: number, opts: ChainOptions = {}): Model {
 /**
  * Joint kinds of a random tree: revolute about a frame axis (±x, ±y, ±z), revolute about a general
  * unit axis, prismatic (frame or general axis), helical (general axis, pitch ±[0.01, 0.1] m/rad),
- * spherical (3 DoF).
+ * spherical (3 DoF), planar (3 DoF, plane normal z or a general axis; weight 0 by default, so the
+ * default trees are unchanged: ask for it with `mix: { planar: w }`).
  */
-export type TreeJointKind = 'revolute' | 'revoluteGeneral' | 'prismatic' | 'helical' | 'spherical';
+export type TreeJointKind = 'revolute' | 'revoluteGeneral' | 'prismatic' | 'helical' | 'spherical' | 'planar';
 
 export const DEFAULT_TREE_MIX: Readonly<Record<TreeJointKind, number>> = {
-  revolute: 4, revoluteGeneral: 2, prismatic: 2, helical: 1, spherical: 1,
+  revolute: 4, revoluteGeneral: 2, prismatic: 2, helical: 1, spherical: 1, planar: 0,
 };
 
 export interface RandomTreeOptions extends GeneratorOptions {
@@ -208,6 +209,7 @@ export function randomTreeSpec(n: number, seed: number, opts: RandomTreeOptions 
         j.pitch = (rng.next() < 0.5 ? -1 : 1) * rng.uniform(0.01, 0.1);
         break;
       case 'spherical': j.type = 'spherical'; break;
+      case 'planar': j.type = 'planar'; j.axis = rng.next() < 0.5 ? [0, 0, 1] : Array.from(rng.unitVector()); break;
     }
     joints.push(j);
     links.push({ name: `b${k}`, inertia: randomInertia(rng, 0.2, 5) });

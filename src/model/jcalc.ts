@@ -3,10 +3,11 @@
  * (RBDA §4.4, Table 4.1; spatial_v2 `jcalc`). Written straight into `Xup` with the cheapest
  * product the joint allows (a rotation about a frame axis touches two rows of E only).
  * Rotations follow Pinocchio/URDF: the child frame is rotated by +q about the axis, so
- * E_J = R(axis, q)ᵀ (parent-joint coordinates → child coordinates).
+ * E_J = R(axis, q)ᵀ (parent-joint coordinates → child coordinates). A planar joint (joint.ts) is
+ * X_J = (R(n, θ)ᵀ, x e1 + y e2): the in-plane vectors e1, e2 are read from its constant S.
  */
 import type { Flops } from '../spatial/flops.ts';
-import { JT_FIXED, JT_FLOATING, JT_HELICAL, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL } from './joint.ts';
+import { JT_FIXED, JT_FLOATING, JT_HELICAL, JT_PLANAR, JT_PRISMATIC, JT_REVOLUTE, JT_SPHERICAL } from './joint.ts';
 import type { Model } from './model.ts';
 
 const R = new Float64Array(9);
@@ -65,6 +66,29 @@ export function jcalc(Xup: Float64Array, model: Model, i: number, q: ArrayLike<n
       rotationFromQuaternion(q, iq + 3);
       fl.mul += 27; fl.add += 12; // rotationFromQuaternion as written
       T[2] = q[iq]; T[3] = q[iq + 1]; T[4] = q[iq + 2];
+      composeRotation(Xup, Xt, fl);
+      return Xup;
+    }
+    case JT_PLANAR: {
+      const S = model.S[i];
+      const x = q[iq], y = q[iq + 1];
+      if (model.axis[3 * i + 2] === 1) {
+        // normal z: a rotation about the frame axis z, then r = r_t + E_tᵀ (x, y, 0)
+        T[0] = Math.cos(q[iq + 2]); T[1] = Math.sin(q[iq + 2]);
+        fl.fn += 2;
+        rotateAboutFrameAxis(Xup, Xt, 2, fl);
+        Xup[9] = Xt[9] + Xt[0] * x + Xt[3] * y;
+        Xup[10] = Xt[10] + Xt[1] * x + Xt[4] * y;
+        Xup[11] = Xt[11] + Xt[2] * x + Xt[5] * y;
+        fl.mul += 6; fl.add += 6;
+        return Xup;
+      }
+      T[0] = q[iq + 2];
+      rotationAboutAxis(model.axis, 3 * i);
+      fl.fn += 2; fl.mul += 24; fl.add += 10;
+      // p = x e1 + y e2 (e1, e2 = linear parts of S's first two columns)
+      T[2] = x * S[3] + y * S[9]; T[3] = x * S[4] + y * S[10]; T[4] = x * S[5] + y * S[11];
+      fl.mul += 6; fl.add += 3;
       composeRotation(Xup, Xt, fl);
       return Xup;
     }

@@ -8,13 +8,18 @@
  *   spherical (quaternion of R):   R ⊕ δ = R Exp(δ),            δ = ω in the body frame
  *   floating (p, quaternion of R): M ⊕ δ = M exp6(δ),  M = (R, p), δ = [δp; δθ] in the body frame
  *     exp6([v; ω]) = (Exp(ω), V(ω) v),  V(ω) = 1 + (1 − cos θ)/θ² ω× + (θ − sin θ)/θ³ ω×²
- *   difference(q₀, q₁) = δ with q₀ ⊕ δ = q₁:  log6(M₀⁻¹ M₁), Log(R₀ᵀ R₁), q₁ − q₀.
+ *   planar (x, y, θ; SE(2)):        M ⊕ δ = M exp2(δ),  δ = [vx, vy, ω] in the body frame
+ *     exp2([v; ω]) = (ω, V₂(ω) v),  V₂(ω) = [s −k; k s],  s = sin ω / ω,  k = (1 − cos ω)/ω,
+ *     so θ' = θ + ω and (x', y') = (x, y) + R₂(θ) V₂(ω) v (Pinocchio's SpecialEuclidean<2>)
+ *   difference(q₀, q₁) = δ with q₀ ⊕ δ = q₁:  log6(M₀⁻¹ M₁), Log(R₀ᵀ R₁), q₁ − q₀; for a planar
+ *     joint ω = θ₁ − θ₀ (unwrapped, as a continuous joint's angle: the exact inverse of ⊕ for
+ *     |ω| < 2π; Pinocchio wraps ω into (−π, π]) and v = V₂(ω)⁻¹ R₂(θ₀)ᵀ (p₁ − p₀).
  *
  * So a joint's perturbation moves its body by the twist S_i δ_i in body coordinates, and
  * ∂ⁱX_λ/∂δ_ik = −(S_ik ×) ⁱX_λ for every joint type (algorithms/jcalcderiv.ts).
  * Quaternions are stored (x, y, z, w); results are normalized, logarithms take the shortest arc.
  */
-import { JT_FLOATING, JT_SPHERICAL } from './joint.ts';
+import { JT_FLOATING, JT_PLANAR, JT_SPHERICAL } from './joint.ts';
 import type { Model } from './model.ts';
 
 /** Module scratch (quaternions, 3-vectors): the functions below are not re-entrant, and allocate nothing. */
@@ -85,6 +90,19 @@ function vCoefficients(t2: number): void {
   }
 }
 
+/** s = sin ω / ω and k = (1 − cos ω)/ω of V₂(ω) into w3[0], w3[1] (series below |ω| = 1e-3). */
+function v2Coefficients(w: number): void {
+  if (Math.abs(w) < 1e-3) {
+    const w2 = w * w;
+    w3[0] = 1 - w2 / 6 + (w2 * w2) / 120;
+    w3[1] = w * (0.5 - w2 / 24 + (w2 * w2) / 720);
+  } else {
+    w3[0] = Math.sin(w) / w;
+    const sh = Math.sin(0.5 * w);
+    w3[1] = (2 * sh * sh) / w;
+  }
+}
+
 /** out = (1 + A ω× + B ω×²) u */
 function applyV(out: Float64Array, wx: number, wy: number, wz: number, A: number, B: number, u0: number, u1: number, u2: number): void {
   const c0 = wy * u2 - wz * u1, c1 = wz * u0 - wx * u2, c2 = wx * u1 - wy * u0;
@@ -118,6 +136,15 @@ export function integrate(model: Model, q: ArrayLike<number>, dq: ArrayLike<numb
       const n = Math.hypot(qb[0], qb[1], qb[2], qb[3]);
       out[iq] = p0; out[iq + 1] = p1; out[iq + 2] = p2;
       out[iq + 3] = qb[0] / n; out[iq + 4] = qb[1] / n; out[iq + 5] = qb[2] / n; out[iq + 6] = qb[3] / n;
+    } else if (t === JT_PLANAR) {
+      const vx = dq[iv], vy = dq[iv + 1], w = dq[iv + 2], th = q[iq + 2];
+      v2Coefficients(w);
+      // u = V₂(ω) v, then (x, y) += R₂(θ) u
+      const ux = w3[0] * vx - w3[1] * vy, uy = w3[1] * vx + w3[0] * vy;
+      const c = Math.cos(th), s = Math.sin(th);
+      out[iq] = q[iq] + c * ux - s * uy;
+      out[iq + 1] = q[iq + 1] + s * ux + c * uy;
+      out[iq + 2] = th + w;
     } else if (t === JT_SPHERICAL) {
       quatExp(qa, dq[iv], dq[iv + 1], dq[iv + 2]);
       quatMul(qb, q[iq], q[iq + 1], q[iq + 2], q[iq + 3], qa, 0);
@@ -163,6 +190,17 @@ export function difference(model: Model, q0: ArrayLike<number>, q1: ArrayLike<nu
         applyV(w3, wx, wy, wz, -0.5, C, w3[0], w3[1], w3[2]);
         out[iv] = w3[0]; out[iv + 1] = w3[1]; out[iv + 2] = w3[2];
       }
+    } else if (t === JT_PLANAR) {
+      const w = q1[iq + 2] - q0[iq + 2], th = q0[iq + 2];
+      const c = Math.cos(th), s = Math.sin(th);
+      const dx = q1[iq] - q0[iq], dy = q1[iq + 1] - q0[iq + 1];
+      // u = R₂(θ₀)ᵀ (p₁ − p₀), v = V₂(ω)⁻¹ u,  V₂⁻¹ = [s k; −k s] / (s² + k²)
+      const ux = c * dx + s * dy, uy = -s * dx + c * dy;
+      v2Coefficients(w);
+      const a = w3[0], b = w3[1], det = a * a + b * b;
+      out[iv] = (a * ux + b * uy) / det;
+      out[iv + 1] = (-b * ux + a * uy) / det;
+      out[iv + 2] = w;
     } else {
       for (let k = 0; k < model.nqi[i]; k++) out[iv + k] = q1[iq + k] - q0[iq + k];
     }

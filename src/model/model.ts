@@ -32,6 +32,8 @@ export interface ModelData {
   gravity: Float64Array;
   frames: Frame[];
   warnings?: readonly ModelWarning[];
+  /** bodies whose articulated inertia is singular along their joint (articulated-check.ts) */
+  singularBodies?: Int32Array;
 }
 
 export class Model {
@@ -81,6 +83,13 @@ export class Model {
   readonly floatingBase: boolean;
   /** what was odd in the model's description but handled (printed once by every command) */
   readonly warnings: readonly ModelWarning[];
+  /**
+   * bodies whose articulated inertia S_iᵀ I^A_i S_i is singular (massless moving bodies, found at
+   * build time by model/articulated-check.ts): forward dynamics is undefined and the ABA, the
+   * sparse forward dynamics and M⁻¹ refuse the model, naming the first of them
+   */
+  readonly singularBodies: Int32Array;
+  private readonly data: ModelData;
 
   constructor(d: ModelData, nqi: Int32Array, nvi: Int32Array, S: Float64Array[], jtype: Int8Array, axisKind: Int8Array) {
     this.name = d.name;
@@ -122,6 +131,21 @@ export class Model {
     this.jointIndex = new Map(this.jointNames.map((n, k) => [n, k]));
     this.floatingBase = this.nb > 0 && d.jointTypes[0] === 'floating' && this.parents[0] === -1;
     this.warnings = Object.freeze((d.warnings ?? []).slice());
+    this.singularBodies = d.singularBodies ?? new Int32Array(0);
+    this.data = d;
+  }
+
+  /**
+   * The same model with other rigid inertias (one 10-number inertia per body), other warnings and
+   * other singular bodies (none unless given): for what-if work on the same structure, e.g. flop
+   * counts of a model whose own inertias leave forward dynamics undefined.
+   */
+  withInertias(I: readonly Float64Array[], extra: { warnings?: readonly ModelWarning[]; singularBodies?: Int32Array } = {}): Model {
+    if (I.length !== this.nb) throw new RangeError(`withInertias: ${I.length} inertias for ${this.nb} bodies`);
+    return new Model(
+      { ...this.data, I: I.slice(), warnings: extra.warnings ?? this.warnings, singularBodies: extra.singularBodies },
+      this.nqi, this.nvi, this.S.slice(), this.jtype, this.axisKind,
+    );
   }
 
   /** Body index of a body (link) name; throws a RangeError naming it when absent. */

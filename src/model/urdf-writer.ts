@@ -62,9 +62,10 @@ function originXml(X: ArrayLike<number>, indent: string): string {
 function linkXml(l: LinkSpec): string {
   const name = escapeXml(l.name);
   const I = l.inertia;
-  if (!I || I[0] === 0) return `  <link name="${name}"/>\n`;
+  if (!I || I.every((x) => x === 0)) return `  <link name="${name}"/>\n`;
   const m = I[0];
-  const c = [I[1] / m, I[2] / m, I[3] / m];
+  // mass 0 with a rotational inertia (kept as data by the loader): c = 0, I_c = Ī
+  const c = m === 0 ? [0, 0, 0] : [I[1] / m, I[2] / m, I[3] / m];
   // I_c = Ī − m (cᵀc 1 − c cᵀ)
   const ixx = I[4] - m * (c[1] * c[1] + c[2] * c[2]);
   const ixy = I[5] + m * c[0] * c[1];
@@ -81,8 +82,8 @@ function linkXml(l: LinkSpec): string {
 function jointXml(j: JointSpec, limit: NonNullable<UrdfWriteOptions['limit']>): string {
   let type: string;
   switch (j.type) {
-    case 'revolute': case 'prismatic': case 'fixed': case 'floating': type = j.type; break;
-    default: throw new UrdfWriteError(`joint "${j.name}" is ${j.type}: URDF has no ${j.type} joint (write a model with revolute, prismatic, fixed or floating joints only)`);
+    case 'revolute': case 'prismatic': case 'fixed': case 'floating': case 'planar': type = j.type; break;
+    default: throw new UrdfWriteError(`joint "${j.name}" is ${j.type}: URDF has no ${j.type} joint (write a model with revolute, prismatic, planar, fixed or floating joints only)`);
   }
   let out = `  <joint name="${escapeXml(j.name)}" type="${type}">\n`;
   out += originXml(j.origin, '    ');
@@ -92,6 +93,9 @@ function jointXml(j: JointSpec, limit: NonNullable<UrdfWriteOptions['limit']>): 
     out += `    <axis xyz="${vec(a)}"/>\n`;
     const s = type === 'prismatic' ? 1 / Math.PI : 1;
     out += `    <limit lower="${num(limit.lower * s)}" upper="${num(limit.upper * s)}" effort="${num(limit.effort)}" velocity="${num(limit.velocity)}"/>\n`;
+  } else if (type === 'planar') {
+    // the plane normal (default z)
+    out += `    <axis xyz="${vec(j.axis ?? [0, 0, 1])}"/>\n`;
   }
   return out + '  </joint>\n';
 }

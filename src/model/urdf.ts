@@ -14,15 +14,25 @@
  * handed to buildModel sorted by name (code-point order = std::string byte order for UTF-8), and
  * buildModel's depth-first numbering gives Pinocchio's vector layout.
  *
- * Lenient where real robot files need it: an `<inertial>` with mass 0 and a zero tensor is a
- * massless placeholder (ROS exports write those), and a zero tensor with a positive mass is a
- * point mass; any other tensor must be positive definite. `continuous` joints become revolute
- * (recorded in `joints[k].continuous`, since Pinocchio stores them as (cos θ, sin θ)).
+ * What loads is decided by what urdfdom (the ROS reference parser, which Pinocchio uses) accepts:
+ * - inertia values are data: any finite mass and tensor load, kept as written (Pinocchio builds
+ *   Inertia(m, c, R I Rᵀ) from whatever the file says); build.ts judges them on the bodies that
+ *   move and warns (`link-…`, `body-…` codes);
+ * - a blank line before the XML declaration (TinyXML skips it) and `<robot name="">` load with a
+ *   warning; a missing robot name, unknown joint types, missing required elements or attributes,
+ *   and numbers that do not parse are errors, as in urdfdom; a number holding an unexpanded
+ *   `$(…)` or `${…}` substitution is an error that says so (the file needs xacro/roslaunch first);
+ * - a repeated element where one is expected (a second `<origin>`) is ignored with a warning, as
+ *   urdfdom reads the first; `<mimic>` and Drake's `<loop_joint>` are ignored with a warning;
+ * - `planar` joints move in the plane normal to their `<axis>` (the URDF specification; without
+ *   `<axis>`, the xy plane, as Pinocchio, which ignores the axis: a warning says when they differ).
+ * `continuous` joints become revolute (recorded in `jointInfo[k].continuous`, since Pinocchio
+ * stores them as (cos θ, sin θ)).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { inertiaFromMassComInertia } from '../spatial/inertia.ts';
 import { xFromRotTrans } from '../spatial/transform.ts';
-import { mat3Mul, mat3Transpose, rotFromRpy, sym3IsPositiveDefinite } from '../spatial/vec3.ts';
+import { mat3Mul, mat3Transpose, rotFromRpy } from '../spatial/vec3.ts';
 import { buildModel, ModelError, type BuildOptions, type JointSpec, type LinkSpec, type ModelSpec } from './build.ts';
 import type { JointType } from './joint.ts';
 import type { Model } from './model.ts';
@@ -116,11 +126,19 @@ type Node = Record<string | symbol, unknown>;
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** Per-document helpers: line lookup and error construction. */
+/** Per-document helpers: line lookup, warnings and error construction. */
 class Doc {
   private readonly lineStarts: number[] = [0];
-  constructor(readonly text: string, readonly file: string | undefined) {
+  /** warnings raised while parsing, in document order */
+  readonly warnings: ModelWarning[] = [];
+  constructor(readonly text: string, readonly file: string | undefined, private readonly onWarn?: (w: ModelWarning) => void) {
     for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 10) this.lineStarts.push(k + 1);
+  }
+
+  warn(code: string, detail: string, element?: string, line?: number): void {
+    const w = modelWarning(code, detail, { element, file: this.file, line });
+    this.warnings.push(w);
+    this.onWarn?.(w);
   }
 
   lineAtIndex(index: number): number {
@@ -169,11 +187,20 @@ function fail(ctx: Ctx, detail: string, node?: Node): UrdfError {
   return ctx.doc.error(detail, ctx.element, (node && ctx.doc.lineOf(node)) ?? ctx.line);
 }
 
+/** The first `<tag>` child (urdfdom reads the first; further ones are ignored with a warning). */
 function single(ctx: Ctx, node: Node, tag: string, required: boolean): Node | undefined {
   const list = children(node, tag);
-  if (list.length > 1) throw fail(ctx, `has ${list.length} <${tag}> elements, expected at most one`, list[1]);
+  if (list.length > 1) {
+    ctx.doc.warn('duplicate-element', `${ctx.element} has ${list.length} <${tag}> elements where one is expected: the first is used, as urdfdom does`,
+      ctx.element, ctx.doc.lineOf(list[1]) ?? ctx.line);
+  }
   if (list.length === 0 && required) throw fail(ctx, `missing required <${tag}> element`);
   return list[0];
+}
+
+/** The first `$(…)` or `${…}` in a text, if any. */
+function substitution(text: string): string | undefined {
+  return /\$\([^)]*\)?|\$\{[^}]*\}?/.exec(text)?.[0];
 }
 
 function requiredAttr(ctx: Ctx, node: Node, tag: string, name: string): string {
@@ -183,6 +210,10 @@ function requiredAttr(ctx: Ctx, node: Node, tag: string, name: string): string {
 }
 
 function parseNumbers(ctx: Ctx, node: Node, tag: string, name: string, text: string, count: number): number[] {
+  const sub = substitution(text);
+  if (sub !== undefined) {
+    throw fail(ctx, `<${tag} ${name}="${text}">: "${sub}" is an unexpanded xacro/roslaunch substitution, not a number; expand the file first (xacro FILE.urdf.xacro > FILE.urdf)`, node);
+  }
   const parts = text.trim().split(/\s+/).filter((s) => s.length > 0);
   if (parts.length !== count) {
     throw fail(ctx, `<${tag} ${name}="${text}"> needs ${count} number${count > 1 ? 's' : ''}, got ${parts.length}`, node);
@@ -222,39 +253,29 @@ function parseLink(doc: Doc, node: Node): { spec: LinkSpec; line: number | undef
   if (name === undefined || name === '') throw doc.error('<link> is missing required attribute name', undefined, line0);
   const ctx: Ctx = { doc, element: `link "${name}"`, line: line0 ?? doc.lineOf(undefined, 'link', name) };
   const inertial = single(ctx, node, 'inertial', false);
-  if (!inertial) return { spec: { name, inertia: null }, line: ctx.line };
+  if (!inertial) return { spec: { name, inertia: null, line: ctx.line }, line: ctx.line };
 
   const massEl = single(ctx, inertial, 'mass', true)!;
   const m = numberAttr(ctx, massEl, 'mass', 'value');
   const inEl = single(ctx, inertial, 'inertia', true)!;
-  const ixx = numberAttr(ctx, inEl, 'inertia', 'ixx');
-  const ixy = numberAttr(ctx, inEl, 'inertia', 'ixy');
-  const ixz = numberAttr(ctx, inEl, 'inertia', 'ixz');
-  const iyy = numberAttr(ctx, inEl, 'inertia', 'iyy');
-  const iyz = numberAttr(ctx, inEl, 'inertia', 'iyz');
-  const izz = numberAttr(ctx, inEl, 'inertia', 'izz');
-  const zeroTensor = ixx === 0 && ixy === 0 && ixz === 0 && iyy === 0 && iyz === 0 && izz === 0;
-  if (m < 0 || (m === 0 && !zeroTensor)) {
-    throw fail(ctx, `non-positive mass ${m} in <inertial> (a massless link has no <inertial>, or mass 0 with a zero tensor)`, massEl);
-  }
-  if (m === 0) return { spec: { name, inertia: null }, line: ctx.line };
-  if (!zeroTensor && !sym3IsPositiveDefinite(ixx, ixy, ixz, iyy, iyz, izz)) {
-    throw fail(ctx, `inertia tensor is not positive definite (ixx=${ixx} ixy=${ixy} ixz=${ixz} iyy=${iyy} iyz=${iyz} izz=${izz})`, inEl);
-  }
+  const keys = ['ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'] as const;
+  const [ixx, ixy, ixz, iyy, iyz, izz] = keys.map((k) => numberAttr(ctx, inEl, 'inertia', k));
+  const inertiaText = `mass ${attr(massEl, 'value')!.trim()}; ${keys.map((k) => `${k} ${attr(inEl, k)!.trim()}`).join(', ')}`;
   const { R, xyz } = origin(ctx, inertial);
+  // values are data: kept as written (build.ts warns where they are not physically valid)
   // I_c in link axes = R I' Rᵀ
   const Ip = Float64Array.of(ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz);
   const Rt = mat3Transpose(new Float64Array(9), R);
   const Ic = mat3Mul(Ip, mat3Mul(Ip, R, Ip), Rt);
   const inertia = inertiaFromMassComInertia(new Float64Array(10), m, xyz, Ic[0], Ic[1], Ic[2], Ic[4], Ic[5], Ic[8]);
-  return { spec: { name, inertia }, line: ctx.line };
+  return { spec: { name, inertia, line: ctx.line, inertiaText }, line: ctx.line };
 }
 
-const JOINT_TYPES: Record<string, JointType | null> = {
-  revolute: 'revolute', continuous: 'revolute', prismatic: 'prismatic', fixed: 'fixed', floating: 'floating', planar: null,
+const JOINT_TYPES: Record<string, JointType> = {
+  revolute: 'revolute', continuous: 'revolute', prismatic: 'prismatic', fixed: 'fixed', floating: 'floating', planar: 'planar',
 };
 
-function parseJoint(doc: Doc, node: Node, warnings: ModelWarning[], warn?: (w: ModelWarning) => void): { spec: JointSpec; info: UrdfJointInfo } {
+function parseJoint(doc: Doc, node: Node): { spec: JointSpec; info: UrdfJointInfo } {
   const line0 = doc.lineOf(node);
   const name = attr(node, 'name');
   if (name === undefined || name === '') throw doc.error('<joint> is missing required attribute name', undefined, line0);
@@ -265,7 +286,6 @@ function parseJoint(doc: Doc, node: Node, warnings: ModelWarning[], warn?: (w: M
     throw fail(ctx, `unknown joint type "${urdfType}" (expected one of ${Object.keys(JOINT_TYPES).join(', ')})`);
   }
   const type = JOINT_TYPES[urdfType];
-  if (type === null) throw fail(ctx, `joint type "${urdfType}" is unsupported`);
   const parentEl = single(ctx, node, 'parent', true)!;
   const childEl = single(ctx, node, 'child', true)!;
   const parent = requiredAttr(ctx, parentEl, 'parent', 'link');
@@ -273,14 +293,26 @@ function parseJoint(doc: Doc, node: Node, warnings: ModelWarning[], warn?: (w: M
   const { R, xyz } = origin(ctx, node);
   // ᶜX_p: E = Rᵀ (parent → child coordinates), r = xyz (child origin in parent coordinates)
   const X = xFromRotTrans(new Float64Array(12), mat3Transpose(new Float64Array(9), R), xyz);
-  const spec: JointSpec = { name, type, parent, child, origin: X };
-  if (type === 'revolute' || type === 'prismatic') {
+  const spec: JointSpec = { name, type, parent, child, origin: X, line: ctx.line };
+  if (type === 'revolute' || type === 'prismatic' || type === 'planar') {
     const axisEl = single(ctx, node, 'axis', false);
-    const axis = axisEl ? parseNumbers(ctx, axisEl, 'axis', 'xyz', requiredAttr(ctx, axisEl, 'axis', 'xyz'), 3) : [1, 0, 0];
-    if (!(Math.hypot(axis[0], axis[1], axis[2]) > 1e-12)) {
+    // urdfdom's default axis is (1, 0, 0); a planar joint without <axis> moves in the xy plane (as Pinocchio's)
+    const axis = axisEl ? parseNumbers(ctx, axisEl, 'axis', 'xyz', requiredAttr(ctx, axisEl, 'axis', 'xyz'), 3) : type === 'planar' ? [0, 0, 1] : [1, 0, 0];
+    const n = Math.hypot(axis[0], axis[1], axis[2]);
+    if (!(n > 1e-12)) {
       throw fail(ctx, `zero axis <axis xyz="${axis.join(' ')}">`, axisEl);
     }
     spec.axis = axis;
+    if (type === 'planar') {
+      if (!axisEl) {
+        doc.warn('planar-axis-missing', `planar joint "${name}" has no <axis>: it moves in its frame's xy plane, as in Pinocchio `
+          + '(the URDF default axis 1 0 0 would make it the yz plane; write <axis xyz="1 0 0"/> for that)', ctx.element, ctx.line);
+      } else if (!(axis[0] === 0 && axis[1] === 0 && axis[2] > 0)) {
+        doc.warn('planar-axis-not-z', `planar joint "${name}" moves in the plane normal to <axis xyz="${axis.join(' ')}"> (the URDF specification), `
+          + 'with x along the image of the frame\'s x axis under the smallest rotation taking z to the axis; Pinocchio ignores a planar joint\'s axis '
+          + '(always its xy plane), so its answers for this joint differ from sparsedyn\'s', ctx.element, doc.lineOf(axisEl) ?? ctx.line);
+      }
+    }
   }
   const info: UrdfJointInfo = { name, urdfType, continuous: urdfType === 'continuous', line: ctx.line };
   const limitEl = single(ctx, node, 'limit', false);
@@ -299,10 +331,8 @@ function parseJoint(doc: Doc, node: Node, warnings: ModelWarning[], warn?: (w: M
       offset: numberAttr(ctx, mimicEl, 'mimic', 'offset', 0),
     };
     info.mimic = mimic;
-    const w = modelWarning('mimic-ignored', `joint "${name}" mimics joint "${mimic.joint}": `
-      + `<mimic> is ignored${type === 'fixed' ? '' : `, "${name}" is modelled as an independent joint`}`, { element: ctx.element, file: doc.file, line: ctx.line });
-    warnings.push(w);
-    warn?.(w);
+    doc.warn('mimic-ignored', `joint "${name}" mimics joint "${mimic.joint}": `
+      + `<mimic> is ignored${type === 'fixed' ? '' : `, "${name}" is modelled as an independent joint`}`, ctx.element, ctx.line);
   }
   return { spec, info };
 }
@@ -331,9 +361,38 @@ function codePointCompare(a: string, b: string): number {
   }
 }
 
+/** Drake's `<loop_joint>` elements: reported, not modelled (urdfdom and Pinocchio skip them silently). */
+function warnLoopJoints(doc: Doc, robot: Node): void {
+  for (const lj of children(robot, 'loop_joint')) {
+    const name = attr(lj, 'name') ?? '';
+    const parent = children(lj, 'parent')[0], child = children(lj, 'child')[0];
+    const links = [parent && attr(parent, 'link'), child && attr(child, 'link')].filter((x): x is string => typeof x === 'string');
+    const element = `loop joint "${name}"`;
+    doc.warn('loop-joint-ignored', `${element}${links.length === 2 ? ` between links "${links[0]}" and "${links[1]}"` : ''} (Drake's <loop_joint>) is ignored: `
+      + 'the model is the kinematic tree of the <joint> elements, so the loop is open and its closure constraint is not enforced', element, doc.lineOf(lj));
+  }
+}
+
+/**
+ * TinyXML (urdfdom's XML reader) skips white space before the XML declaration; an XML parser
+ * must not. Move the declaration to the front and its leading white space after it: the same
+ * characters on the same lines, so positions and line numbers of everything after it are kept.
+ */
+function declarationFirst(text: string): { text: string; movedFrom?: number } {
+  const m = /^(\s+)(<\?xml\b[^?]*\?>)/.exec(text);
+  if (!m) return { text };
+  return { text: m[2] + m[1] + text.slice(m[0].length), movedFrom: m[1].split('\n').length };
+}
+
 /** Parse URDF text into a ModelSpec with side tables. Throws UrdfError. */
-export function parseUrdf(text: string, opts: UrdfParseOptions = {}): UrdfSpec {
-  const doc = new Doc(text, opts.file);
+export function parseUrdf(input: string, opts: UrdfParseOptions = {}): UrdfSpec {
+  // a byte-order mark is not content (TinyXML skips it too)
+  const { text, movedFrom } = declarationFirst(input.charCodeAt(0) === 0xfeff ? input.slice(1) : input);
+  const doc = new Doc(text, opts.file, opts.warn);
+  if (movedFrom !== undefined) {
+    doc.warn('xml-declaration-not-first', 'white space (a blank line) comes before the XML declaration <?xml …?>, which XML forbids; '
+      + 'read as if the declaration came first, as urdfdom does', 'the XML declaration', movedFrom);
+  }
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw doc.error(`malformed XML: ${valid.err.msg}`, undefined, valid.err.line);
   const parser = new XMLParser({
@@ -354,8 +413,14 @@ export function parseUrdf(text: string, opts: UrdfParseOptions = {}): UrdfSpec {
   const robots = children(parsed, 'robot');
   if (robots.length !== 1) throw doc.error(robots.length === 0 ? 'no <robot> element at the top level' : 'more than one <robot> element');
   const robot = robots[0];
-  const name = attr(robot, 'name');
-  if (name === undefined || name === '') throw doc.error('<robot> is missing required attribute name', undefined, doc.lineOf(robot));
+  let name = attr(robot, 'name');
+  if (name === undefined) throw doc.error('<robot> is missing required attribute name (urdfdom requires one)', undefined, doc.lineOf(robot));
+  if (name.trim() === '') {
+    const stem = opts.file ? opts.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '') : '';
+    const fallback = stem || 'unnamed';
+    doc.warn('robot-name-empty', `<robot name="${name}"> is empty: the model is named "${fallback}"${stem ? ' after the file' : ''}`, '<robot>', doc.lineOf(robot));
+    name = fallback;
+  }
 
   const lines = { link: new Map<string, number>(), joint: new Map<string, number>() };
   const links: LinkSpec[] = [];
@@ -365,8 +430,8 @@ export function parseUrdf(text: string, opts: UrdfParseOptions = {}): UrdfSpec {
     if (line !== undefined) lines.link.set(spec.name, line);
   }
   if (links.length === 0) throw doc.error(`robot "${name}" has no <link>`, undefined, doc.lineOf(robot));
-  const warnings: ModelWarning[] = [];
-  const parsedJoints = children(robot, 'joint').map((j) => parseJoint(doc, j, warnings, opts.warn));
+  const parsedJoints = children(robot, 'joint').map((j) => parseJoint(doc, j));
+  warnLoopJoints(doc, robot);
   for (const { info } of parsedJoints) if (info.line !== undefined) lines.joint.set(info.name, info.line);
   // urdfdom's std::map order (see header); Array.prototype.sort is stable, so duplicates keep file order
   parsedJoints.sort((a, b) => codePointCompare(a.spec.name, b.spec.name));
@@ -378,7 +443,7 @@ export function parseUrdf(text: string, opts: UrdfParseOptions = {}): UrdfSpec {
     jointInfo: parsedJoints.map((p) => p.info),
     sensors: parseSensors(doc, robot),
     lines,
-    warnings,
+    warnings: doc.warnings,
   };
 }
 

@@ -87,8 +87,8 @@ export function parseReference(text: string, file = 'reference'): ReferenceFile 
 /**
  * Index maps: model coordinate index → reference coordinate index, for q and for v. Pinocchio's
  * unbounded revolute joints (URDF `continuous`: JointModelRUBX/Y/Z, RevoluteUnboundedUnaligned)
- * store q as (cos θ, sin θ); our continuous joint stores θ, listed in `unbounded` as
- * [model q index, reference q index of cos θ].
+ * store q as (cos θ, sin θ), and its planar joint (JointModelPlanar) as (x, y, cos θ, sin θ); our
+ * joints store θ, listed in `unbounded` as [model q index of θ, reference q index of cos θ].
  */
 export interface ReferenceLayout {
   qToRef: Int32Array;
@@ -97,7 +97,7 @@ export interface ReferenceLayout {
 }
 
 export function referenceLayout(model: Model, ref: ReferenceFile, file = 'reference'): ReferenceLayout {
-  const nUnbounded = ref.joints.filter((j) => j.nq === 2 && j.nv === 1).length;
+  const nUnbounded = ref.joints.filter((j) => (j.nq === 2 && j.nv === 1) || (j.nq === 4 && j.nv === 3 && j.type === 'JointModelPlanar')).length;
   if (model.nq + nUnbounded !== ref.nq || model.nv !== ref.nv) {
     throw new RangeError(`${file}: the reference has nq = ${ref.nq}, nv = ${ref.nv} but model "${model.name}" has nq = ${model.nq}, nv = ${model.nv} (base: reference ${ref.base}, model ${model.floatingBase ? 'floating' : 'fixed'})`);
   }
@@ -117,6 +117,15 @@ export function referenceLayout(model: Model, ref: ReferenceFile, file = 'refere
       unbounded.push([model.iq[i], j.idx_q]);
       qToRef[model.iq[i]] = j.idx_q;
       vToRef[model.iv[i]] = j.idx_v;
+      continue;
+    }
+    if (j.type === 'JointModelPlanar' && j.nq === 4 && j.nv === 3 && model.jointTypes[i] === 'planar') {
+      // (x, y, cos θ, sin θ) → (x, y, θ); v = (vx, vy, ω) in both
+      qToRef[model.iq[i]] = j.idx_q;
+      qToRef[model.iq[i] + 1] = j.idx_q + 1;
+      qToRef[model.iq[i] + 2] = j.idx_q + 2;
+      unbounded.push([model.iq[i] + 2, j.idx_q + 2]);
+      for (let k = 0; k < 3; k++) vToRef[model.iv[i] + k] = j.idx_v + k;
       continue;
     }
     if (model.nqi[i] !== j.nq || model.nvi[i] !== j.nv) {

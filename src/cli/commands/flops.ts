@@ -71,7 +71,12 @@ export function formatFlops(r: FlopsReport): string {
   out.push(sys('inverse-dynamics D', r.lu_id), sys('forward-dynamics D', r.lu_fd));
   out.push(`W^L D W^R: n = ${num(m.n)}, nnz = ${num(m.nnz)}`);
   const a = r.agreement;
-  out.push(`agreement with RNEA/ABA (max rel. difference): lu_id ${a.lu_id.toExponential(1)}, lu_fd ${a.lu_fd.toExponential(1)}, matrix ABA ${a.aba_matrix.toExponential(1)}`);
+  if (a.lu_fd !== undefined && a.aba_matrix !== undefined) {
+    out.push(`agreement with RNEA/ABA (max rel. difference): lu_id ${a.lu_id.toExponential(1)}, lu_fd ${a.lu_fd.toExponential(1)}, matrix ABA ${a.aba_matrix.toExponential(1)}`);
+  } else {
+    out.push(`agreement with RNEA (max rel. difference): lu_id ${a.lu_id.toExponential(1)}; lu_fd and matrix ABA vs ABA: not computed`);
+  }
+  if (r.singular) out.push(`note: ${r.singular.note}`);
   return out.join('\n') + '\n';
 }
 
