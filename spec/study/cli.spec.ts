@@ -84,4 +84,13 @@ describe('sparsedyn study', () => {
     expect(b.code).toBe(2);
     expect(b.err).toMatch(/StudyConfigError: .*bad\.json: solvers\[0\] "lu:fastest": unknown ordering "fastest"/);
   });
+
+  it('refuses to run, writing nothing, when a robot file of the study is not there', async () => {
+    const missing = join(dir, 'robots', 'absent.urdf');
+    writeFileSync(join(dir, 'absent.json'), JSON.stringify({ ...config, models: [...config.models, `${missing}+floating`] }));
+    const a = await run(['study', join(dir, 'absent.json'), '--out', join(dir, 'absent')]);
+    expect(a.code).toBe(2);
+    expect(a.err).toBe(`sparsedyn: StudyConfigError: ${join(dir, 'absent.json')}: the robot files of the study are not here (${missing}); nothing was run\n`);
+    expect(existsSync(join(dir, 'absent'))).toBe(false);
+  });
 });
