@@ -43,7 +43,7 @@ function denseRank(es: EstimationSystem, q: Float64Array): number {
   const D = Matrix.zeros(es.sys.m, es.sys.n);
   const A = es.sys.pattern;
   for (let j = 0; j < A.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) D.set(A.Ai[p], j, vals.Ax[p]);
-  const sv = new SingularValueDecomposition(D, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+  const sv = new SingularValueDecomposition(D, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
   const mx = Math.max(...sv);
   return sv.filter((s) => s > 1e-10 * mx).length;
 }
@@ -61,6 +61,9 @@ describe('humanoid on two feet (models/humanoid.urdf, floating base, contacts at
       expect(u.replace(/w\[[lr]_sole\]\.[tf][xyz]/g, '').replace(/[−+·\d.e\s-]/g, '')).toBe('');
     }
     expect(r.undetermined.some((n) => n.startsWith('tau['))).toBe(true);
+    // independent dense check at the neutral pose (D_Y is empty: 604 rows for 610 unknowns)
+    const neutral = r.configurations.find((c) => c.name.startsWith('neutral'))!;
+    expect(denseRank(es, Float64Array.from(neutral.q))).toBe(r.unknowns - 6);
   });
 
   it('2: three-axis load cells (fz, tx, ty) → singular at every configuration, by three with both soles in one plane (Property 3)', () => {
@@ -76,8 +79,10 @@ describe('humanoid on two feet (models/humanoid.urdf, floating base, contacts at
     expect(r.unobservable).toHaveLength(1);
     for (const part of ['w[l_sole].tz', 'w[r_sole].tz', 'w[l_sole].fx', 'w[r_sole].fx']) expect(r.unobservable[0]).toContain(part);
     expect(r.unobservable[0]).not.toMatch(/\.(fz|tx|ty)/);
-    // independent dense check at the neutral pose
+    // independent dense checks at the neutral pose and at the quarter-turn pose #2 (parallel soles, 0.18 m apart in height)
     expect(denseRank(es, Float64Array.from(neutral.q))).toBe(r.unknowns - 3);
+    const parallel = r.configurations.find((c) => c.name === 'multiples of π/2 #2')!;
+    expect(denseRank(es, Float64Array.from(parallel.q))).toBe(r.unknowns - 1);
   });
 
   it('3: load cells + slippery contacts (fx = fy = 0) → generically well posed, singular with parallel vertical axes; checked densely', () => {
