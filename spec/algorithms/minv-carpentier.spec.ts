@@ -80,7 +80,7 @@ describe('minvCarpentier', () => {
     expect(Minv[fixed.iv[r0] * fixed.nv + fixed.iv[r1]]).toBe(0);
   });
 
-  describeShared('equals the reference Minv of real robots', () => {
+  describeShared('Carpentier\'s M⁻¹ equals the reference Minv of real robots', () => {
     for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
       for (const base of ['fixed', 'floating'] as const) {
         it(`${robot}, ${base} base: equals the reference Minv`, () => {

@@ -52,7 +52,7 @@ describe('MinvLu', () => {
     });
   }
 
-  describeShared('equals the reference Minv of real robots', () => {
+  describeShared('M⁻¹ by the sparse LU equals the reference Minv of real robots', () => {
     for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
       for (const base of ['fixed', 'floating'] as const) {
         it(`${robot}, ${base} base: equals the reference Minv`, () => {

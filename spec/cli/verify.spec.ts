@@ -7,7 +7,7 @@ import { runCli as run } from './run.ts';
 import { describeShared, shared } from '../shared.ts';
 
 
-describeShared('sparsedyn verify', () => {
+describeShared('sparsedyn verify on real robots and their reference files', () => {
   it('--json prints the documented fields and exits 0', async () => {
     const r = await run(['verify', '--model', shared('models/solo12.urdf'), '--reference', shared('reference/solo12.floating.json'), '--json']);
     expect(r.code).toBe(0);

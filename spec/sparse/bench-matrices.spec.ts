@@ -9,7 +9,7 @@ import { readMatrix } from '../../src/node/matrix-file.ts';
 import { randomPermutation, rhs, rng } from './util.ts';
 import { describeShared, shared } from '../shared.ts';
 
-describeShared('robot_ID_100', () => {
+describeShared('benchmark matrix robot_ID_100', () => {
   it('has 2000 blocks of size 1: no fill, no factor flops, exact solve', () => {
     const A = readMatrix(shared('sparse-bench/robot_ID_100.tri'));
     expect([A.n, A.Ap[A.n]]).toEqual([2000, 10546]);
@@ -23,7 +23,7 @@ describeShared('robot_ID_100', () => {
   });
 });
 
-describeShared('robot_FD_50', () => {
+describeShared('benchmark matrix robot_FD_50', () => {
   it('matches KLU\'s block structure and beats its factor flops, pivoting included', () => {
     const A = readMatrix(shared('sparse-bench/robot_FD_50.tri'));
     const S = analyze(A);
@@ -43,7 +43,7 @@ describeShared('robot_FD_50', () => {
   });
 });
 
-describeShared('inverse dynamics at 10,000 bodies', () => {
+describeShared('inverse dynamics at 10,000 bodies (copies of the benchmark matrix robot_ID_100)', () => {
   it('100 coupled, randomly permuted copies of robot_ID_100 (n = 200,000) are still triangular: all blocks 1×1', () => {
     const B = readMatrix(shared('sparse-bench/robot_ID_100.tri'));
     const copies = 100;
