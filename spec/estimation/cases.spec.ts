@@ -93,7 +93,7 @@ describe('humanoid on two feet (models/humanoid.urdf, floating base, contacts at
     const configs = trialConfigurations(es.model, 1, 0, 1);
     expect(denseRank(es, configs[0].q)).toBe(r.unknowns);
     // singular exactly where the soles' vertical axes are parallel: the neutral pose, and the
-    // quarter-turn pose #2 (one sole turned half a turn about the vertical, 0.18 m higher)
+    // quarter-turn pose #2 (one sole turned half a turn about the vertical, the soles 0.18 m apart in height)
     expect(r.singular_configurations.map((c) => c.name)).toEqual(['neutral (all joints at 0)', 'multiples of π/2 #2']);
     for (const c of r.singular_configurations) {
       expect(c.deficiency).toBe(1);
