@@ -1,6 +1,7 @@
 /**
  * Benchmark of the gold standards: µs per call (median) of RNEA, ABA and CRBA on serial chains of
- * 6–96 links and on every shipped robot (fixed and floating base), with their exact flop counts.
+ * 6–96 links and on five real robots of other projects (fixed and floating base, read from the
+ * folder beside the clone; skipped with one line when it is not there), with their exact flop counts.
  * Writes reports/bench-algorithms.md. Run: npx tsx scripts/bench-algorithms.ts
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { chain } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
-import { fmt, peakRssMiB, timeCall } from './bench-lib.ts';
+import { fmt, peakRssMiB, realRobots, timeCall } from './bench-lib.ts';
 
 function state(model: Model, seed: number) {
   const rng = new Rng(seed);
@@ -29,9 +30,12 @@ function state(model: Model, seed: number) {
 const rows: string[] = [];
 const models: [string, Model][] = [];
 for (const n of [6, 12, 24, 48, 96]) models.push([`chain ${n}`, chain(n)]);
-for (const r of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
-  models.push([`${r} fixed`, loadUrdf(`models/${r}.urdf`)]);
-  models.push([`${r} floating`, loadUrdf(`models/${r}.urdf`, { floatingBase: true })]);
+const ROBOTS = ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced'];
+const robots = realRobots('bench-algorithms', ROBOTS, 'their rows (the chains still run)');
+const notRun = ROBOTS.filter((r) => !robots.has(r));
+for (const [r, file] of robots) {
+  models.push([`${r} fixed`, loadUrdf(file)]);
+  models.push([`${r} floating`, loadUrdf(file, { floatingBase: true })]);
 }
 
 process.stdout.write('model                      nv |  RNEA µs   ABA µs  CRBA µs | RNEA flops  ABA flops CRBA flops\n');
@@ -61,7 +65,7 @@ For scale, the issue quotes a leading C++ implementation on this machine: ~0.9 �
 | model | nv | RNEA µs | ABA µs | CRBA µs | RNEA mul / add | ABA mul / add / div | CRBA mul / add |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-`;
+${notRun.length > 0 ? `\nNot run: ${notRun.join(', ')} (their robot files were not beside the clone).\n` : ''}`;
 mkdirSync('reports', { recursive: true });
 writeFileSync('reports/bench-algorithms.md', md);
 process.stdout.write('wrote reports/bench-algorithms.md\n');

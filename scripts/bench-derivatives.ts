@@ -2,7 +2,8 @@
  * Benchmark of the derivatives of inverse and forward dynamics: flops (exact, from the kernels'
  * counters) and µs per call of the derivative by LU factor reuse (src/derivatives/), by Saccon's
  * recursive algorithms (paper 003 Tables 4–8, src/algorithms/eidamb*.ts) and by geometric central
- * differences, on the shipped robots and on random trees of growing size. Inputs are prepared
+ * differences, on five real robots of other projects (read from the folder beside the clone; skipped
+ * with one line when it is not there) and on random trees of growing size. Inputs are prepared
  * before the timers (scripts/bench-lib.ts: median of 21 rounds, empty-loop baseline subtracted).
  * Writes reports/derivatives/README.md, ending with a summary of the derivatives study
  * (studies/derivatives.json, read from reports/derivatives-study/points.json: run
@@ -27,7 +28,7 @@ import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { Flops } from '../src/spatial/flops.ts';
 import type { StudyPoint, StudyResult } from '../src/study/runner.ts';
-import { fmt, peakRssMiB, timeCall } from './bench-lib.ts';
+import { fmt, peakRssMiB, realRobots, timeCall } from './bench-lib.ts';
 
 const OUT = 'reports/derivatives';
 const STUDY = 'reports/derivatives-study/points.json';
@@ -50,10 +51,13 @@ interface Row {
 
 interface Bench { name: string; nb: number; nv: number; rows: Row[] }
 
+const ROBOTS = ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced'];
+const robotFiles = realRobots('bench-derivatives', ROBOTS, 'their rows (the random trees still run)');
+const notRun = ROBOTS.filter((r) => !robotFiles.has(r));
 const robots: [string, Model][] = [];
-for (const r of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
-  robots.push([`${r} fixed`, loadUrdf(`models/${r}.urdf`)]);
-  robots.push([`${r} floating`, loadUrdf(`models/${r}.urdf`, { floatingBase: true })]);
+for (const [r, file] of robotFiles) {
+  robots.push([`${r} fixed`, loadUrdf(file)]);
+  robots.push([`${r} floating`, loadUrdf(file, { floatingBase: true })]);
 }
 const trees: [string, Model][] = [16, 32, 64, 128].map((n) => [`tree:${n}:1 floating`, randomTree(n, 1, { floatingBase: true })]);
 
@@ -198,6 +202,7 @@ md.push('three after the value. The adjoint reads M off its adjoints (no flops o
 md.push('');
 table(md, idB, 2, ['τ', '∂τ/∂q, ∂τ/∂q̇', 'M']);
 md.push('');
+if (notRun.length > 0) md.push(`Not run: ${notRun.join(', ')} (their robot files were not beside the clone).`, '');
 md.push('## Forward dynamics: ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹');
 md.push('');
 md.push('Per method: the value q̈ (LU step / ABA), then ∂q̈/∂q and ∂q̈/∂q̇ together (recursive: EIDAmb at q̈, Tables 5–8 and');
@@ -267,7 +272,7 @@ function studySection(out: string[]): void {
         cells.push(r(p?.flops_ratio), r(p?.time_ratio));
       }
     }
-    out.push(`| ${spec.replace(/^models\//, '')} | ${any.nb} | ${any.nv} | ${cells.join(' | ')} |`);
+    out.push(`| ${spec.replace(/^.*\//, '')} | ${any.nb} | ${any.nv} | ${cells.join(' | ')} |`);
   }
   out.push('');
   const families: string[] = [];

@@ -1,8 +1,33 @@
 /**
  * Benchmark helpers: median time per call over many repetitions, with inputs prepared before the
- * timer and an empty-loop baseline subtracted; peak memory from the process's resource usage.
+ * timer and an empty-loop baseline subtracted; peak memory from the process's resource usage; the
+ * real robots and benchmark matrices of other projects, read from the folder beside the clone.
  */
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { basename, resolve } from 'node:path';
+
+/**
+ * The folder beside the clone (../shared) that holds real robot files (`models/`), reference values
+ * and benchmark matrices (`sparse-bench/`) of other projects. They are never copied into the
+ * repository; a clone without that folder runs the benchmarks on the project's own models only.
+ */
+export const SHARED_DIR = resolve(import.meta.dirname, '../../shared');
+
+/**
+ * The URDF files of the real robots `names` (SHARED_DIR/models/NAME.urdf) that are there. When some
+ * are not, one line on stderr names them and says what the script skips (`skipped`), so that the
+ * rest still runs.
+ */
+export function realRobots(script: string, names: readonly string[], skipped: string): Map<string, string> {
+  const files = new Map(names.map((n) => [n, resolve(SHARED_DIR, 'models', `${n}.urdf`)]));
+  const missing = [...files.values()].filter((f) => !existsSync(f));
+  if (missing.length > 0) {
+    process.stderr.write(`${script}: the robot files of other projects are not here (${missing.length === files.size ? `${resolve(SHARED_DIR, 'models')}: ${missing.map((f) => basename(f)).join(', ')}` : missing.join(', ')}); skipped ${skipped}\n`);
+    for (const [n, f] of files) if (!existsSync(f)) files.delete(n);
+  }
+  return files;
+}
 
 /** Median µs per call of fn over `rounds` rounds of `reps` calls each (after a warm-up). */
 export function timeCall(fn: () => void, opts: { reps?: number; rounds?: number; minMs?: number } = {}): number {

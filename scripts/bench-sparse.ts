@@ -1,5 +1,6 @@
 /**
- * Benchmark of the sparse engine on ../shared/sparse-bench (or the folder given as first argument):
+ * Benchmark of the sparse engine on the robot matrices of ../shared/sparse-bench, beside the clone
+ * (or the folder given as first argument; without it the script says so and exits 1):
  * our analysis, factor flops, refactor and solve times next to KLU's figures from that folder's
  * README, and mathjs `slu`/`lusolve` as the JavaScript peer on the same matrices.
  * Writes reports/bench-sparse.md. Run: npx tsx scripts/bench-sparse.ts [dir]
@@ -205,7 +206,10 @@ function benchMathjs(A: CscMatrix): Peer {
 }
 
 function main(): void {
-  if (!existsSync(benchDir)) throw new Error(`benchmark folder ${benchDir} not found (pass it as the first argument)`);
+  if (!existsSync(benchDir)) {
+    process.stderr.write(`bench-sparse: the benchmark matrices are not here (${benchDir}); nothing was run. Give their folder as the first argument.\n`);
+    process.exit(1);
+  }
   const files = readdirSync(benchDir)
     .filter((f) => f.endsWith('.tri') || f.endsWith('.mtx'))
     .sort((a, b) => {

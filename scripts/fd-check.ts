@@ -2,7 +2,8 @@
  * The geometric finite-difference check of the derivatives (paper 003 §6, Figure 5): for a few
  * robots and both problems, central differences with q perturbed on its manifold over δ = 1e-1 …
  * 1e-13 against the derivatives by LU factor reuse, max and mean error relative to the largest
- * analytic entry; the LU against Saccon's recursive algorithms at the same state.
+ * analytic entry; the LU against Saccon's recursive algorithms at the same state. The real robots
+ * are read from the folder beside the clone (skipped with one line when it is not there).
  * Writes reports/derivatives/fd-check.md, fd-check-id.svg and fd-check-fd.svg.
  *
  *   npx tsx scripts/fd-check.ts
@@ -17,6 +18,7 @@ import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { sweepChartSvg, type SweepSeries } from '../src/report/derivatives-chart.ts';
+import { realRobots } from './bench-lib.ts';
 
 const OUT = 'reports/derivatives';
 const DELTAS = deltaRange(-1, -13, 2);
@@ -34,10 +36,17 @@ function state(model: Model, seed: number, joints?: number): Omit<Case, 'name' |
 const saccon = randomTree(12, 2021, { floatingBase: true, mix: { revolute: 2, revoluteGeneral: 1, prismatic: 2, helical: 2, spherical: 0 }, fixedFraction: 0 });
 const cases: Case[] = [
   { name: 'tree:12 floating, R/P/H joints at 0.3 (paper 003 Fig. 4)', model: saccon, ...state(saccon, 1, 0.3) },
-  { name: 'talos_reduced floating', model: loadUrdf('models/talos_reduced.urdf', { floatingBase: true }), ...state(loadUrdf('models/talos_reduced.urdf', { floatingBase: true }), 2) },
-  { name: 'solo12 floating', model: loadUrdf('models/solo12.urdf', { floatingBase: true }), ...state(loadUrdf('models/solo12.urdf', { floatingBase: true }), 3) },
-  { name: 'panda fixed', model: loadUrdf('models/panda.urdf'), ...state(loadUrdf('models/panda.urdf'), 4) },
 ];
+// the real robots: case name, robot file, floating base, seed of the state
+const ROBOT_CASES = [['talos_reduced floating', 'talos_reduced', true, 2], ['solo12 floating', 'solo12', true, 3], ['panda fixed', 'panda', false, 4]] as const;
+const robots = realRobots('fd-check', ROBOT_CASES.map((c) => c[1]), 'their cases (the random tree still runs)');
+for (const [name, robot, floatingBase, seed] of ROBOT_CASES) {
+  const file = robots.get(robot);
+  if (file === undefined) continue;
+  const model = loadUrdf(file, { floatingBase });
+  cases.push({ name, model, ...state(model, seed) });
+}
+const notRun = ROBOT_CASES.filter((c) => !robots.has(c[1])).map((c) => c[0]);
 
 const QUANT: Record<DynamicsProblem, Record<'dq' | 'dv' | 'du', string>> = {
   id: { dq: '∂τ/∂q', dv: '∂τ/∂q̇', du: '∂τ/∂q̈ = M' },
@@ -86,6 +95,7 @@ for (const r of results) {
   md.push(`| ${r.c.name} | ${r.c.model.nv} | ${r.problem} | ${cell('dq')} | ${cell('dv')} | ${cell('du')} | ${e(r.luVsRec)} |`);
 }
 md.push('');
+if (notRun.length > 0) md.push(`Not run: ${notRun.join(', ')} (their robot files were not beside the clone).`, '');
 md.push('Reading: the error of ∂/∂q falls as δ² (truncation) down to δ ≈ 1e-5, then grows as ε/δ (round-off), the');
 md.push('V shape of paper 003 Figure 5. Both problems are quadratic in q̇ and affine in their input (q̈ or τ), so central');
 md.push('differences in those are exact up to round-off at every δ and the smallest error is at the largest step.');

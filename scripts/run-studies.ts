@@ -5,6 +5,10 @@
  * reports/REPRODUCTION.md (paper 004's Figures 1 and 2 next to ours, and the targets of issue 6).
  * What `npm run study` runs.
  *
+ * The real robots of the dynamics and derivatives studies are read from ../shared beside the clone.
+ * A study whose robot files are not there is skipped with one line saying so (its report is left as
+ * it was), and the others still run; with nothing left to run the script exits 1.
+ *
  *   npx tsx scripts/run-studies.ts [NAME …] [--no-timing] [--reuse] [--out-root DIR]
  *     NAME …      only these studies, by file name (default: every studies/*.json); e.g. `derivatives`
  *     --reuse     rebuild the reports from reports/<name>/points.json without running again
@@ -16,7 +20,7 @@ import { progressPrinter } from '../src/cli/commands/study.ts';
 import { parseModelSpec } from '../src/node/spec.ts';
 import { reproductionMarkdown } from '../src/report/reproduction-md.ts';
 import { loadPaperTable, writeStudy } from '../src/report/write-study.ts';
-import { parseStudyConfig } from '../src/study/config.ts';
+import { parseStudyConfig, studyModelFiles } from '../src/study/config.ts';
 import { inverseDynamicsGap } from '../src/study/id-gap.ts';
 import { runStudy, type StudyPoint, type StudyResult } from '../src/study/runner.ts';
 
@@ -31,12 +35,19 @@ const todo = names.length ? names : available;
 
 const t0 = performance.now();
 const results = new Map<string, StudyResult>();
+const skipped: string[] = [];
 for (const name of todo) {
   const file = join('studies', `${name}.json`);
   const text = readFileSync(file, 'utf8');
   const config = parseStudyConfig(text, file, resolve('studies'));
   if (flag('--no-timing')) config.timing.enabled = false;
   const dir = join(outRoot, config.name);
+  const missing = studyModelFiles(config).filter((f) => !existsSync(f));
+  if (missing.length > 0) {
+    process.stderr.write(`run-studies: the robot files of the study ${name} are not here (${missing.join(', ')}); skipped the study, ${dir} left as it was\n`);
+    skipped.push(name);
+    continue;
+  }
   let result: StudyResult;
   if (flag('--reuse')) {
     const json = join(dir, 'points.json');
@@ -56,12 +67,17 @@ for (const name of todo) {
 
 const f1 = results.get('figure1'), f2 = results.get('figure2'), dyn = results.get('dynamics');
 if (f1 && f2 && dyn) {
-  const gaps = ['chain:10', 'chain:100', 'chain:1000', 'tree:100:1', '../models/panda.urdf', 'humanoid'].map((s) => {
-    const spec = s.startsWith('..') ? resolve('studies', s) : s;
-    return { spec: s.replace(/^\.\.\//, ''), gap: inverseDynamicsGap(parseModelSpec(spec), spec) };
-  });
+  // the dynamics study ran, so its robot files (panda among them) are there
+  const panda = dyn.config.models.find((m) => m.spec.endsWith('/panda.urdf'))!.spec;
+  const gaps = ['chain:10', 'chain:100', 'chain:1000', 'tree:100:1', panda, 'humanoid'].map((spec) => ({ spec, gap: inverseDynamicsGap(parseModelSpec(spec), spec) }));
   const md = reproductionMarkdown({ figure1: f1, figure2: f2, dynamics: dyn, paper1: loadPaperTable(f1)!, paper2: loadPaperTable(f2)!, gaps });
   writeFileSync(join(outRoot, 'REPRODUCTION.md'), md);
   process.stdout.write(`wrote ${join(outRoot, 'REPRODUCTION.md')}\n`);
+} else if (['figure1', 'figure2', 'dynamics'].every((n) => todo.includes(n))) {
+  process.stderr.write(`run-studies: ${join(outRoot, 'REPRODUCTION.md')} left as it was (it needs the figure1, figure2 and dynamics studies; skipped: ${skipped.join(', ')})\n`);
+}
+if (results.size === 0) {
+  process.stderr.write('run-studies: nothing was run\n');
+  process.exit(1);
 }
 process.stdout.write(`run-studies: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);

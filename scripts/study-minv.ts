@@ -2,8 +2,9 @@
  * Study: M⁻¹ (Carpentier, paper 000 Algorithm 1 / CRBA + Cholesky / sparse LU with nv right-hand
  * sides) and B̂ = M⁻¹B (paper 002: eUFM, IIM, sparse LU with m + 1 right-hand sides) — exact flops
  * and median µs per call vs N_B on chains (single input and fully actuated, paper 002 Table 1) and
- * on the shipped humanoids with foot contacts (paper 002 Table 2: 4 corner points per foot × 3 force
- * components = 24 contact inputs, plus every motor torque). Writes reports/minv/study.md and
+ * on two real humanoids with foot contacts (paper 002 Table 2: 4 corner points per foot × 3 force
+ * components = 24 contact inputs, plus every motor torque; their robot files are read from the folder
+ * beside the clone, and skipped with one line when it is not there). Writes reports/minv/study.md and
  * reports/minv/study.csv. Run: npx tsx scripts/study-minv.ts [--quick]
  */
 import { randomConfiguration } from '../src/model/random.ts';
@@ -22,7 +23,7 @@ import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { Flops } from '../src/spatial/flops.ts';
-import { fmt, peakRssMiB, timeCall } from './bench-lib.ts';
+import { fmt, peakRssMiB, realRobots, timeCall } from './bench-lib.ts';
 
 const quick = process.argv.includes('--quick');
 const CHAINS = quick ? [5, 10, 20, 50] : [5, 10, 20, 30, 40, 50, 100, 200];
@@ -105,11 +106,17 @@ for (const n of CHAINS) {
   studyIwim(`chain ${n}, fully actuated`, model, { actuated: 'all' });
   process.stderr.write(`chain ${n} done (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
 }
-const humanoids: [string, Model, [string, string], [number, number, number]][] = [
-  ['simple_humanoid, floating', loadUrdf('models/simple_humanoid.urdf', { floatingBase: true }), ['l_ankle', 'r_ankle'], [0.1, 0.05, -0.1]],
-  ['talos_reduced, floating', loadUrdf('models/talos_reduced.urdf', { floatingBase: true }), ['left_sole_link', 'right_sole_link'], [0.1, 0.065, 0]],
+// the real humanoids: robot file, feet, foot corners (x, y, z in the foot frame)
+const HUMANOIDS: [string, [string, string], [number, number, number]][] = [
+  ['simple_humanoid', ['l_ankle', 'r_ankle'], [0.1, 0.05, -0.1]],
+  ['talos_reduced', ['left_sole_link', 'right_sole_link'], [0.1, 0.065, 0]],
 ];
-for (const [label, model, feet, corners] of humanoids) {
+const humanoidFiles = realRobots('study-minv', HUMANOIDS.map((h) => h[0]), 'the humanoid cases (the chains still run)');
+const notRun = HUMANOIDS.map((h) => h[0]).filter((r) => !humanoidFiles.has(r));
+for (const [robot, feet, corners] of HUMANOIDS) {
+  const file = humanoidFiles.get(robot);
+  if (file === undefined) continue;
+  const label = `${robot}, floating`, model = loadUrdf(file, { floatingBase: true });
   studyMinv(label, model);
   studyIwim(`${label}, 8 foot contacts + torques`, model, feetSpec(feet, corners));
   process.stderr.write(`${label} done\n`);
@@ -134,6 +141,7 @@ md.push('Methods. **carpentier**: paper 000 Algorithm 1 in body coordinates (`sr
 md.push('');
 md.push('## M⁻¹ vs N_B (chains, then humanoids)');
 md.push('');
+if (notRun.length > 0) md.push(`Not run: ${notRun.join(', ')} (their robot files were not beside the clone).`, '');
 md.push('**carpentier** is paper 000 in body coordinates, **c-world** the same algorithm in world coordinates (Pinocchio\'s form). Ratios are against c-world.');
 md.push('');
 md.push('| case | nv | carpentier flops | c-world flops | crba+chol flops | lu flops | carpentier µs | c-world µs | crba+chol µs | lu µs | carpentier / c-world (flops, µs) | chol / c-world (flops, µs) | lu / c-world (flops, µs) |');
@@ -203,7 +211,7 @@ md.push(`- M⁻¹: Carpentier in world coordinates needs fewer flops than CRBA +
 md.push(`- M⁻¹ by the sparse LU costs ${(find(lastChain, 'lu').flops.total / find(lastChain, 'carpentier-world').flops.total).toFixed(1)}× the flops of Carpentier (world) on ${lastChain} and ${(find(lastChain, 'lu').us / find(lastChain, 'carpentier-world').us).toFixed(1)}× the time: the factorization is cheap (O(n)), but each of the nv solves runs over all of L and U (≈ 2 nnz(L+U) flops) with a dense right-hand side, while Carpentier's backward pass only touches subtree(i) and its forward pass reuses P_λ. A unit right-hand side leaves about half of those multiply-subtracts on exact zeros (measured by replaying the solve with a zero test at the time of writing: 48% on talos, 45% on chain 50); a sparse-right-hand-side solve in src/sparse (reach of the unit vector, Gilbert–Peierls) would remove them.`);
 const hsum = hs.map((c) => `${c.split(',')[0]}: eUFM ${(find(c, 'eufm').flops.total / find(c, 'iim').flops.total).toFixed(1)}×, LU ${(find(c, 'lu').flops.total / find(c, 'iim').flops.total).toFixed(1)}× the IIM's flops (time ${(find(c, 'eufm').us / find(c, 'iim').us).toFixed(1)}×, ${(find(c, 'lu').us / find(c, 'iim').us).toFixed(1)}×)`).join('; ');
 const iimLoses = iwimCases.filter((c) => find(c, 'lu').flops.total < find(c, 'iim').flops.total || find(c, 'eufm').flops.total < find(c, 'iim').flops.total);
-md.push(`- B̂ with foot contacts: ${hsum}. The IIM has the fewest flops in every B̂ case ${iimLoses.length ? `except ${iimLoses.join('; ')}` : ''}; its cost is one ABA plus O(N_B) per input column, so unlike paper 002's Matlab timings (IIM fully actuated within 10% of single input) our count grows with m: the output B̂ itself has nv·m entries.`);
+if (hs.length > 0) md.push(`- B̂ with foot contacts: ${hsum}. The IIM has the fewest flops in every B̂ case ${iimLoses.length ? `except ${iimLoses.join('; ')}` : ''}; its cost is one ABA plus O(N_B) per input column, so unlike paper 002's Matlab timings (IIM fully actuated within 10% of single input) our count grows with m: the output B̂ itself has nv·m entries.`);
 const c50f2 = iwimCases.find((c) => c.startsWith(`${lastChain}, fully`));
 if (c50f2) md.push(`- ${c50f2}: eUFM ${(find(c50f2, 'eufm').flops.total / find(c50f2, 'iim').flops.total).toFixed(1)}× and LU ${(find(c50f2, 'lu').flops.total / find(c50f2, 'iim').flops.total).toFixed(1)}× the IIM's flops. The LU path's advantage is generality (any input that is a right-hand side of the forward-dynamics system, sensors included) and reuse: it shares the factorization with forward dynamics, so q̈_0 and B̂ cost one refactor plus m + 1 solves.`);
 md.push('');

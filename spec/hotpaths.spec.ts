@@ -80,7 +80,7 @@ describe('hot paths allocate nothing per call', () => {
     expect(sink).not.toBeNull();
   });
 
-  for (const [name, model] of [['talos floating', loadUrdf('models/talos_reduced.urdf', { floatingBase: true })], ['tree:40 (all joint types)', randomTree(40, 9, { floatingBase: true })]] as const) {
+  for (const [name, model] of [['humanoid floating', loadUrdf('models/humanoid.urdf', { floatingBase: true })], ['tree:40 (all joint types)', randomTree(40, 9, { floatingBase: true })]] as const) {
     const s = randomState(model, new Rng(5));
     const kin = new KinematicsWorkspace(model);
     const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);

@@ -1,7 +1,8 @@
 /**
  * Material from other projects (real robot files, reference values, benchmark matrices) is read
  * from ../shared beside the repository, never copied into it. A user's clone has no ../shared:
- * the tests that need it skip, each group with one line saying so. In CI (CI=1 or CI=true) it must be there.
+ * the groups of tests that need it skip, each with one line saying so. In CI (CI=1 or CI=true) it
+ * must be there.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -21,15 +22,12 @@ export function shared(...parts: string[]): string {
   return resolve(SHARED_DIR, ...parts);
 }
 
-let told = false;
 /**
- * describe() for a group that needs ../shared: without it the group is skipped, and one line
- * (once per test file) says why.
+ * describe() for a group that needs ../shared: without it the group is skipped, with one line
+ * naming it. The group's body runs even when skipped (vitest collects the tests), so it must not
+ * read the shared files itself: read them inside the tests or in beforeAll.
  */
 export function describeShared(name: string, fn: () => void): void {
-  if (!present && !told) {
-    told = true;
-    process.stderr.write(`skipped: tests that need the shared robot files and reference values (../shared is not beside this clone)\n`);
-  }
+  if (!present) process.stderr.write(`skipped (needs the real robot files, reference values and benchmark matrices of other projects, not here: ${SHARED_DIR}): ${name}\n`);
   (present ? describe : describe.skip)(name, fn);
 }

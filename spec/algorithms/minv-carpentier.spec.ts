@@ -18,6 +18,7 @@ import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { xCreate } from '../../src/spatial/transform.ts';
 import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
 import { expectClose } from '../helpers.ts';
+import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
 function product(A: Float64Array, B: Float64Array, n: number): Float64Array {
@@ -79,25 +80,27 @@ describe('minvCarpentier', () => {
     expect(Minv[fixed.iv[r0] * fixed.nv + fixed.iv[r1]]).toBe(0);
   });
 
-  for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
-    for (const base of ['fixed', 'floating'] as const) {
-      it(`${robot}, ${base} base: equals the reference Minv`, () => {
-        const ref = parseReference(readFileSync(`spec/fixtures/reference/${robot}.${base}.json`, 'utf8'));
-        const model = loadUrdf(`models/${robot}.urdf`, { floatingBase: base === 'floating', gravity: ref.gravity });
-        const layout = referenceLayout(model, ref);
-        const q = new Float64Array(model.nq), out = new Float64Array(model.nv * model.nv);
-        for (const frame of ['local', 'world'] as const) {
-          const ws = new MinvCarpentierWorkspace(model, { frame });
-          for (const cs of ref.cases) {
-            configurationFromReference(q, cs.q, layout);
-            matrixToReference(out, minvCarpentier(model, ws, q), layout.vToRef);
-            // 1e-9 relative to the largest entry (the references are well conditioned to that level)
-            expectClose(out, cs.Minv.flat(), 1e-9, `${robot} Minv (${frame})`, 0);
+  describeShared('Carpentier\'s M⁻¹ equals the reference Minv of real robots', () => {
+    for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
+      for (const base of ['fixed', 'floating'] as const) {
+        it(`${robot}, ${base} base: equals the reference Minv`, () => {
+          const ref = parseReference(readFileSync(shared('reference', `${robot}.${base}.json`), 'utf8'));
+          const model = loadUrdf(shared('models', `${robot}.urdf`), { floatingBase: base === 'floating', gravity: ref.gravity });
+          const layout = referenceLayout(model, ref);
+          const q = new Float64Array(model.nq), out = new Float64Array(model.nv * model.nv);
+          for (const frame of ['local', 'world'] as const) {
+            const ws = new MinvCarpentierWorkspace(model, { frame });
+            for (const cs of ref.cases) {
+              configurationFromReference(q, cs.q, layout);
+              matrixToReference(out, minvCarpentier(model, ws, q), layout.vToRef);
+              // 1e-9 relative to the largest entry (the references are well conditioned to that level)
+              expectClose(out, cs.Minv.flat(), 1e-9, `${robot} Minv (${frame})`, 0);
+            }
           }
-        }
-      });
+        });
+      }
     }
-  }
+  });
 
   it('flops are exact integers, quadratic in the chain length (Σ over pairs of joints); world frame is cheaper per pair', () => {
     const count = (n: number, frame: 'local' | 'world' = 'local') => {

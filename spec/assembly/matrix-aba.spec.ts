@@ -14,6 +14,7 @@ import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { xToMatrix } from '../../src/spatial/transform.ts';
 import { expectClose } from '../helpers.ts';
+import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
 function wrenches(model: Model, rng: Rng): Float64Array[] {
@@ -30,6 +31,21 @@ function dense(A: RowMatrix): Matrix {
   return M;
 }
 
+function matrixAbaIsAba(name: string, make: () => Model): void {
+  it(`${name}`, () => {
+    const model = make();
+    const rng = new Rng(name.length + 7);
+    const mat = new MatrixAba(model), aw = new AbaWorkspace(model);
+    if (name.includes('0-DoF')) expect(Array.from(model.nvi).filter((n) => n === 0).length).toBe(2);
+    for (let t = 0; t < 3; t++) {
+      const { q, v, tau } = randomState(model, rng);
+      const fext = wrenches(model, rng);
+      expectClose(mat.solve(q, v, tau, fext), aba(model, aw, q, v, tau, fext), 1e-10, 'matrix ABA vs ABA');
+      expectClose(mat.solve(q, null, tau), aba(model, aw, q, null, tau), 1e-10, 'matrix ABA vs ABA, q̇ = 0');
+    }
+  });
+}
+
 describe('matrix ABA: q̈ = ABA(q, q̇, τ, f^x)', () => {
   const models: [string, () => Model][] = [
     ['tree:30 fixed', () => randomTree(30, 31)],
@@ -39,26 +55,20 @@ describe('matrix ABA: q̈ = ABA(q, q̇, τ, f^x)', () => {
     ['chain:20 axes=z (planar)', () => chain(20, { axes: 'z' })],
     ['chain:15 prismatic', () => chain(15, { jointType: 'prismatic', axes: 'random', seed: 3 })],
     ['humanoid', () => humanoid()],
-    ['talos floating, ft joints kept', () => loadUrdf('models/talos_reduced.urdf', { floatingBase: true, keepFixed: ['wrist_right_ft_joint', 'wrist_left_ft_joint'] })],
-    ['panda fixed', () => loadUrdf('models/panda.urdf')],
-    ['solo12 floating', () => loadUrdf('models/solo12.urdf', { floatingBase: true })],
-    ['ur5 floating', () => loadUrdf('models/ur5_robot.urdf', { floatingBase: true })],
-    ['simple_humanoid floating', () => loadUrdf('models/simple_humanoid.urdf', { floatingBase: true })],
+    ['humanoid URDF floating, sole joints kept as 0-DoF', () => loadUrdf('models/humanoid.urdf', { floatingBase: true, keepFixed: ['l_sole_joint', 'r_sole_joint'] })],
   ];
-  for (const [name, make] of models) {
-    it(`${name}`, () => {
-      const model = make();
-      const rng = new Rng(name.length + 7);
-      const mat = new MatrixAba(model), aw = new AbaWorkspace(model);
-      if (name.includes('0-DoF')) expect(Array.from(model.nvi).filter((n) => n === 0).length).toBe(2);
-      for (let t = 0; t < 3; t++) {
-        const { q, v, tau } = randomState(model, rng);
-        const fext = wrenches(model, rng);
-        expectClose(mat.solve(q, v, tau, fext), aba(model, aw, q, v, tau, fext), 1e-10, 'matrix ABA vs ABA');
-        expectClose(mat.solve(q, null, tau), aba(model, aw, q, null, tau), 1e-10, 'matrix ABA vs ABA, q̇ = 0');
-      }
-    });
-  }
+  for (const [name, make] of models) matrixAbaIsAba(name, make);
+});
+
+describeShared('matrix ABA: q̈ = ABA(q, q̇, τ, f^x) on real robots', () => {
+  const robots: [string, () => Model][] = [
+    ['talos floating, ft joints kept', () => loadUrdf(shared('models/talos_reduced.urdf'), { floatingBase: true, keepFixed: ['wrist_right_ft_joint', 'wrist_left_ft_joint'] })],
+    ['panda fixed', () => loadUrdf(shared('models/panda.urdf'))],
+    ['solo12 floating', () => loadUrdf(shared('models/solo12.urdf'), { floatingBase: true })],
+    ['ur5 floating', () => loadUrdf(shared('models/ur5_robot.urdf'), { floatingBase: true })],
+    ['simple_humanoid floating', () => loadUrdf(shared('models/simple_humanoid.urdf'), { floatingBase: true })],
+  ];
+  for (const [name, make] of robots) matrixAbaIsAba(name, make);
 });
 
 describe('matrix ABA: W^L D W^R against a dense product of the appendix-B matrices', () => {

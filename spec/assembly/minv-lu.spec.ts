@@ -15,6 +15,7 @@ import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
 import { expectClose } from '../helpers.ts';
+import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
 const models: [string, () => Model][] = [
@@ -51,22 +52,24 @@ describe('MinvLu', () => {
     });
   }
 
-  for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
-    for (const base of ['fixed', 'floating'] as const) {
-      it(`${robot}, ${base} base: equals the reference Minv`, () => {
-        const ref = parseReference(readFileSync(`spec/fixtures/reference/${robot}.${base}.json`, 'utf8'));
-        const model = loadUrdf(`models/${robot}.urdf`, { floatingBase: base === 'floating', gravity: ref.gravity });
-        const layout = referenceLayout(model, ref);
-        const lu = new MinvLu(model);
-        const q = new Float64Array(model.nq), out = new Float64Array(model.nv * model.nv);
-        for (const cs of ref.cases) {
-          configurationFromReference(q, cs.q, layout);
-          matrixToReference(out, lu.compute(q), layout.vToRef);
-          expectClose(out, cs.Minv.flat(), 1e-9, `${robot} Minv (LU)`, 0);
-        }
-      });
+  describeShared('M⁻¹ by the sparse LU equals the reference Minv of real robots', () => {
+    for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
+      for (const base of ['fixed', 'floating'] as const) {
+        it(`${robot}, ${base} base: equals the reference Minv`, () => {
+          const ref = parseReference(readFileSync(shared('reference', `${robot}.${base}.json`), 'utf8'));
+          const model = loadUrdf(shared('models', `${robot}.urdf`), { floatingBase: base === 'floating', gravity: ref.gravity });
+          const layout = referenceLayout(model, ref);
+          const lu = new MinvLu(model);
+          const q = new Float64Array(model.nq), out = new Float64Array(model.nv * model.nv);
+          for (const cs of ref.cases) {
+            configurationFromReference(q, cs.q, layout);
+            matrixToReference(out, lu.compute(q), layout.vToRef);
+            expectClose(out, cs.Minv.flat(), 1e-9, `${robot} Minv (LU)`, 0);
+          }
+        });
+      }
     }
-  }
+  });
 
   it('flops: one factorization (the forward-dynamics one) and nv equal solves', () => {
     const model = chain(12);

@@ -8,12 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { classicalInputs, inverseDynamicsProblem, forwardDynamicsProblem } from '../../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../../src/assembly/system.ts';
-import { randomTree } from '../../src/model/generators.ts';
+import { humanoid, randomTree } from '../../src/model/generators.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { inertiaToMatrix } from '../../src/spatial/inertia.ts';
 import { xToMatrix } from '../../src/spatial/transform.ts';
+import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
 /** Dense D built block by block from (5a)–(5e) and (9). */
@@ -87,44 +88,59 @@ function specialConfigurations(model: Model, rng: Rng): Float64Array[] {
   return out;
 }
 
+/** The checks of D on one model (built once, when a test first asks); `rng` is the group's. */
+function checksOfD(name: string, make: () => Model, rng: Rng): void {
+  let built: Model | undefined;
+  const get = () => (built ??= make());
+  it(`${name}: dense D inside the pattern with equal values, random and special q`, () => {
+    const model = get();
+    for (let t = 0; t < 4; t++) {
+      const { q, v } = randomState(model, rng);
+      checkPattern(model, q, v);
+    }
+    for (const q of specialConfigurations(model, rng)) checkPattern(model, q, randomState(model, rng).v);
+  });
+
+  it(`${name}: RNEA's solution satisfies D d + b = 0`, () => {
+    const model = get();
+    const sys = new SymbolicSystem(model, inverseDynamicsProblem(model));
+    const vals = new SystemValues(sys);
+    const { q, v, a } = randomState(model, rng);
+    const fext = Array.from({ length: model.nb }, () => Float64Array.from({ length: 6 }, () => rng.uniform(-5, 5)));
+    const ws = new RneaWorkspace(model);
+    const tau = rnea(model, ws, q, v, a, fext);
+    fillSystem(vals, q, v, classicalInputs(new Float64Array(sys.ny), model, a, fext));
+    const L = sys.layout;
+    const d = new Float64Array(sys.n);
+    for (let i = 0; i < model.nb; i++) {
+      d.set(ws.a[i], L.a[i]); d.set(ws.f[i], L.f[i]); d.set(fext[i], L.fx[i]);
+      for (let k = 0; k < model.nvi[i]; k++) { d[L.tau[i] + k] = tau[model.iv[i] + k]; d[L.qdd[i] + k] = a[model.iv[i] + k]; }
+    }
+    const A = sys.pattern;
+    const res = Float64Array.from(vals.b);
+    for (let j = 0; j < sys.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) res[A.Ai[p]] += vals.Ax[p] * d[j];
+    let worst = 0, scale = 1;
+    for (let r = 0; r < sys.m; r++) { worst = Math.max(worst, Math.abs(res[r])); scale = Math.max(scale, Math.abs(vals.b[r])); }
+    expect(worst / scale).toBeLessThan(1e-13);
+    expect(sys.m).toBe(sys.n);
+  });
+}
+
 describe('worst-case pattern of D', () => {
   const rng = new Rng(7);
-  const models: [string, Model][] = [
-    ['tree:30 fixed', randomTree(30, 11)],
-    ['tree:30 floating', randomTree(30, 12, { floatingBase: true })],
-    ['talos floating', loadUrdf('models/talos_reduced.urdf', { floatingBase: true })],
-    ['panda fixed', loadUrdf('models/panda.urdf')],
+  const models: [string, () => Model][] = [
+    ['tree:30 fixed', () => randomTree(30, 11)],
+    ['tree:30 floating', () => randomTree(30, 12, { floatingBase: true })],
+    ['humanoid floating', () => humanoid()],
   ];
-  for (const [name, model] of models) {
-    it(`${name}: dense D inside the pattern with equal values, random and special q`, () => {
-      for (let t = 0; t < 4; t++) {
-        const { q, v } = randomState(model, rng);
-        checkPattern(model, q, v);
-      }
-      for (const q of specialConfigurations(model, rng)) checkPattern(model, q, randomState(model, rng).v);
-    });
+  for (const [name, make] of models) checksOfD(name, make, rng);
+});
 
-    it(`${name}: RNEA's solution satisfies D d + b = 0`, () => {
-      const sys = new SymbolicSystem(model, inverseDynamicsProblem(model));
-      const vals = new SystemValues(sys);
-      const { q, v, a } = randomState(model, rng);
-      const fext = Array.from({ length: model.nb }, () => Float64Array.from({ length: 6 }, () => rng.uniform(-5, 5)));
-      const ws = new RneaWorkspace(model);
-      const tau = rnea(model, ws, q, v, a, fext);
-      fillSystem(vals, q, v, classicalInputs(new Float64Array(sys.ny), model, a, fext));
-      const L = sys.layout;
-      const d = new Float64Array(sys.n);
-      for (let i = 0; i < model.nb; i++) {
-        d.set(ws.a[i], L.a[i]); d.set(ws.f[i], L.f[i]); d.set(fext[i], L.fx[i]);
-        for (let k = 0; k < model.nvi[i]; k++) { d[L.tau[i] + k] = tau[model.iv[i] + k]; d[L.qdd[i] + k] = a[model.iv[i] + k]; }
-      }
-      const A = sys.pattern;
-      const res = Float64Array.from(vals.b);
-      for (let j = 0; j < sys.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) res[A.Ai[p]] += vals.Ax[p] * d[j];
-      let worst = 0, scale = 1;
-      for (let r = 0; r < sys.m; r++) { worst = Math.max(worst, Math.abs(res[r])); scale = Math.max(scale, Math.abs(vals.b[r])); }
-      expect(worst / scale).toBeLessThan(1e-13);
-      expect(sys.m).toBe(sys.n);
-    });
-  }
+describeShared('worst-case pattern of D on real robots', () => {
+  const rng = new Rng(7);
+  const robots: [string, () => Model][] = [
+    ['talos floating', () => loadUrdf(shared('models/talos_reduced.urdf'), { floatingBase: true })],
+    ['panda fixed', () => loadUrdf(shared('models/panda.urdf'))],
+  ];
+  for (const [name, make] of robots) checksOfD(name, make, rng);
 });

@@ -16,7 +16,7 @@ const flat = (rows: number[][]) => rows.flat();
 
 describe('sparsedyn derivatives', () => {
   it('--json: the documented fields, and lu, recursive and fd agree on a random state', async () => {
-    const base = ['derivatives', '--model', 'models/ur5_robot.urdf', '--random-state', '4', '--problem', 'id', '--json'];
+    const base = ['derivatives', '--model', 'models/chain6.urdf', '--random-state', '4', '--problem', 'id', '--json'];
     const lu = JSON.parse((await run([...base, '--method', 'lu'])).out);
     const rec = JSON.parse((await run([...base, '--method', 'recursive'])).out);
     const adj = JSON.parse((await run([...base, '--method', 'lu-adjoint'])).out);
@@ -38,11 +38,11 @@ describe('sparsedyn derivatives', () => {
   });
 
   it('reads q, v, tau from a state file (floating base) and matches the library', async () => {
-    const model = loadUrdf('models/solo12.urdf', { floatingBase: true });
+    const model = loadUrdf('models/humanoid.urdf', { floatingBase: true });
     const { q, v, tau } = randomState(model, new Rng(12));
-    const file = join(dir, 'solo.json');
+    const file = join(dir, 'humanoid.json');
     writeFileSync(file, JSON.stringify({ q: Array.from(q), v: Array.from(v), tau: Array.from(tau) }));
-    const r = await run(['derivatives', '--model', 'models/solo12.urdf+floating', '--state', file, '--problem', 'fd', '--method', 'recursive', '--json']);
+    const r = await run(['derivatives', '--model', 'models/humanoid.urdf+floating', '--state', file, '--problem', 'fd', '--method', 'recursive', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     const lib = new LuForwardDynamicsDerivatives(model).compute(q, v, tau);
@@ -52,7 +52,7 @@ describe('sparsedyn derivatives', () => {
   });
 
   it('--check runs the other methods and exits 0 when they agree; the text output prints small matrices, summarizes large ones', async () => {
-    const small = await run(['derivatives', '--model', 'models/panda.urdf', '--random-state', '2', '--problem', 'fd', '--check']);
+    const small = await run(['derivatives', '--model', 'models/chain6.urdf', '--random-state', '2', '--problem', 'fd', '--check']);
     expect(small.code).toBe(0);
     expect(small.out).toMatch(/check against recursive: qdd/);
     expect(small.out).toMatch(/check against fd: qdd/);
@@ -66,21 +66,21 @@ describe('sparsedyn derivatives', () => {
   });
 
   it('names the missing or malformed field and the conflicting options', async () => {
-    const model = loadUrdf('models/ur5_robot.urdf');
+    const model = loadUrdf('models/chain6.urdf');
     const { q, v, a } = randomState(model, new Rng(3));
-    const file = join(dir, 'ur5.json');
+    const file = join(dir, 'chain6.json');
     writeFileSync(file, JSON.stringify({ q: Array.from(q), v: Array.from(v), a: Array.from(a) }));
-    let r = await run(['derivatives', '--model', 'models/ur5_robot.urdf', '--state', file, '--problem', 'fd']);
+    let r = await run(['derivatives', '--model', 'models/chain6.urdf', '--state', file, '--problem', 'fd']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/"tau" is missing \(--problem fd needs the generalized forces τ\)/);
     writeFileSync(file, JSON.stringify({ q: Array.from(q), a: [1, 2] }));
-    r = await run(['derivatives', '--model', 'models/ur5_robot.urdf', '--state', file, '--problem', 'id']);
+    r = await run(['derivatives', '--model', 'models/chain6.urdf', '--state', file, '--problem', 'id']);
     expect(r.err).toMatch(/a has length 2, expected model.nv = 6/);
-    r = await run(['derivatives', '--model', 'models/ur5_robot.urdf', '--state', file, '--random-state', '1', '--problem', 'id']);
+    r = await run(['derivatives', '--model', 'models/chain6.urdf', '--state', file, '--random-state', '1', '--problem', 'id']);
     expect(r.err).toMatch(/exactly one of --state FILE and --random-state SEED/);
-    r = await run(['derivatives', '--model', 'models/ur5_robot.urdf', '--random-state', '1', '--problem', 'id', '--method', 'fd', '--delta', '-1']);
+    r = await run(['derivatives', '--model', 'models/chain6.urdf', '--random-state', '1', '--problem', 'id', '--method', 'fd', '--delta', '-1']);
     expect(r.err).toMatch(/--delta must be a positive number, got "-1"/);
-    r = await run(['derivatives', '--model', 'models/ur5_robot.urdf', '--random-state', '1']);
+    r = await run(['derivatives', '--model', 'models/chain6.urdf', '--random-state', '1']);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/--problem/);
   });

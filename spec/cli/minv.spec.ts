@@ -2,11 +2,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli as run } from './run.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { configurationFromReference, matrixToReference, parseReference, referenceLayout } from '../../src/verify/reference.ts';
 import { expectClose } from '../helpers.ts';
+import { describeShared, shared } from '../shared.ts';
 
 
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-minv-'));
@@ -16,16 +17,20 @@ const file = (name: string, content: unknown) => {
   return f;
 };
 
-describe('sparsedyn minv', () => {
-  const ref = parseReference(readFileSync('spec/fixtures/reference/talos_reduced.floating.json', 'utf8'));
-  const model = loadUrdf('models/talos_reduced.urdf', { floatingBase: true, gravity: ref.gravity });
-  const layout = referenceLayout(model, ref);
-  const q = configurationFromReference(new Float64Array(model.nq), ref.cases[1].q, layout);
-  const stateFile = file('talos.json', { q: Array.from(q) });
+describeShared('sparsedyn minv against the reference M⁻¹ of a real robot', () => {
+  const talos = shared('models/talos_reduced.urdf');
+  let ref: ReturnType<typeof parseReference>, layout: ReturnType<typeof referenceLayout>, stateFile: string;
+  beforeAll(() => {
+    ref = parseReference(readFileSync(shared('reference/talos_reduced.floating.json'), 'utf8'));
+    const model = loadUrdf(talos, { floatingBase: true, gravity: ref.gravity });
+    layout = referenceLayout(model, ref);
+    const q = configurationFromReference(new Float64Array(model.nq), ref.cases[1].q, layout);
+    stateFile = file('talos.json', { q: Array.from(q) });
+  });
 
   for (const method of ['carpentier', 'carpentier-world', 'lu', 'cholesky']) {
     it(`--method ${method} --json matches the reference Minv of talos (floating)`, async () => {
-      const r = await run(['minv', '--model', 'models/talos_reduced.urdf+floating', '--state', stateFile, '--method', method, '--json']);
+      const r = await run(['minv', '--model', `${talos}+floating`, '--state', stateFile, '--method', method, '--json']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
@@ -38,6 +43,9 @@ describe('sparsedyn minv', () => {
       if (method === 'lu') expect(Object.keys(j.parts)).toEqual(['kinematics', 'fill', 'factor', 'solve']);
     });
   }
+});
+
+describe('sparsedyn minv', () => {
 
   it('prints flops and the labelled matrix as text, with a random state', async () => {
     const r = await run(['minv', '--model', 'chain:4', '--random-state', '3']);
@@ -69,21 +77,21 @@ describe('sparsedyn iwim', () => {
   const inputs = file('inputs.json', {
     actuated: 'all',
     contacts: [
-      { link: 'left_sole_link', offset: [0.1, 0.065, 0], type: 'force' },
-      { link: 'right_sole_link', offset: [-0.1, -0.065, 0], type: 'wrench', frame: 'local' },
+      { link: 'l_sole', offset: [0.1, 0.065, 0], type: 'force' },
+      { link: 'r_sole', offset: [-0.1, -0.065, 0], type: 'wrench', frame: 'local' },
     ],
   });
 
-  it('the three methods agree (JSON), with 32 torques + 9 contact components', async () => {
+  it('the three methods agree (JSON), with 29 torques + 9 contact components', async () => {
     const res: Record<string, { Bhat: number[][]; qdd0: number[]; inputs: string[]; m: number; flops: { total: number } }> = {};
     for (const method of ['unit-force', 'iim', 'lu']) {
-      const r = await run(['iwim', '--model', 'models/talos_reduced.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json']);
+      const r = await run(['iwim', '--model', 'models/humanoid.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       res[method] = JSON.parse(r.out);
     }
-    expect(res.iim.m).toBe(41);
-    expect(res.iim.inputs.slice(32, 35)).toEqual(['left_sole_link.fx', 'left_sole_link.fy', 'left_sole_link.fz']);
+    expect(res.iim.m).toBe(38);
+    expect(res.iim.inputs.slice(29, 32)).toEqual(['l_sole.fx', 'l_sole.fy', 'l_sole.fz']);
     expectClose(res['unit-force'].Bhat.flat(), res.iim.Bhat.flat(), 1e-9, 'eUFM vs IIM', 0);
     expectClose(res.lu.Bhat.flat(), res.iim.Bhat.flat(), 1e-9, 'LU vs IIM', 0);
     expectClose(res.lu.qdd0, res.iim.qdd0, 1e-9, 'q̈_0', 0);
@@ -91,13 +99,13 @@ describe('sparsedyn iwim', () => {
   });
 
   it('names an unknown joint, an unknown link and a contact on the fixed world', async () => {
-    let r = await run(['iwim', '--model', 'models/ur5_robot.urdf', '--inputs', file('j.json', { actuated: ['elbow', 'shoulder_pan_joint'] }), '--random-state', '1']);
+    let r = await run(['iwim', '--model', 'models/chain6.urdf', '--inputs', file('j.json', { actuated: ['elbow', 'joint1'] }), '--random-state', '1']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/InputSpecError: inputs: actuated joint "elbow" is not a joint of model "ur5"/);
-    r = await run(['iwim', '--model', 'models/ur5_robot.urdf', '--inputs', file('l.json', { actuated: [], contacts: [{ link: 'gripper', type: 'force' }] }), '--random-state', '1']);
-    expect(r.err).toMatch(/contact link "gripper" is not a link of model "ur5"/);
-    r = await run(['iwim', '--model', 'models/ur5_robot.urdf', '--inputs', file('w.json', { actuated: [], contacts: [{ link: 'base_link', type: 'force' }] }), '--random-state', '1']);
-    expect(r.err).toMatch(/contact link "base_link" is welded to the fixed world/);
+    expect(r.err).toMatch(/InputSpecError: inputs: actuated joint "elbow" is not a joint of model "chain:6"/);
+    r = await run(['iwim', '--model', 'models/chain6.urdf', '--inputs', file('l.json', { actuated: [], contacts: [{ link: 'gripper', type: 'force' }] }), '--random-state', '1']);
+    expect(r.err).toMatch(/contact link "gripper" is not a link of model "chain:6"/);
+    r = await run(['iwim', '--model', 'models/chain6.urdf', '--inputs', file('w.json', { actuated: [], contacts: [{ link: 'base', type: 'force' }] }), '--random-state', '1']);
+    expect(r.err).toMatch(/contact link "base" is welded to the fixed world/);
     r = await run(['iwim', '--model', 'chain:3', '--inputs', file('x.json', { actuated: 'all', extra: 1 }), '--random-state', '1']);
     expect(r.err).toMatch(/x.json: unknown field "extra"/);
   });

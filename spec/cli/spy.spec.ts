@@ -11,10 +11,10 @@ describe('sparsedyn spy', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-spy-'));
   for (const problem of ['id', 'fd']) {
     it(`--problem ${problem} writes a well-formed SVG with three panels`, async () => {
-      const file = join(dir, `solo-${problem}.svg`);
-      const r = await run(['spy', '--model', 'models/solo12.urdf+floating', '--problem', problem, '--out', file]);
+      const file = join(dir, `humanoid-${problem}.svg`);
+      const r = await run(['spy', '--model', 'models/humanoid.urdf+floating', '--problem', problem, '--out', file]);
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(new RegExp(`wrote .*solo-${problem}.svg: solo, ${problem === 'id' ? 'inverse' : 'forward'} dynamics: D is \\d+×\\d+`));
+      expect(r.out).toMatch(new RegExp(`wrote .*humanoid-${problem}.svg: humanoid, ${problem === 'id' ? 'inverse' : 'forward'} dynamics: D is \\d+×\\d+`));
       const svg = readFileSync(file, 'utf8');
       expect(XMLValidator.validate(svg)).toBe(true);
       const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (n) => n === 'g' }).parse(svg);

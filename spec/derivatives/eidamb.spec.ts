@@ -8,7 +8,7 @@ import { eidambD1 } from '../../src/algorithms/eidamb-d1.ts';
 import { eidambDerivatives, EidambDerivativesWorkspace } from '../../src/algorithms/eidamb-derivatives.ts';
 import { eidamb, EidambWorkspace } from '../../src/algorithms/eidamb.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
-import { randomTree } from '../../src/model/generators.ts';
+import { chain, humanoid, randomTree } from '../../src/model/generators.ts';
 import { integrate } from '../../src/model/lie.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
@@ -16,27 +16,54 @@ import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { Flops } from '../../src/spatial/flops.ts';
 import { xApplyMotion, xInvApplyMotion } from '../../src/spatial/transform.ts';
 import { expectClose } from '../helpers.ts';
+import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
 const models: [string, Model][] = [
   ['tree:25 fixed', randomTree(25, 51)],
   ['tree:25 floating', randomTree(25, 52, { floatingBase: true })],
-  ['talos_reduced floating', loadUrdf('models/talos_reduced.urdf', { floatingBase: true })],
-  ['panda fixed', loadUrdf('models/panda.urdf')],
+  ['humanoid floating', humanoid()],
+  ['chain:7 fixed, random axes', chain(7, { axes: 'random', seed: 5 })],
+];
+/** real robots of the shared folder, read inside the tests */
+const robots: [string, () => Model][] = [
+  ['talos_reduced floating', () => loadUrdf(shared('models/talos_reduced.urdf'), { floatingBase: true })],
+  ['panda fixed', () => loadUrdf(shared('models/panda.urdf'))],
 ];
 
+function tauIsRnea(name: string, make: () => Model): void {
+  it(`${name}: τ̄ = RNEA(q, q̇, q̈) (base wrench first for a moving base)`, () => {
+    const model = make();
+    const rng = new Rng(name.length);
+    const ws = new EidambWorkspace(model), rw = new RneaWorkspace(model);
+    for (let t = 0; t < 3; t++) {
+      const { q, v, a } = randomState(model, rng);
+      expectClose(eidamb(model, ws, q, v, a), rnea(model, rw, q, v, a), 1e-13, 'τ̄');
+    }
+    expect(ws.floating).toBe(model.floatingBase);
+  });
+}
+
+function flopsAreStructural(name: string, make: () => Model): void {
+  it(`${name}: the flops of every table depend on the structure only, not on the state`, () => {
+    const model = make();
+    const rng = new Rng(3);
+    const ws = new EidambWorkspace(model), dws = new EidambDerivativesWorkspace(model);
+    const counts: number[][] = [];
+    for (let t = 0; t < 2; t++) {
+      const { q, v, a } = randomState(model, rng);
+      eidamb(model, ws, q, v, a);
+      eidambDerivatives(model, ws, dws);
+      counts.push([ws.flops.total, dws.flopsD1.total, dws.flopsD2.total, dws.flopsD3.total, dws.flopsD4.total]);
+    }
+    expect(counts[1]).toEqual(counts[0]);
+    if (!model.floatingBase) expect([counts[0][1], counts[0][3]]).toEqual([0, 0]);
+    else expect(counts[0].every((c) => c > 0)).toBe(true);
+  });
+}
+
 describe('EIDAmb (Table 4)', () => {
-  for (const [name, model] of models) {
-    it(`${name}: τ̄ = RNEA(q, q̇, q̈) (base wrench first for a moving base)`, () => {
-      const rng = new Rng(name.length);
-      const ws = new EidambWorkspace(model), rw = new RneaWorkspace(model);
-      for (let t = 0; t < 3; t++) {
-        const { q, v, a } = randomState(model, rng);
-        expectClose(eidamb(model, ws, q, v, a), rnea(model, rw, q, v, a), 1e-13, 'τ̄');
-      }
-      expect(ws.floating).toBe(model.floatingBase);
-    });
-  }
+  for (const [name, model] of models) tauIsRnea(name, () => model);
 
   it('checks its inputs at the entry, naming the vector', () => {
     const model = models[0][1];
@@ -87,25 +114,17 @@ describe('derivative tables (5–8)', () => {
     expectClose(body.dtau_dq.subarray(6 * nv), dws.dtau_dq.subarray(6 * nv), 0, 'joint columns (Table 6) do not depend on the convention');
   });
 
-  for (const [name, model] of models) {
-    it(`${name}: the flops of every table depend on the structure only, not on the state`, () => {
-      const rng = new Rng(3);
-      const ws = new EidambWorkspace(model), dws = new EidambDerivativesWorkspace(model);
-      const counts: number[][] = [];
-      for (let t = 0; t < 2; t++) {
-        const { q, v, a } = randomState(model, rng);
-        eidamb(model, ws, q, v, a);
-        eidambDerivatives(model, ws, dws);
-        counts.push([ws.flops.total, dws.flopsD1.total, dws.flopsD2.total, dws.flopsD3.total, dws.flopsD4.total]);
-      }
-      expect(counts[1]).toEqual(counts[0]);
-      if (!model.floatingBase) expect([counts[0][1], counts[0][3]]).toEqual([0, 0]);
-      else expect(counts[0].every((c) => c > 0)).toBe(true);
-    });
-  }
+  for (const [name, model] of models) flopsAreStructural(name, () => model);
 
   it('Table 5 on a fixed base is refused, naming the model', () => {
     const model = models[0][1];
     expect(() => eidambD1(model, new EidambWorkspace(model), new EidambDerivativesWorkspace(model), 'body')).toThrow(`model "${model.name}" has no floating base`);
   });
+});
+
+describeShared('EIDAmb and its tables on real robots', () => {
+  for (const [name, make] of robots) {
+    tauIsRnea(name, make);
+    flopsAreStructural(name, make);
+  }
 });

@@ -1,8 +1,9 @@
 /**
- * The estimation cases of issue 5 (physics decides): verdicts of the humanoid sensor layouts,
- * independent dense rank checks, recovery of joint torques from ideal readings, unbiasedness of
- * weighted least squares, the reference estimation files, Nori's chain with two load cells, and a
- * fixed-base arm with a wrist sensor in a URDF fixed joint.
+ * The estimation cases of issue 5 (physics decides): verdicts of the sensor layouts of the
+ * project's humanoid (models/humanoid.urdf) standing on both soles, independent dense rank checks,
+ * recovery of joint torques from ideal readings, unbiasedness of weighted least squares, the
+ * reference estimation files of two real humanoids (../shared/reference), Nori's chain with two
+ * load cells, and an arm with a wrist sensor in a URDF fixed joint.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -20,6 +21,7 @@ import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { findModelFile, referenceFiles } from '../../src/node/reference-file.ts';
 import { expectClose } from '../helpers.ts';
+import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
 function system(p: object): EstimationSystem {
@@ -27,11 +29,11 @@ function system(p: object): EstimationSystem {
   return buildEstimationSystem(modelForProblem(problem, '.'), problem);
 }
 
-const humanoid = { model: 'models/simple_humanoid.urdf', base: 'floating' };
+const humanoid = { model: 'models/humanoid.urdf', base: 'floating' };
 const qddAll = { name: 'qdd', type: 'joint_acceleration', joints: 'all' };
 const loadCells = [
-  { name: 'lc_l', type: 'external_wrench', link: 'l_ankle', components: ['fz', 'tx', 'ty'] },
-  { name: 'lc_r', type: 'external_wrench', link: 'r_ankle', components: ['fz', 'tx', 'ty'] },
+  { name: 'lc_l', type: 'external_wrench', link: 'l_sole', components: ['fz', 'tx', 'ty'] },
+  { name: 'lc_r', type: 'external_wrench', link: 'r_sole', components: ['fz', 'tx', 'ty'] },
 ];
 
 /** Independent rank of the dense [D; D_Y] at q (ml-matrix SVD, no reduction). */
@@ -41,54 +43,67 @@ function denseRank(es: EstimationSystem, q: Float64Array): number {
   const D = Matrix.zeros(es.sys.m, es.sys.n);
   const A = es.sys.pattern;
   for (let j = 0; j < A.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) D.set(A.Ai[p], j, vals.Ax[p]);
-  const sv = new SingularValueDecomposition(D, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+  const sv = new SingularValueDecomposition(D, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
   const mx = Math.max(...sv);
   return sv.filter((s) => s > 1e-10 * mx).length;
 }
 
-describe('humanoid on two feet (simple_humanoid, floating base)', () => {
+describe('humanoid on two feet (models/humanoid.urdf, floating base, contacts at the soles)', () => {
   it('1: unknown contact wrenches, no force sensing → ill posed; the unobservable directions mix the two contact wrenches', () => {
-    const es = system({ ...humanoid, contacts: ['l_ankle', 'r_ankle'], sensors: [qddAll] });
+    const es = system({ ...humanoid, contacts: ['l_sole', 'r_sole'], sensors: [qddAll] });
     const r = analyzeProblem(es, { redundancy: false });
     expect(r.verdict).toBe('ill_posed');
     expect(r.numerical_rank).toBe(r.unknowns - 6);
     expect(r.unobservable).toHaveLength(6);
     for (const u of r.unobservable) {
-      expect(u).toMatch(/w\[l_ankle\]/);
-      expect(u).toMatch(/w\[r_ankle\]/);
-      expect(u.replace(/w\[[lr]_ankle\]\.[tf][xyz]/g, '').replace(/[−+·\d.e\s-]/g, '')).toBe('');
+      expect(u).toMatch(/w\[l_sole\]/);
+      expect(u).toMatch(/w\[r_sole\]/);
+      expect(u.replace(/w\[[lr]_sole\]\.[tf][xyz]/g, '').replace(/[−+·\d.e\s-]/g, '')).toBe('');
     }
     expect(r.undetermined.some((n) => n.startsWith('tau['))).toBe(true);
+    // independent dense check at the neutral pose (D_Y is empty: 604 rows for 610 unknowns)
+    const neutral = r.configurations.find((c) => c.name.startsWith('neutral'))!;
+    expect(denseRank(es, Float64Array.from(neutral.q))).toBe(r.unknowns - 6);
   });
 
-  it('2: three-axis load cells (fz, tx, ty) → singular at every configuration, more so with parallel soles (Property 3)', () => {
-    const es = system({ ...humanoid, contacts: ['l_ankle', 'r_ankle'], sensors: [qddAll, ...loadCells] });
+  it('2: three-axis load cells (fz, tx, ty) → singular at every configuration, by three with both soles in one plane (Property 3)', () => {
+    const es = system({ ...humanoid, contacts: ['l_sole', 'r_sole'], sensors: [qddAll, ...loadCells] });
     const r = analyzeProblem(es, { redundancy: false });
     expect(r.verdict).toBe('ill_posed');
     const neutral = r.configurations.find((c) => c.name.startsWith('neutral'))!;
-    const random = r.configurations.filter((c) => c.kind === 'random');
     expect(neutral.deficiency).toBe(3);
-    for (const c of random) expect(c.deficiency).toBe(1);
+    // everywhere else by one, also at the quarter-turn pose whose soles are parallel but at different heights
+    for (const c of r.configurations) if (c !== neutral) expect(c.deficiency, c.name).toBe(1);
     expect(r.singular_configurations.map((c) => c.name)).toContain(neutral.name);
-    // independent dense check at the neutral pose
+    // the one direction always lost mixes the tangential forces and vertical torques of both soles
+    expect(r.unobservable).toHaveLength(1);
+    for (const part of ['w[l_sole].tz', 'w[r_sole].tz', 'w[l_sole].fx', 'w[r_sole].fx']) expect(r.unobservable[0]).toContain(part);
+    expect(r.unobservable[0]).not.toMatch(/\.(fz|tx|ty)/);
+    // independent dense checks at the neutral pose and at the quarter-turn pose #2 (parallel soles, 0.18 m apart in height)
     expect(denseRank(es, Float64Array.from(neutral.q))).toBe(r.unknowns - 3);
+    const parallel = r.configurations.find((c) => c.name === 'multiples of π/2 #2')!;
+    expect(denseRank(es, Float64Array.from(parallel.q))).toBe(r.unknowns - 1);
   });
 
-  it('3: load cells + slippery contacts (fx = fy = 0) → generically well posed, singular with parallel soles; checked densely', () => {
-    const es = system({ ...humanoid, contacts: [{ link: 'l_ankle', zero: ['fx', 'fy'] }, { link: 'r_ankle', zero: ['fx', 'fy'] }], sensors: [qddAll, ...loadCells] });
+  it('3: load cells + slippery contacts (fx = fy = 0) → generically well posed, singular with parallel vertical axes; checked densely', () => {
+    const es = system({ ...humanoid, contacts: [{ link: 'l_sole', zero: ['fx', 'fy'] }, { link: 'r_sole', zero: ['fx', 'fy'] }], sensors: [qddAll, ...loadCells] });
     const r = analyzeProblem(es, { redundancy: false });
     expect(r.verdict).toBe('generically_well_posed');
-    expect(r.unobservable).toEqual(['w[l_ankle].tz − w[r_ankle].tz']);
+    expect(r.unobservable).toEqual(['w[l_sole].tz − w[r_sole].tz']);
     const configs = trialConfigurations(es.model, 1, 0, 1);
     expect(denseRank(es, configs[0].q)).toBe(r.unknowns);
-    const neutral = r.configurations.find((c) => c.name.startsWith('neutral'))!;
-    expect(neutral.deficiency).toBe(1);
-    expect(denseRank(es, Float64Array.from(neutral.q))).toBe(r.unknowns - 1);
+    // singular exactly where the soles' vertical axes are parallel: the neutral pose, and the
+    // quarter-turn pose #2 (one sole turned half a turn about the vertical, the soles 0.18 m apart in height)
+    expect(r.singular_configurations.map((c) => c.name)).toEqual(['neutral (all joints at 0)', 'multiples of π/2 #2']);
+    for (const c of r.singular_configurations) {
+      expect(c.deficiency).toBe(1);
+      expect(denseRank(es, Float64Array.from(c.q)), c.name).toBe(r.unknowns - 1);
+    }
   });
 
   const ftProblem = {
-    ...humanoid, contacts: ['l_ankle', 'r_ankle'],
-    sensors: [qddAll, { name: 'ft_l', type: 'force_torque', joint: 'LLEG_ANKLE_R' }, { name: 'ft_r', type: 'force_torque', joint: 'RLEG_ANKLE_R' }],
+    ...humanoid, contacts: ['l_sole', 'r_sole'],
+    sensors: [qddAll, { name: 'ft_l', type: 'force_torque', joint: 'l_ankle_roll' }, { name: 'ft_r', type: 'force_torque', joint: 'r_ankle_roll' }],
   };
 
   it('4: six-axis F/T sensors in both ankle roll joints → well posed; torques recovered to 1e-9 from RNEA readings', () => {
@@ -97,7 +112,7 @@ describe('humanoid on two feet (simple_humanoid, floating base)', () => {
     expect(r.verdict).toBe('well_posed');
     expect(r.redundant_sensors.sort()).toEqual(['ft_l', 'ft_r']);
     const model = es.model, rng = new Rng(44), est = new Estimator(es);
-    const lb = model.frame('l_ankle').body, rb = model.frame('r_ankle').body;
+    const lb = model.frame('l_sole').body, rb = model.frame('r_sole').body;
     for (let t = 0; t < 3; t++) {
       const s = randomState(model, rng);
       const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
@@ -120,7 +135,7 @@ describe('humanoid on two feet (simple_humanoid, floating base)', () => {
     const model = es.model, rng = new Rng(7), est = new Estimator(es);
     expect(est.mode).toBe('wls');
     const s = randomState(model, rng);
-    const lb = model.frame('l_ankle').body, rb = model.frame('r_ankle').body;
+    const lb = model.frame('l_sole').body, rb = model.frame('r_sole').body;
     const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
     for (let k = 0; k < 6; k++) fext[lb][k] = rng.uniform(-100, 100);
     const truth = synthesize(model, s.q, s.v, s.a, fext, rb);
@@ -146,11 +161,11 @@ describe('humanoid on two feet (simple_humanoid, floating base)', () => {
   });
 });
 
-// the fixtures' estimation files, and those of ../shared/reference when it is there
-const ESTIMATION_FILES = referenceFiles(['spec/fixtures/reference', '../shared/reference'], '.estimation.json');
+// the estimation files of ../shared/reference (none when it is not there: the group is skipped)
+const ESTIMATION_FILES = referenceFiles([shared('reference')], '.estimation.json');
 
-describe('reference estimation cases (independent implementation)', () => {
-  it('finds the shipped estimation files', () => {
+describeShared('reference estimation cases (independent implementation)', () => {
+  it('finds the estimation files of both humanoids', () => {
     expect(ESTIMATION_FILES.map((f) => basename(f))).toEqual(expect.arrayContaining(['simple_humanoid.estimation.json', 'talos_reduced.estimation.json']));
   });
   for (const file of ESTIMATION_FILES) {
@@ -241,30 +256,41 @@ describe('other layouts', () => {
     expect(analyzeProblem(es3, { redundancy: false }).verdict).toBe('ill_posed');
   });
 
-  it('panda: wrist F/T in the URDF fixed joint panda_hand_joint (kept as a 0-DoF joint) + joint torque sensors: redundant, well posed', () => {
-    const es = system({
-      model: 'models/panda.urdf', base: 'fixed', contacts: ['panda_hand'],
-      sensors: [
-        { name: 'qdd', type: 'joint_acceleration', joints: 'all' },
-        { name: 'wrist', type: 'force_torque', joint: 'panda_hand_joint' },
-        { name: 'tau', type: 'joint_torque', joints: 'all', variance: 0.01 },
-      ],
-    });
-    expect(es.model.hasJoint('panda_hand_joint')).toBe(true);
-    expect(es.model.nvi[es.model.joint('panda_hand_joint')]).toBe(0);
-    const r = analyzeProblem(es);
-    expect(r.verdict).toBe('well_posed');
-    // q̈ follows from τ (forward dynamics) and τ from q̈; the wrist sensor cannot go: at the
-    // neutral pose the arm is singular and τ alone does not determine the hand wrench
-    expect(r.redundant_sensors.sort()).toEqual(['qdd', 'tau']);
-    const est = new Estimator(es);
-    expect(est.mode).toBe('wls');
-    const model = es.model, rng = new Rng(3), s = randomState(model, rng);
-    const hb = model.frame('panda_hand').body;
-    const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
-    for (let k = 0; k < 6; k++) fext[hb][k] = rng.uniform(-10, 10);
-    const truth = synthesize(model, s.q, s.v, s.a, fext);
-    const d = est.estimate(s.q, s.v, inputsFromReadings(es, idealReadings(es, truth)));
-    expectClose(d.subarray(es.sys.layout.fx[hb], es.sys.layout.fx[hb] + 6), fext[hb], 1e-9, 'hand wrench');
+  it('humanoid on a fixed base: wrist F/T in the URDF fixed joint l_hand_joint (kept as a 0-DoF joint) + joint torque sensors: redundant, well posed', () => {
+    wristSensor('models/humanoid.urdf', 'l_hand', 'l_hand_joint');
   });
 });
+
+describeShared('an arm with a wrist sensor, on a real robot', () => {
+  it('panda: wrist F/T in the URDF fixed joint panda_hand_joint (kept as a 0-DoF joint) + joint torque sensors: redundant, well posed', () => {
+    wristSensor(shared('models/panda.urdf'), 'panda_hand', 'panda_hand_joint');
+  });
+});
+
+/** A fixed-base robot with an unknown wrench on `hand`, a F/T sensor in the URDF fixed joint `wrist` and torque sensors in every joint. */
+function wristSensor(urdf: string, hand: string, wrist: string): void {
+  const es = system({
+    model: urdf, base: 'fixed', contacts: [hand],
+    sensors: [
+      { name: 'qdd', type: 'joint_acceleration', joints: 'all' },
+      { name: 'wrist', type: 'force_torque', joint: wrist },
+      { name: 'tau', type: 'joint_torque', joints: 'all', variance: 0.01 },
+    ],
+  });
+  expect(es.model.hasJoint(wrist)).toBe(true);
+  expect(es.model.nvi[es.model.joint(wrist)]).toBe(0);
+  const r = analyzeProblem(es);
+  expect(r.verdict).toBe('well_posed');
+  // q̈ follows from τ (forward dynamics) and τ from q̈; the wrist sensor cannot go: at the
+  // neutral pose the arm is singular and τ alone does not determine the hand wrench
+  expect(r.redundant_sensors.sort()).toEqual(['qdd', 'tau']);
+  const est = new Estimator(es);
+  expect(est.mode).toBe('wls');
+  const model = es.model, rng = new Rng(3), s = randomState(model, rng);
+  const hb = model.frame(hand).body;
+  const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
+  for (let k = 0; k < 6; k++) fext[hb][k] = rng.uniform(-10, 10);
+  const truth = synthesize(model, s.q, s.v, s.a, fext);
+  const d = est.estimate(s.q, s.v, inputsFromReadings(es, idealReadings(es, truth)));
+  expectClose(d.subarray(es.sys.layout.fx[hb], es.sys.layout.fx[hb] + 6), fext[hb], 1e-9, 'hand wrench');
+}

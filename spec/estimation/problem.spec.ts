@@ -5,7 +5,7 @@ import { parseProblem, ProblemError } from '../../src/estimation/problem.ts';
 import { loadProblem } from '../../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 
-const base = { model: 'models/simple_humanoid.urdf', base: 'floating', contacts: ['l_ankle'] };
+const base = { model: 'models/humanoid.urdf', base: 'floating', contacts: ['l_sole'] };
 const parse = (o: object) => parseProblem(JSON.stringify(o), 'p.json');
 
 describe('problem files', () => {
@@ -15,10 +15,10 @@ describe('problem files', () => {
     expect(() => parse({ ...base, colour: 1 })).toThrow(/unknown field "colour"/);
     expect(() => parse({ ...base, sensors: [{ name: 's', type: 'laser' }] })).toThrow(/sensor "s": unknown type "laser"/);
     expect(() => parse({ ...base, sensors: [{ name: 's', type: 'force_torque' }] })).toThrow(/sensor "s": a force_torque sensor needs "joint"/);
-    expect(() => parse({ ...base, sensors: [{ name: 's', type: 'external_wrench', link: 'l_ankle', components: ['fq'] }] })).toThrow(/sensor "s": unknown component "fq"/);
+    expect(() => parse({ ...base, sensors: [{ name: 's', type: 'external_wrench', link: 'l_sole', components: ['fq'] }] })).toThrow(/sensor "s": unknown component "fq"/);
     expect(() => parse({ ...base, sensors: [{ name: 's', type: 'joint_torque', joints: 'all' }, { name: 's', type: 'joint_torque', joints: 'all' }] })).toThrow(/sensor "s" is defined twice/);
     expect(() => parse({ ...base, sensors: [{ name: 's', type: 'joint_torque', joints: 'all', variance: -1 }] })).toThrow(/sensor "s": "variance" must be a positive number/);
-    expect(() => parse({ ...base, contacts: [{ link: 'l_ankle', zero: ['fw'] }] })).toThrow(/contacts\[0\] \(link "l_ankle"\): unknown wrench component "fw"/);
+    expect(() => parse({ ...base, contacts: [{ link: 'l_sole', zero: ['fw'] }] })).toThrow(/contacts\[0\] \(link "l_sole"\): unknown wrench component "fw"/);
   });
 
   it('names unknown joints and links against the model', () => {
@@ -26,10 +26,10 @@ describe('problem files', () => {
       const p = parse(o);
       return () => buildEstimationSystem(loadProblemFrom(p), p);
     };
-    expect(build({ ...base, contacts: ['l_foot_x'] })).toThrow('contact "l_foot_x": link "l_foot_x" is not a link of model "simple_humanoid"');
-    expect(build({ ...base, sensors: [{ name: 'tq', type: 'joint_torque', joints: ['KNEE_X'] }] })).toThrow('sensor "tq": joint "KNEE_X" is not a joint of model "simple_humanoid"');
+    expect(build({ ...base, contacts: ['l_foot_x'] })).toThrow('contact "l_foot_x": link "l_foot_x" is not a link of model "humanoid"');
+    expect(build({ ...base, sensors: [{ name: 'tq', type: 'joint_torque', joints: ['KNEE_X'] }] })).toThrow('sensor "tq": joint "KNEE_X" is not a joint of model "humanoid"');
     expect(build({ ...base, sensors: [{ name: 'ft', type: 'force_torque', joint: 'NOPE' }] })).toThrow(/sensor "ft": joint "NOPE" is neither a moving nor a fixed joint/);
-    expect(build({ ...base, contacts: ['base_link', 'BODY'] })).toThrow('contacts "base_link" and "BODY" are on the same body "base_link": one unknown wrench per body; list one of them');
+    expect(build({ ...base, contacts: ['l_foot', 'l_sole'] })).toThrow('contacts "l_foot" and "l_sole" are on the same body "l_foot": one unknown wrench per body; list one of them');
   });
 
   it('every shipped problem file loads and builds', () => {

@@ -81,14 +81,14 @@ describe('derivatives of the estimate by factor reuse = central differences', ()
 
   it('redundant layout (weighted least squares) with a nonzero residual: humanoid with ankle F/T sensors', () => {
     const es = system({
-      model: 'models/simple_humanoid.urdf', base: 'floating', contacts: ['l_ankle', 'r_ankle'],
+      model: 'models/humanoid.urdf', base: 'floating', contacts: ['l_sole', 'r_sole'],
       sensors: [
         { name: 'qdd', type: 'joint_acceleration', joints: 'all', variance: 0.01 },
-        { name: 'ft_l', type: 'force_torque', joint: 'LLEG_ANKLE_R', variance: 2 },
-        { name: 'ft_r', type: 'force_torque', joint: 'RLEG_ANKLE_R', variance: 2 },
+        { name: 'ft_l', type: 'force_torque', joint: 'l_ankle_roll', variance: 2 },
+        { name: 'ft_r', type: 'force_torque', joint: 'r_ankle_roll', variance: 2 },
       ],
     });
     expect(new Estimator(es).mode).toBe('wls');
-    check(es, 'l_ankle', 'r_ankle', 0.5, 4);
+    check(es, 'l_sole', 'r_sole', 0.5, 4);
   });
 });

@@ -16,11 +16,11 @@ import { randomState } from '../state.ts';
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-urdf-sensors-'));
 const ft = (name: string, joint: string, dir: string) =>
   `<sensor name="${name}" type="force_torque"><parent joint="${joint}"/><force_torque><frame>child</frame><measure_direction>${dir}</measure_direction></force_torque><origin xyz="0 0 0.05" rpy="0 0 0.3"/></sensor>`;
-const urdf = readFileSync('models/simple_humanoid.urdf', 'utf8').replace('</robot>', [
-  ft('l_leg_ft', 'LLEG_ANKLE_R', 'child_to_parent'),
-  ft('r_leg_ft', 'RLEG_ANKLE_R', 'parent_to_child'),
-  '<gazebo reference="base_link"><sensor name="imu" type="imu"><pose>0.1 0 0 0 0 0</pose></sensor></gazebo>',
-  '<gazebo reference="base_link"><sensor name="cam" type="camera"><pose>0 0 0 0 0 0</pose></sensor></gazebo>',
+const urdf = readFileSync('models/humanoid.urdf', 'utf8').replace('</robot>', [
+  ft('l_leg_ft', 'l_ankle_roll', 'child_to_parent'),
+  ft('r_leg_ft', 'r_ankle_roll', 'parent_to_child'),
+  '<gazebo reference="pelvis"><sensor name="imu" type="imu"><pose>0.1 0 0 0 0 0</pose></sensor></gazebo>',
+  '<gazebo reference="pelvis"><sensor name="cam" type="camera"><pose>0 0 0 0 0 0</pose></sensor></gazebo>',
   '</robot>',
 ].join('\n'));
 writeFileSync(join(dir, 'robot.urdf'), urdf);
@@ -28,7 +28,7 @@ writeFileSync(join(dir, 'robot.urdf'), urdf);
 function problem(extra: object): string {
   const f = join(dir, `p${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(f, JSON.stringify({
-    model: 'robot.urdf', base: 'floating', contacts: ['l_ankle', 'r_ankle'],
+    model: 'robot.urdf', base: 'floating', contacts: ['l_sole', 'r_sole'],
     sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'actuated' }], ...extra,
   }));
   return f;
@@ -41,7 +41,7 @@ describe('urdf_sensors', () => {
     const es = buildEstimationSystem(model, p);
     expect(es.notes.some((n) => n.includes('URDF sensor "cam"') && n.includes('left out'))).toBe(true);
     const rng = new Rng(12), s = randomState(model, rng);
-    const lb = model.frame('l_ankle').body, rb = model.frame('r_ankle').body;
+    const lb = model.frame('l_sole').body, rb = model.frame('r_sole').body;
     const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
     for (let k = 0; k < 6; k++) fext[lb][k] = rng.uniform(-50, 50);
     const truth = synthesize(model, s.q, s.v, s.a, fext, rb);
@@ -52,7 +52,7 @@ describe('urdf_sensors', () => {
     const spec = p.sensors.find((x) => x.name === 'l_leg_ft')!;
     expect(spec.measure_direction).toBe('child_to_parent');
     const F = forceTransformMatrix(originTransform(spec.origin));
-    const fj = ws.f[model.joint('LLEG_ANKLE_R')];
+    const fj = ws.f[model.joint('l_ankle_roll')];
     const expected = Array.from({ length: 6 }, (_, r) => -F.slice(6 * r, 6 * r + 6).reduce((acc, x, c) => acc + x * fj[c], 0));
     expectClose(readings.get('l_leg_ft')!, expected, 1e-13, 'F/T reading');
     const est = new Estimator(es);
@@ -66,7 +66,7 @@ describe('urdf_sensors', () => {
   it('a child_to_parent reading is the negated parent_to_child one', () => {
     const a = loadProblem(problem({ urdf_sensors: ['l_leg_ft'] }));
     const f = join(dir, 'flip.json');
-    writeFileSync(f, JSON.stringify({ model: resolve(dir, 'robot.urdf'), base: 'floating', contacts: ['l_ankle', 'r_ankle'], sensors: [{ name: 'l_leg_ft', type: 'force_torque', joint: 'LLEG_ANKLE_R', origin: { xyz: [0, 0, 0.05], rpy: [0, 0, 0.3] } }] }));
+    writeFileSync(f, JSON.stringify({ model: resolve(dir, 'robot.urdf'), base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'l_leg_ft', type: 'force_torque', joint: 'l_ankle_roll', origin: { xyz: [0, 0, 0.05], rpy: [0, 0, 0.3] } }] }));
     const b = loadProblem(f);
     const esA = buildEstimationSystem(a.model, a.problem), esB = buildEstimationSystem(b.model, b.problem);
     const s = randomState(a.model, new Rng(3));

@@ -214,9 +214,9 @@ describe('parseModelSpec', () => {
     expect(parseModelSpec('tree:30:4+floating').nb).toBe(31);
     expect(parseModelSpec('humanoid').floatingBase).toBe(true);
     expect(parseModelSpec('humanoid+fixed').floatingBase).toBe(false);
-    const solo = join(import.meta.dirname, '../../models/solo12.urdf');
-    expect(parseModelSpec(solo).nv).toBe(12);
-    expect(parseModelSpec(`${solo}+floating`).nv).toBe(18);
+    const file = join(import.meta.dirname, '../../models/humanoid.urdf');
+    expect(parseModelSpec(file).nv).toBe(29);
+    expect(parseModelSpec(`${file}+floating`).nv).toBe(35);
   });
 
   it('bad specs raise ModelSpecError quoting the spec; bad files raise UrdfError', () => {

@@ -1,6 +1,6 @@
 /**
- * URDF loader: every UrdfError case names the element (and the line), the shipped robots load with
- * the reference files' joint names, order, sizes and total mass (Pinocchio 3.7 values).
+ * URDF loader: every UrdfError case names the element (and the line), the real robots of the shared
+ * folder load with the reference files' joint names, order, sizes and total mass (Pinocchio 3.7 values).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,9 +9,10 @@ import { JT_FLOATING } from '../../src/model/joint.ts';
 import { loadUrdf, readUrdf } from '../../src/node/urdf-file.ts';
 import { buildUrdf, modelFromUrdf, parseUrdf, UrdfError } from '../../src/model/urdf.ts';
 import { rotFromRpy } from '../../src/spatial/vec3.ts';
+import { describeShared, shared } from '../shared.ts';
 
-const MODELS = join(import.meta.dirname, '../../models');
-const REFS = join(import.meta.dirname, '../fixtures/reference');
+const MODELS = shared('models');
+const REFS = shared('reference');
 const ROBOTS = ['panda', 'simple_humanoid', 'solo12', 'talos_reduced', 'ur5_robot'];
 
 const inertial = (m = 1, extra = '') =>
@@ -262,7 +263,9 @@ describe('URDF semantics', () => {
     expect(Array.from(floating.gravity)).toEqual([0, -9.81, 0]);
     expect(floating.totalMass()).toBeCloseTo(2.3, 15);
   });
+});
 
+describeShared('URDF loader on a real robot file', () => {
   it('links and joints get the line of their element (parser metadata agrees with a text scan)', () => {
     const text = readFileSync(join(MODELS, 'talos_reduced.urdf'), 'utf8');
     const spec = parseUrdf(text);
@@ -288,7 +291,7 @@ describe('URDF semantics', () => {
 interface RefJoint { name: string; type: string; nq: number; nv: number; idx_q: number; idx_v: number }
 interface Ref { nq: number; nv: number; total_mass: number; joints: RefJoint[] }
 
-describe('shipped robots agree with the reference files', () => {
+describeShared('real robots agree with the reference files', () => {
   for (const robotName of ROBOTS) {
     for (const base of ['fixed', 'floating'] as const) {
       it(`${robotName} (${base} base): joint names and order, nq, nv, total mass`, () => {

@@ -1,16 +1,17 @@
 /**
- * The robot matrices of ../shared/sparse-bench (copies of the two smallest in spec/fixtures): the
+ * The robot matrices of ../shared/sparse-bench (the two smallest, read from there): the
  * inverse-dynamics one is triangular under permutations (all blocks 1×1); the forward-dynamics
  * one factorizes with no more flops than KLU's figure in that folder's README (45,219).
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { analyze, compress, factor, relativeResidual, SymbolicLU } from '../../src/sparse/index.ts';
 import { readMatrix } from '../../src/node/matrix-file.ts';
 import { randomPermutation, rhs, rng } from './util.ts';
+import { describeShared, shared } from '../shared.ts';
 
-describe('robot_ID_100', () => {
+describeShared('benchmark matrix robot_ID_100', () => {
   it('has 2000 blocks of size 1: no fill, no factor flops, exact solve', () => {
-    const A = readMatrix('spec/fixtures/sparse-bench/robot_ID_100.tri');
+    const A = readMatrix(shared('sparse-bench/robot_ID_100.tri'));
     expect([A.n, A.Ap[A.n]]).toEqual([2000, 10546]);
     const S = analyze(A);
     expect([S.nblocks, S.maxBlock, S.luNnz, S.offNnz, S.factorFlops]).toEqual([2000, 1, 2000, 8546, 0]);
@@ -22,9 +23,9 @@ describe('robot_ID_100', () => {
   });
 });
 
-describe('robot_FD_50', () => {
+describeShared('benchmark matrix robot_FD_50', () => {
   it('matches KLU\'s block structure and beats its factor flops, pivoting included', () => {
-    const A = readMatrix('spec/fixtures/sparse-bench/robot_FD_50.tri');
+    const A = readMatrix(shared('sparse-bench/robot_FD_50.tri'));
     const S = analyze(A);
     expect([S.n, S.nnz, S.nblocks, S.maxBlock, S.offNnz]).toEqual([1000, 5246, 174, 827, 556]);
     const lu = factor(A, S);
@@ -42,9 +43,9 @@ describe('robot_FD_50', () => {
   });
 });
 
-describe('inverse dynamics at 10,000 bodies', () => {
+describeShared('inverse dynamics at 10,000 bodies (copies of the benchmark matrix robot_ID_100)', () => {
   it('100 coupled, randomly permuted copies of robot_ID_100 (n = 200,000) are still triangular: all blocks 1×1', () => {
-    const B = readMatrix('spec/fixtures/sparse-bench/robot_ID_100.tri');
+    const B = readMatrix(shared('sparse-bench/robot_ID_100.tri'));
     const copies = 100;
     const nb = B.n;
     const n = nb * copies;

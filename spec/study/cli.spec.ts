@@ -16,7 +16,7 @@ const out = join(dir, 'out');
 const config = {
   name: 'tiny-cli',
   title: 'Tiny <study>',
-  models: [{ spec: 'chain:{N}:axes=z', N: [4, 5, 6], label: 'planar chain' }, resolve('models/ur5_robot.urdf')],
+  models: [{ spec: 'chain:{N}:axes=z', N: [4, 5, 6], label: 'planar chain' }, resolve('models/chain6.urdf')],
   problems: ['fd', 'load-cells'],
   solvers: ['aba', 'matrix-aba', 'lu', 'lu:colamd', 'dense'],
   // maxCallMs far above any first call, so that no point goes untimed on a loaded machine
@@ -47,8 +47,8 @@ describe('sparsedyn study', () => {
     const json = JSON.parse(readFileSync(join(out, 'points.json'), 'utf8'));
     expect(json.format).toBe('sparsedyn.study');
     expect(csv).toHaveLength(json.points.length + 1);
-    const ur5 = json.points.find((p: { spec: string }) => p.spec.endsWith('ur5_robot.urdf'));
-    expect(ur5.spec).toBe('models/ur5_robot.urdf');
+    const urdf = json.points.find((p: { spec: string }) => p.spec.endsWith('chain6.urdf'));
+    expect(urdf.spec).toBe('models/chain6.urdf');
     const row = csv.find((l) => l.startsWith('tiny-cli,planar chain,chain:5:axes=z,chain:5:axes=z,5,5,5,forward-dynamics,lu:auto,aba,ok,'));
     expect(row).toBeDefined();
   });
@@ -83,5 +83,14 @@ describe('sparsedyn study', () => {
     const b = await run(['study', join(dir, 'bad.json'), '--out', join(dir, 'bad')]);
     expect(b.code).toBe(2);
     expect(b.err).toMatch(/StudyConfigError: .*bad\.json: solvers\[0\] "lu:fastest": unknown ordering "fastest"/);
+  });
+
+  it('refuses to run, writing nothing, when a robot file of the study is not there', async () => {
+    const missing = join(dir, 'robots', 'absent.urdf');
+    writeFileSync(join(dir, 'absent.json'), JSON.stringify({ ...config, models: [...config.models, `${missing}+floating`] }));
+    const a = await run(['study', join(dir, 'absent.json'), '--out', join(dir, 'absent')]);
+    expect(a.code).toBe(2);
+    expect(a.err).toBe(`sparsedyn: StudyConfigError: ${join(dir, 'absent.json')}: the robot files of the study are not here (${missing}); nothing was run\n`);
+    expect(existsSync(join(dir, 'absent'))).toBe(false);
   });
 });

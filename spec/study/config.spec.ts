@@ -1,6 +1,6 @@
 /** Study configuration files: defaults, expansion, path resolution, and errors that name the field. */
 import { describe, expect, it } from 'vitest';
-import { expandModels, parseStudyConfig, resolveModelSpec, StudyConfigError } from '../../src/study/config.ts';
+import { expandModels, parseStudyConfig, resolveModelSpec, StudyConfigError, studyModelFiles } from '../../src/study/config.ts';
 
 const base = { name: 'x', models: ['chain:3'], problems: ['id'], solvers: ['rnea'] };
 const parse = (o: object) => parseStudyConfig(JSON.stringify(o), 'cfg.json', '/base');
@@ -25,6 +25,12 @@ describe('study configuration', () => {
     expect(c.models[1].label).toBe('robots/a.urdf+floating');
     expect(c.models[2].spec).toBe('humanoid');
     expect(resolveModelSpec('/abs/r.urdf', '/base')).toBe('/abs/r.urdf');
+  });
+
+  it('lists the URDF files a study reads (models and spy model, each once, without the base suffix)', () => {
+    const c = parse({ ...base, models: ['chain:3', 'robots/a.urdf+floating', 'robots/a.urdf', 'humanoid'], spy: { model: 'robots/b.URDF+fixed', problem: 'fd' } });
+    expect(studyModelFiles(c)).toEqual(['/base/robots/a.urdf', '/base/robots/b.URDF']);
+    expect(studyModelFiles(parse(base))).toEqual([]);
   });
 
   const bad: [string, object, RegExp][] = [

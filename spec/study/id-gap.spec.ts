@@ -12,7 +12,7 @@ import { PaperTriangularSolver } from '../../src/study/paper-triangular.ts';
 import { expectClose } from '../helpers.ts';
 
 describe('inverse-dynamics gap by operation', () => {
-  for (const spec of ['chain:12', 'chain:7:axes=z', 'tree:15:3', 'chain:6+floating', 'models/ur5_robot.urdf']) {
+  for (const spec of ['chain:12', 'chain:7:axes=z', 'tree:15:3', 'chain:6+floating', 'models/humanoid.urdf']) {
     it(`${spec}: the rows add up to RNEA's, the LU's and lu:paper's measured totals; zero fill`, () => {
       const g = inverseDynamicsGap(parseModelSpec(spec), spec, 4);
       expect(g.closes).toBe(true);

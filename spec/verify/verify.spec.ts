@@ -1,24 +1,24 @@
 /**
- * Every shipped reference file (computed by an independent C++ implementation) through verify's
- * code path: our RNEA, ABA, CRBA and M⁻¹ must agree to round-off.
+ * Every reference file of the shared folder (computed by an independent C++ implementation) through
+ * verify's code path: our RNEA, ABA, CRBA and M⁻¹ must agree to round-off.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { modelFromUrdf } from '../../src/model/urdf.ts';
 import { parseReference, ReferenceFormatError } from '../../src/verify/reference.ts';
 import { findModelFile, referenceFiles } from '../../src/node/reference-file.ts';
 import { verifyReference } from '../../src/verify/verify.ts';
+import { describeShared, shared } from '../shared.ts';
 
-const fixture = (f: string) => `spec/fixtures/reference/${f}`;
-// every reference file of the fixtures, and of ../shared/reference when it is there (robots the
-// fixtures do not have are then checked too)
-const FOLDERS = ['spec/fixtures/reference', '../shared/reference'];
+const fixture = (f: string) => shared('reference', f);
+// every reference file of ../shared/reference (none when it is not there: the group is skipped)
+const FOLDERS = [shared('reference')];
 const FILES = [...referenceFiles(FOLDERS, '.fixed.json'), ...referenceFiles(FOLDERS, '.floating.json')];
 
-describe('verify against the reference files', () => {
-  it('finds the ten shipped reference files', () => {
+describeShared('verify against the reference files', () => {
+  it('finds the reference files of the five robots', () => {
     const names = FILES.map((f) => basename(f));
     for (const robot of ['ur5_robot', 'panda', 'solo12', 'simple_humanoid', 'talos_reduced']) {
       for (const base of ['fixed', 'floating']) expect(names).toContain(`${robot}.${base}.json`);
@@ -43,7 +43,7 @@ describe('verify against the reference files', () => {
   it('fails, naming the case, when the reference disagrees', () => {
     const ref = parseReference(readFileSync(fixture('ur5_robot.fixed.json'), 'utf8'));
     ref.cases[3].rnea_tau[2] += 1e-6;
-    const model = loadUrdf('models/ur5_robot.urdf', { gravity: ref.gravity });
+    const model = loadUrdf(shared('models/ur5_robot.urdf'), { gravity: ref.gravity });
     const r = verifyReference(model, ref);
     expect(r.pass).toBe(false);
     const q = r.quantities.find((x) => x.name === 'rnea_tau')!;
@@ -55,7 +55,7 @@ describe('verify against the reference files', () => {
   it('maps Pinocchio unbounded (continuous) joints stored as (cos θ, sin θ)', () => {
     const ref = parseReference(readFileSync(fixture('ur5_robot.fixed.json'), 'utf8'));
     // make the elbow continuous: URDF type and reference layout (nq 2, q = [cos, sin])
-    const urdf = readFileSync('models/ur5_robot.urdf', 'utf8').replace(/(<joint name="elbow_joint" type=")revolute/, '$1continuous');
+    const urdf = readFileSync(shared('models/ur5_robot.urdf'), 'utf8').replace(/(<joint name="elbow_joint" type=")revolute/, '$1continuous');
     const k = ref.joints.findIndex((j) => j.name === 'elbow_joint');
     const iq = ref.joints[k].idx_q;
     ref.joints[k] = { ...ref.joints[k], type: 'JointModelRUBY', nq: 2 };
@@ -79,7 +79,7 @@ describe('verify against the reference files', () => {
   it('names a joint missing from the model', () => {
     const ref = parseReference(readFileSync(fixture('ur5_robot.fixed.json'), 'utf8'));
     ref.joints[1].name = 'no_such_joint';
-    const model = loadUrdf('models/ur5_robot.urdf');
+    const model = loadUrdf(shared('models/ur5_robot.urdf'));
     expect(() => verifyReference(model, ref, { file: 'r.json' })).toThrow('r.json: joint "no_such_joint" is not a joint of model "ur5"');
   });
 });

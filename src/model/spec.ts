@@ -12,7 +12,7 @@
  *   humanoid                  29-joint humanoid, floating pelvis
  *
  * Any SPEC may end in `+floating` (6-DoF floating base on the root link) or `+fixed` (root welded
- * to the world); the default is fixed except for `humanoid`. Examples: `models/solo12.urdf+floating`,
+ * to the world); the default is fixed except for `humanoid`. Examples: `models/humanoid.urdf+floating`,
  * `chain:12:axes=z`, `tree:40:7+floating`, `humanoid+fixed`.
  */
 import type { Model } from './model.ts';
@@ -22,7 +22,7 @@ import type { UrdfBuildOptions, UrdfParseOptions } from './urdf.ts';
 
 export const MODEL_SPEC_HELP = `model SPEC: a URDF file (PATH.urdf), chain:N[:axes=cycle|x|y|z|random][:seed=S][:length=L][:mass=M][:radius=R],
 tree:N:SEED[:branching=P], or humanoid; append +floating for a 6-DoF floating base or +fixed to weld the root
-(default: fixed, except humanoid which floats). Examples: models/solo12.urdf+floating, chain:12:axes=z, tree:40:7+floating`;
+(default: fixed, except humanoid which floats). Examples: models/humanoid.urdf+floating, chain:12:axes=z, tree:40:7+floating`;
 
 /** A model SPEC string that cannot be understood; the message quotes it. */
 export class ModelSpecError extends Error {

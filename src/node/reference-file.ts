@@ -1,7 +1,8 @@
 /**
  * Finding reference files and their models on disk: a reference's `model_file` is looked up
  * beside the reference, then in the `models/` and `urdf-corpus/` folders next to the reference's
- * folder, then in the current folder's models/.
+ * folder (the layout of a folder of reference values kept beside the robot files they were
+ * computed for).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -12,7 +13,6 @@ export function findModelFile(refPath: string, modelFile: string): string {
     resolve(dir, modelFile),
     resolve(dir, '../models', basename(modelFile)),
     resolve(dir, '../urdf-corpus', modelFile),
-    resolve('models', basename(modelFile)),
   ];
   const hit = candidates.find((c) => existsSync(c));
   if (!hit) throw new Error(`the reference's model_file "${modelFile}" was not found (looked in ${candidates.join(', ')})`);
@@ -21,8 +21,7 @@ export function findModelFile(refPath: string, modelFile: string): string {
 
 /**
  * Reference files whose names end in `suffix`, from each folder that exists, the later folders'
- * files replacing earlier ones of the same name (so that ../shared/reference, when present,
- * brings robots the fixtures do not have).
+ * files replacing earlier ones of the same name.
  */
 export function referenceFiles(folders: readonly string[], suffix: string): string[] {
   const byName = new Map<string, string>();

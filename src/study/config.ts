@@ -6,7 +6,7 @@
  *
  * {
  *   "name": "figure1", "title": "…", "description": "…",
- *   "models":   ["models/panda.urdf", { "spec": "chain:{N}:axes=z", "N": [1, 2, 5, 10], "label": "planar chain" }],
+ *   "models":   ["../models/humanoid.urdf+floating", { "spec": "chain:{N}:axes=z", "N": [1, 2, 5, 10], "label": "planar chain" }],
  *   "problems": ["inverse-dynamics", "forward-dynamics", "minv", "iwim", "load-cells", "id-derivatives", "fd-derivatives",
  *                { "problem": "minv", "maxNb": 200 }, { "problem": "estimation", "file": "../data/problems/x.json" }],
  *   "solvers":  ["rnea", "aba", "matrix-aba", "lu", "lu:amd", "lu:*", "lu:paper", "dense", "carpentier", "recursive", "lu-adjoint", "fd", …],
@@ -112,10 +112,15 @@ function isObj(x: unknown): x is Obj {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
+/** A model SPEC split into its body and its `+floating` / `+fixed` suffix ('' when it has none). */
+function splitBaseSuffix(spec: string): [body: string, suffix: string] {
+  const m = /^(.*?)(\+(?:floating|fixed))?$/.exec(spec.trim())!;
+  return [m[1], m[2] ?? ''];
+}
+
 /** Resolve a model SPEC's URDF path (before a `+floating`/`+fixed` suffix) against baseDir. */
 export function resolveModelSpec(spec: string, baseDir: string): string {
-  const m = /^(.*?)(\+(?:floating|fixed))?$/.exec(spec.trim())!;
-  const body = m[1], suffix = m[2] ?? '';
+  const [body, suffix] = splitBaseSuffix(spec);
   return /\.urdf$/i.test(body) && !isAbsolute(body) ? resolve(baseDir, body) + suffix : body + suffix;
 }
 
@@ -288,4 +293,15 @@ export function parseStudyConfig(text: string, file: string, baseDir: string): S
 export function expandModels(entry: ModelEntry): { spec: string; N?: number }[] {
   if (!entry.N) return [{ spec: entry.spec }];
   return entry.N.map((N) => ({ spec: entry.spec.split('{N}').join(String(N)), N }));
+}
+
+/**
+ * The URDF files a study reads (its models and its spy plot's model; absolute paths, each once), so
+ * that a caller can check they are there before running anything.
+ */
+export function studyModelFiles(config: StudyConfig): string[] {
+  const specs = config.models.flatMap((e) => expandModels(e).map((m) => m.spec));
+  if (config.spy) specs.push(config.spy.model);
+  const files = specs.map((s) => splitBaseSuffix(s)[0]).filter((f) => /\.urdf$/i.test(f));
+  return [...new Set(files)];
 }

@@ -6,11 +6,11 @@
  * exit code is then 1.
  * Source: issue 6.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { writeStudy } from '../../report/write-study.ts';
-import { parseStudyConfig } from '../../study/config.ts';
+import { parseStudyConfig, StudyConfigError, studyModelFiles } from '../../study/config.ts';
 import { runStudy } from '../../study/runner.ts';
 import type { CliState } from './index.ts';
 
@@ -60,6 +60,8 @@ export function register(program: Command, state: CliState): void {
       }
       const config = parseStudyConfig(text, configPath, dirname(resolve(configPath)));
       if (!opts.timing) config.timing.enabled = false;
+      const missing = studyModelFiles(config).filter((f) => !existsSync(f));
+      if (missing.length > 0) throw new StudyConfigError(`${configPath}: the robot files of the study are not here (${missing.join(', ')}); nothing was run`);
       const out = resolve(opts.out ?? `reports/${config.name}`);
       const result = runStudy(config, { onProgress: progressPrinter(process.stderr, opts.quiet) });
       const written = writeStudy(result, out, { root: process.cwd(), configText: text });

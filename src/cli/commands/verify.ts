@@ -31,8 +31,8 @@ export function register(program: Command, state: CliState): void {
   program
     .command('verify')
     .description('check our RNEA, ABA, CRBA and M⁻¹ (and the sparse solvers) against a reference dynamics file')
-    .option('-m, --model <file>', 'URDF file of the robot (default: the reference\'s model_file, looked up beside it and in ../models/)')
-    .requiredOption('-r, --reference <file>', 'reference JSON file (format of shared/reference/README.md)')
+    .option('-m, --model <file>', 'URDF file of the robot (default: the reference\'s model_file, looked up beside the reference, then in the models/ and urdf-corpus/ folders next to the reference\'s folder)')
+    .requiredOption('-r, --reference <file>', 'reference JSON file: model_file, base, gravity, joints, and cases with q, v, a, tau and the expected rnea_tau, aba_ddq, nle, gravity_torque, M, Minv')
     .option('--json', 'print one JSON object: {"cases": N, "max_rel_error": {...}, "pass": bool}')
     .action((opts: { model?: string; reference: string; json?: boolean }) => {
       const ref = parseReference(readFileSync(opts.reference, 'utf8'), opts.reference);
