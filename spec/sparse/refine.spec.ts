@@ -178,6 +178,10 @@ describe('NumericLU row scaling', () => {
     const scaled = new NumericLU(S, { checkTol: 1e-3, scale: 'max' }).refactor(A.Ax);
     expect(scaled.pivoted).toBe(false);
     expect(scaled.pivot(0)).toBe(1); // δ scaled by 2¹³
+    // fixed factors divide the rows the same way: row 1 by δ (its largest entry, known offline)
+    const fixed = new NumericLU(S, { checkTol: 1e-3, scale: [1, d] }).refactor(A.Ax);
+    expect(fixed.pivoted).toBe(false);
+    expect(fixed.pivot(0)).toBe(1);
     // x = (−1, 2): b = (1, 2δ − δ²), exact in binary
     const y = scaled.solve(new Float64Array(2), Float64Array.of(1, 2 * d - d * d));
     expect(maxDiff(y, [-1, 2])).toBeLessThan(1e-12);

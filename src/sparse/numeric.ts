@@ -62,9 +62,9 @@ export interface FactorOptions extends MatrixNames {
   readonly mapLimit?: number;
   /**
    * row scaling: 'none' (default); 'max', each row divided by the power of two at or below its
-   * largest |a_ij|, recomputed at every refactor; or fixed factors, one per row of A (rounded to
-   * powers of two). Costs one multiplication per entry of A at each refactor and one per row at
-   * each solve.
+   * largest |a_ij|, recomputed at every refactor; or fixed factors s_i, one per row of A, row i
+   * divided by the power of two at or below s_i (e.g. the row's typical magnitude, known offline).
+   * Costs one multiplication per entry of A at each refactor and one per row at each solve.
    */
   readonly scale?: 'none' | 'max' | ArrayLike<number>;
   /** largest number of refinement steps per diagonal block of size ≥ 2 at each solve (default 0: none) */
@@ -208,7 +208,7 @@ export class NumericLU {
       for (let i = 0; i < n; i++) {
         const v = sc[i];
         if (!(v > 0 && v < Infinity)) throw new RangeError(`scale[${i}] is ${v}, expected a positive finite number`);
-        this.Rs[i] = 1 / inversePowerOfTwo(v); // the power of two at or below v
+        this.Rs[i] = inversePowerOfTwo(v); // row i divided by the power of two at or below v
       }
     } else {
       throw new RangeError(`scale is "${String(sc)}", expected none, max or one factor per row`);
