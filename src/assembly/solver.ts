@@ -59,8 +59,9 @@ export const DYNAMICS_CHECK_TOL = 1e-6;
  * Refinement steps per block used by the robot solvers (LuForwardDynamics, LuInverseDynamics, the
  * estimator): one step in working precision. Measured on the robot corpus and on synthetic robots
  * with gram links (scripts/bench-accuracy.ts): it brings forward dynamics from errors of up to 1e-3
- * to ABA's accuracy, for about 1.4–1.7× the flops of factor + solve; more steps, or a residual in
- * extended precision, gain nothing more (the error left is the assembled system's own rounding).
+ * to ABA's accuracy, for 1.5× the flops of factor + solve (median; 1.0–1.7); more steps, or a
+ * residual in extended precision, gain nothing more (the error left is the assembled system's own
+ * rounding).
  */
 export const DYNAMICS_REFINE = 1;
 
