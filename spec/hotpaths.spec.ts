@@ -13,7 +13,8 @@ import { rneaUnchecked, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../src/assembly/system.ts';
-import { randomTree } from '../src/model/generators.ts';
+import { humanoid, randomTree } from '../src/model/generators.ts';
+import { parseProblem } from '../src/estimation/problem.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { randomState } from './state.ts';
@@ -28,6 +29,8 @@ import { MinvLu } from '../src/assembly/minv-lu.ts';
 import { IwimLu } from '../src/assembly/iwim-lu.ts';
 import { RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
 import { LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
+import { analyze } from '../src/sparse/analyze.ts';
+import { NumericLU } from '../src/sparse/numeric.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -72,6 +75,20 @@ describe('the estimator allocates nothing per sample', () => {
     const y = new Float64Array(es.sys.ny);
     expect(bytesPerCall(() => { est.estimateUnchecked(s.q, s.v, y); }, 8)).toBeLessThan(8);
   });
+
+  it('square layout (the sparse LU of [D; D_Y], refined) on the humanoid', () => {
+    const model = humanoid();
+    const problem = parseProblem(JSON.stringify({
+      model: 'humanoid', base: 'floating', contacts: ['l_sole', 'r_sole'],
+      sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }, { name: 'ft', type: 'force_torque', joint: 'l_ankle_roll', origin: { xyz: [0.01, 0, 0.02], rpy: [0.3, 0, 1] } }],
+    }));
+    const est = new Estimator(buildEstimationSystem(model, problem));
+    expect(est.mode).toBe('square');
+    expect(est.solver!.lu.refine).toBe(1);
+    const s = randomState(model, new Rng(3));
+    const y = new Float64Array(est.es.sys.ny);
+    expect(bytesPerCall(() => { est.estimateUnchecked(s.q, s.v, y); }, 8)).toBeLessThan(8);
+  });
 });
 
 describe('hot paths allocate nothing per call', () => {
@@ -92,6 +109,12 @@ describe('hot paths allocate nothing per call', () => {
     const inputs = new InputMatrix(model, { actuated: 'all' });
     const iim = new IwimIimWorkspace(model, inputs), ilu = new IwimLu(model, inputs);
     const rder = new RecursiveInverseDynamicsDerivatives(model), lder = new LuInverseDynamicsDerivatives(model);
+    // the accuracy options of the sparse engine on the forward-dynamics system
+    fillSystem(vals, s.q, s.v, y);
+    const Sfd = analyze(sys.pattern);
+    const scaled = new NumericLU(Sfd, { checkTol: 1e-6, scale: 'max', refine: 2, residual: 'extended' }).refactor(vals.Ax);
+    const fixedScale = new NumericLU(Sfd, { checkTol: 1e-6, scale: Float64Array.from({ length: sys.n }, (_, i) => 1 + (i % 7)), refine: 1 }).refactor(vals.Ax);
+    const bx = Float64Array.from({ length: sys.n }, (_, i) => Math.sin(i)), x = new Float64Array(sys.n);
     const cases: [string, () => void][] = [
       ['forwardKinematics', () => forwardKinematics(kin, s.q, s.v)],
       ['rnea', () => { rneaUnchecked(model, rw, s.q, s.v, s.a); }],
@@ -107,6 +130,8 @@ describe('hot paths allocate nothing per call', () => {
       ['M⁻¹B by the sparse LU', () => { ilu.solveUnchecked(s.q, s.v); }],
       ['recursive derivatives of inverse dynamics', () => { rder.compute(s.q, s.v, s.a); }],
       ['derivatives by factor reuse', () => { lder.compute(s.q, s.v, s.a); }],
+      ['LU with row scaling per refactor and refinement with an extended residual', () => { scaled.refactor(vals.Ax); scaled.solve(x, bx); }],
+      ['LU with fixed row scaling, refined solve and refined transposed solve', () => { fixedScale.refactor(vals.Ax); fixedScale.solve(x, bx); fixedScale.solveTransposed(x, bx); }],
     ];
     for (const [what, f] of cases) {
       it(`${name}: ${what}`, () => {

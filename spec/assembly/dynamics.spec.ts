@@ -49,7 +49,16 @@ describe('LU inverse/forward dynamics = RNEA/ABA', () => {
       // the analysis in force (a re-pivot replaces the offline one)
       const S = fd.solver.lu.symbolic, f = fd.solver.flops;
       expect(f.factor.total).toBe(S.factorFlops);
-      expect(f.solve.total).toBe(S.solveFlops);
+      // the solve, and one refinement step in every block of size ≥ 2: residual (nnz of the
+      // block), block solve (its L and U, one division per row), update (one addition per row)
+      let refine = 0;
+      for (let b = 0; b < S.nblocks; b++) {
+        const k1 = S.r[b], k2 = S.r[b + 1];
+        if (k2 - k1 > 1) refine += 2 * (S.Bp[k2] - S.Bp[k1]) + 2 * (S.Lp[k2] - S.Lp[k1] + S.Up[k2] - S.Up[k1]) + 2 * (k2 - k1);
+      }
+      expect(refine).toBeGreaterThan(0);
+      expect(fd.solver.lu.refineSteps).toBe(S.orderings.length);
+      expect(f.solve.total).toBe(S.solveFlops + refine);
       expect(f.kinematics.total).toBeGreaterThan(0);
       id.solve(q, v, a);
       expect(id.solver.flops.factor.total).toBe(0); // all 1×1 blocks

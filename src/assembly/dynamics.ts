@@ -2,11 +2,14 @@
  * Inverse and forward dynamics by Nori's sparse system, with the gold standards' signatures:
  *   τ = LuInverseDynamics.solve(q, q̇, q̈, f^x)   (paper 004 §IV-D; matches RNEA)
  *   q̈ = LuForwardDynamics.solve(q, q̇, τ, f^x)   (paper 004 §V-D; matches ABA)
+ * Both refine their solves by default (SolverOptions.refine = DYNAMICS_REFINE): on robots with light
+ * links the kept pivot order alone loses digits in forward dynamics. Inverse dynamics is triangular
+ * (1×1 blocks only), so refinement costs it nothing.
  */
 import { checkExternalWrenches, checkForwardDynamicsDefined, checkVector } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { classicalInputs, forwardDynamicsProblem, inverseDynamicsProblem } from './problems.ts';
-import { SparseSolver, type SolverOptions } from './solver.ts';
+import { DYNAMICS_REFINE, SparseSolver, type SolverOptions } from './solver.ts';
 import { SymbolicSystem } from './system.ts';
 
 abstract class ClassicalLu {
@@ -16,7 +19,7 @@ abstract class ClassicalLu {
   readonly out: Float64Array;
 
   constructor(readonly model: Model, sys: SymbolicSystem, opts: SolverOptions, private readonly outKind: 'tau' | 'qdd') {
-    this.solver = new SparseSolver(sys, opts);
+    this.solver = new SparseSolver(sys, { refine: DYNAMICS_REFINE, ...opts });
     this.y = new Float64Array(sys.ny);
     this.out = new Float64Array(model.nv);
   }

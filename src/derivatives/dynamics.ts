@@ -112,7 +112,8 @@ export class LuInverseDynamicsDerivatives extends LuDerivatives {
 /** ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ = ∂q̈/∂τ by the forward-dynamics system and its factors. */
 export class LuForwardDynamicsDerivatives extends LuDerivatives {
   constructor(model: Model, opts: LuDerivativesOptions = {}) {
-    super(model, new LuForwardDynamics(model, opts), 'qdd', opts.mode);
+    // the nv-fold derivative solves are not refined unless asked (refinement: SolverOptions.refine)
+    super(model, new LuForwardDynamics(model, { refine: 0, ...opts }), 'qdd', opts.mode);
   }
 
   /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ, f^x) into this.value, dq, dv, du. */

@@ -17,6 +17,21 @@
  * patterns are recomputed for the new row order (allocation, exceptional path), `repivots` is
  * incremented, and the factorization goes on.
  *
+ * Row scaling (option `scale`): C is factorized as R·C with R diagonal, by powers of two, either
+ * computed at each refactor from the largest entry of each row (KLU's default is row scaling) or
+ * fixed by the caller. Powers of two change no rounding: with a kept pivot order the factors and
+ * the solution are the unscaled ones bit for bit; scaling only changes the threshold and growth
+ * tests and the rows a re-pivoting chooses.
+ * Iterative refinement (option `refine`): in each diagonal block of size ≥ 2, during the block
+ * back-substitution, the block's solution y is corrected with the factors already computed,
+ *   r = w_b − C_bb y,  C_bb δ = r,  y ← y + δ
+ * (w_b: the block's right-hand side after the blocks below it; C_bb: the block's values of the last
+ * refactor). The residual is formed in working precision, or in double-double ('extended':
+ * Dekker's splitting and Knuth's TwoSum, so r is the exact residual rounded once; Wilkinson 1963,
+ * Moler 1967; Higham, Accuracy and Stability of Numerical Algorithms, ch. 12). 1×1 blocks are exact
+ * divisions and are not refined. Steps stop after `refine`, or once ‖δ‖∞ ≤ refineTol·‖y‖∞, or when a
+ * step no longer halves the correction.
+ *
  * `refactor`, `solve`, `solveMany` and `solveTransposed` allocate nothing: workspaces are created
  * with the object.
  */
@@ -45,6 +60,34 @@ export interface FactorOptions extends MatrixNames {
   readonly kernel?: 'auto' | 'mapped' | 'scatter';
   /** largest number of multiplications for which 'auto' builds the map (default 2^24) */
   readonly mapLimit?: number;
+  /**
+   * row scaling: 'none' (default); 'max', each row divided by the power of two at or below its
+   * largest |a_ij|, recomputed at every refactor; or fixed factors s_i, one per row of A, row i
+   * divided by the power of two at or below s_i (e.g. the row's typical magnitude, known offline).
+   * Costs one multiplication per entry of A at each refactor and one per row at each solve.
+   */
+  readonly scale?: 'none' | 'max' | ArrayLike<number>;
+  /** largest number of refinement steps per diagonal block of size ≥ 2 at each solve (default 0: none) */
+  readonly refine?: number;
+  /** precision of the refinement residual: 'working' (default, 2 flops per entry) or 'extended' (double-double, 21 flops per entry) */
+  readonly residual?: 'working' | 'extended';
+  /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
+  readonly refineTol?: number;
+}
+
+/** Dekker's splitting constant 2²⁷ + 1 (a double splits into two halves of 26 bits). */
+const SPLIT = 134217729;
+/** scratch for reading a double's exponent (module-level: no allocation per call) */
+const BITS = new DataView(new ArrayBuffer(8));
+
+/** 2^−e for the largest power of two 2^e ≤ |x|; 1 for 0, subnormal, non-finite or extreme x. */
+function inversePowerOfTwo(x: number): number {
+  BITS.setFloat64(0, x);
+  const e = (BITS.getUint32(0) >>> 20) & 0x7ff; // biased exponent
+  if (e <= 1 || e >= 2045) return 1;
+  BITS.setUint32(0, (2046 - e) << 20);
+  BITS.setUint32(4, 0);
+  return BITS.getFloat64(0);
 }
 
 export class NumericLU {
@@ -73,6 +116,13 @@ export class NumericLU {
   solveMuls = 0;
   solveAdds = 0;
   solveDivs = 0;
+  /** counts of the refinement steps of the last solve call (included in the solve counts) and how many steps ran */
+  refineMuls = 0;
+  refineAdds = 0;
+  refineDivs = 0;
+  refineSteps = 0;
+  /** multiplications of the row scaling in the last refactor (included in factorMuls) */
+  scaleMuls = 0;
   /** number of factorizations that had to re-pivot (change a block's row order) */
   repivots = 0;
   /** number of blocks re-pivoted over all factorizations */
@@ -83,6 +133,12 @@ export class NumericLU {
   /** acceptance threshold of the kept pivot order at a refactor (FactorOptions.checkTol) */
   readonly checkTol: number;
   readonly growthLimit: number;
+  /** refinement steps per block (FactorOptions.refine), residual precision, stopping tolerance */
+  readonly refine: number;
+  readonly residual: 'working' | 'extended';
+  readonly refineTol: number;
+  /** row scaling in force: 'none', 'max' (per refactor) or 'fixed' */
+  readonly scaling: 'none' | 'max' | 'fixed';
   readonly names: MatrixNames;
   /** the kernel in use ('mapped' or 'scatter') */
   kernel: 'mapped' | 'scatter';
@@ -109,6 +165,16 @@ export class NumericLU {
   private segBig: Uint8Array;
   /** blocks that failed their checks in the last pass */
   private readonly failed: Int32Array;
+  /** row scale factors (powers of two) by row of A; length 0 without scaling */
+  private readonly Rs: Float64Array;
+  /** the scaled values R·A of the last refactor (A's CSC order); length 0 without scaling */
+  private readonly As: Float64Array;
+  /** refinement: the in-block values of C of the last refactor (on symbolic.Bp/Bi); length 0 without refinement */
+  private Cx: Float64Array;
+  /** refinement work vectors (length n, or 0): the block's right-hand side, the correction, the residual's low part */
+  private readonly rb: Float64Array;
+  private readonly dz: Float64Array;
+  private readonly rlo: Float64Array;
 
   constructor(S: SymbolicLU, options: FactorOptions = {}) {
     this.symbolic = S;
@@ -125,6 +191,34 @@ export class NumericLU {
     this.mapLimit = options.mapLimit ?? 1 << 24;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
+    this.refine = options.refine ?? 0;
+    if (!(Number.isInteger(this.refine) && this.refine >= 0)) throw new RangeError(`refine is ${this.refine}, expected a non-negative integer`);
+    this.residual = options.residual ?? 'working';
+    if (this.residual !== 'working' && this.residual !== 'extended') throw new RangeError(`residual is "${String(this.residual)}", expected working or extended`);
+    this.refineTol = options.refineTol ?? 2 ** -52;
+    if (!(this.refineTol >= 0 && this.refineTol < 1)) throw new RangeError(`refineTol is ${this.refineTol}, expected a number in [0, 1)`);
+    const sc = options.scale ?? 'none';
+    if (sc === 'none' || sc === 'max') {
+      this.scaling = sc;
+      this.Rs = new Float64Array(sc === 'max' ? n : 0);
+    } else if (typeof sc === 'object' && sc !== null && typeof sc.length === 'number') {
+      if (sc.length !== n) throw new RangeError(`scale has ${sc.length} factors, expected one per row of A (${n})`);
+      this.scaling = 'fixed';
+      this.Rs = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = sc[i];
+        if (!(v > 0 && v < Infinity)) throw new RangeError(`scale[${i}] is ${v}, expected a positive finite number`);
+        this.Rs[i] = inversePowerOfTwo(v); // row i divided by the power of two at or below v
+      }
+    } else {
+      throw new RangeError(`scale is "${String(sc)}", expected none, max or one factor per row`);
+    }
+    this.As = new Float64Array(this.scaling === 'none' ? 0 : S.nnz);
+    const nr = this.refine > 0 ? n : 0;
+    this.rb = new Float64Array(nr);
+    this.dz = new Float64Array(nr);
+    this.rlo = new Float64Array(this.residual === 'extended' ? nr : 0);
+    this.Cx = new Float64Array(0);
     this.x = new Float64Array(n);
     this.w = new Float64Array(n);
     this.failed = new Int32Array(S.nblocks);
@@ -232,6 +326,7 @@ export class NumericLU {
     this.T = T;
     this.Tp = Tp;
     this.kernel = mapped ? 'mapped' : 'scatter';
+    if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
   }
 
   /**
@@ -241,10 +336,42 @@ export class NumericLU {
   refactor(Ax: Float64Array): this {
     const S = this.symbolic;
     if (Ax.length < S.nnz) throw new RangeError(`Ax has length ${Ax.length}, expected nnz(A) = ${S.nnz}`);
-    const nfail = this.pass(Ax, null);
+    const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
+    const nfail = this.pass(A, null);
     this.pivoted = false;
-    if (nfail > 0) this.repivotAndRefactor(Ax, nfail);
+    if (nfail > 0) this.repivotAndRefactor(A, nfail);
+    this.factorMuls += this.scaleMuls;
+    if (this.refine > 0) this.keepBlockValues(A);
     return this;
+  }
+
+  /** As = R·A (R by powers of two: the largest entry of each row, or the fixed factors); returns As. */
+  private scaleRows(Ax: Float64Array): Float64Array {
+    const { n, Ap, Ai } = this.symbolic;
+    const { Rs, As } = this;
+    const nz = Ap[n];
+    if (this.scaling === 'max') {
+      Rs.fill(0);
+      for (let t = 0; t < nz; t++) {
+        const v = Math.abs(Ax[t]);
+        if (v > Rs[Ai[t]]) Rs[Ai[t]] = v;
+      }
+      for (let i = 0; i < n; i++) Rs[i] = inversePowerOfTwo(Rs[i]);
+    }
+    for (let t = 0; t < nz; t++) As[t] = Ax[t] * Rs[Ai[t]];
+    this.scaleMuls = nz;
+    return As;
+  }
+
+  /** Refinement: the in-block values of C (in the order of symbolic.Bp/Bi) for the residuals. */
+  private keepBlockValues(Ax: Float64Array): void {
+    const S = this.symbolic;
+    const { r, nblocks, Bp, Bslot } = S;
+    const Cx = this.Cx;
+    for (let b = 0; b < nblocks; b++) {
+      if (r[b + 1] - r[b] < 2) continue;
+      for (let e = Bp[r[b]]; e < Bp[r[b + 1]]; e++) Cx[e] = Ax[Bslot[e]];
+    }
   }
 
   /** One factorization pass over all blocks; returns how many blocks failed their checks (listed in `failed`). */
@@ -264,6 +391,8 @@ export class NumericLU {
         LUx[dpos[k1]] = v;
         continue;
       }
+      // a block just re-pivoted is checked for zero and non-finite pivots only
+      this.relaxed = forced !== null && forced[b] === 1;
       const ok = this.kernel === 'mapped' ? this.blockMapped(b, Ax) : this.blockScatter(b, Ax);
       if (ok) continue;
       if (forced === null || forced[b] === 0) {
@@ -282,6 +411,8 @@ export class NumericLU {
 
   /** column where the last block kernel stopped */
   private badColumn = 0;
+  /** the block being factorized was just re-pivoted: no threshold or growth test (its pivots were chosen on these values) */
+  private relaxed = false;
 
   /**
    * Block b of size ≥ 2 on precomputed slots: zero the block's slots, scatter C_bb, then per column
@@ -303,8 +434,8 @@ export class NumericLU {
     }
     this.badColumn = k1;
     if (!(maxA < Infinity)) return false; // NaN or ±Inf in the block: repivot() reports it
-    const ulim = this.growthLimit * maxA;
-    const rtol = 1 / this.checkTol;
+    const ulim = this.relaxed ? Infinity : this.growthLimit * maxA;
+    const rtol = this.relaxed ? Infinity : 1 / this.checkTol;
     let divs = 0;
     let o = Tp[k1];
     const o0 = o;
@@ -358,8 +489,8 @@ export class NumericLU {
     for (let e = Bp[k1]; e < Bp[k2]; e++) maxA = Math.max(maxA, Math.abs(Ax[Bslot[e]]));
     this.badColumn = k1;
     if (!(maxA < Infinity)) return false;
-    const ulim = this.growthLimit * maxA;
-    const rtol = 1 / this.checkTol;
+    const ulim = this.relaxed ? Infinity : this.growthLimit * maxA;
+    const rtol = this.relaxed ? Infinity : 1 / this.checkTol;
     let muls = 0;
     let divs = 0;
     let ok = true;
@@ -454,9 +585,11 @@ export class NumericLU {
   /**
    * Pivot growth of the last factorization, min over the blocks of size ≥ 2 of
    * max|C_bb| / max|U_bb| (KLU's rgrowth; 1 when all blocks are 1×1). Small values warn of
-   * instability. Allocation-free.
+   * instability. `Ax`: the values last given to refactor (their scaled copy is used when rows are
+   * scaled). Allocation-free.
    */
   rgrowth(Ax: Float64Array): number {
+    if (this.scaling !== 'none') Ax = this.As;
     const S = this.symbolic;
     const { r, nblocks, Bp, Bslot } = S;
     let g = 1;
@@ -518,9 +651,7 @@ export class NumericLU {
     const n = this.symbolic.n;
     if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
     if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
-    this.solveMuls = 0;
-    this.solveAdds = 0;
-    this.solveDivs = 0;
+    this.resetSolveCounts();
     this.solveInto(x, 0, b, 0);
     return x;
   }
@@ -534,11 +665,19 @@ export class NumericLU {
     if (!(Number.isInteger(nrhs) && nrhs >= 0)) throw new RangeError(`nrhs is ${nrhs}, expected a non-negative integer`);
     if (B.length !== n * nrhs) throw new RangeError(`B has length ${B.length}, expected n·nrhs = ${n * nrhs}`);
     if (X.length !== n * nrhs) throw new RangeError(`X has length ${X.length}, expected n·nrhs = ${n * nrhs}`);
+    this.resetSolveCounts();
+    for (let c = 0; c < nrhs; c++) this.solveInto(X, c * n, B, c * n);
+    return X;
+  }
+
+  private resetSolveCounts(): void {
     this.solveMuls = 0;
     this.solveAdds = 0;
     this.solveDivs = 0;
-    for (let c = 0; c < nrhs; c++) this.solveInto(X, c * n, B, c * n);
-    return X;
+    this.refineMuls = 0;
+    this.refineAdds = 0;
+    this.refineDivs = 0;
+    this.refineSteps = 0;
   }
 
   /**
@@ -546,6 +685,8 @@ export class NumericLU {
    * triangular, solved from the first block down. Same counts as `solve`.
    *   y_j = (w_j − Σ_{i above j} C(i,j) y_i) / u_jj   (Uᵀ and the off-diagonal blocks, dot products)
    *   z_j = y_j − Σ_{i ∈ L(:,j)} l_ij z_i, j descending in the block   (Lᵀ, unit diagonal)
+   * With refinement, a block's Cᵀ_bb z = w_b is refined as in `solve` (residual w_b − Cᵀ_bb z).
+   * With row scaling, (R C)ᵀ (R⁻¹ x(p)) = b(q) is solved: x(p) = R y.
    */
   solveTransposed(x: Float64Array, b: Float64Array): Float64Array {
     const S = this.symbolic;
@@ -553,12 +694,28 @@ export class NumericLU {
     if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
     if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
     const { p, q } = S;
-    const { LUx, LUi, cs, dpos, w, segR, segBig } = this;
+    const { LUx, LUi, cs, us, dpos, w, segR, segBig } = this;
+    this.resetSolveCounts();
     for (let k = 0; k < n; k++) w[k] = b[q[k]];
     const nseg = segBig.length;
+    const refine = this.refine > 0;
     for (let g = 0; g < nseg; g++) {
       const k1 = segR[g];
       const k2 = segR[g + 1];
+      if (refine && segBig[g] === 1) {
+        // off-diagonal blocks first, then the block alone, refined
+        const rb = this.rb;
+        for (let j = k1; j < k2; j++) {
+          let t = w[j];
+          const u = us[j];
+          for (let s = cs[j]; s < u; s++) t -= LUx[s] * w[LUi[s]];
+          w[j] = t;
+          rb[j] = t;
+        }
+        this.blockSolveTransposed(w, k1, k2);
+        this.refineBlock(w, k1, k2, true);
+        continue;
+      }
       for (let j = k1; j < k2; j++) {
         const d = dpos[j];
         let t = w[j];
@@ -574,28 +731,54 @@ export class NumericLU {
         }
       }
     }
-    for (let k = 0; k < n; k++) x[p[k]] = w[k];
+    const Rs = this.Rs;
+    if (this.scaling === 'none') {
+      for (let k = 0; k < n; k++) x[p[k]] = w[k];
+    } else {
+      for (let k = 0; k < n; k++) x[p[k]] = w[k] * Rs[p[k]];
+    }
     const fl = cs[n] - n;
-    this.solveMuls = fl;
-    this.solveAdds = fl;
-    this.solveDivs = n;
+    this.solveMuls += fl + (this.scaling === 'none' ? 0 : n);
+    this.solveAdds += fl;
+    this.solveDivs += n;
     return x;
   }
 
   /**
-   * w = b(p); block back-substitution from the last block up:
+   * w = b(p) (times R); block back-substitution from the last block up:
    *   w_b = L_bb \ w_b;  then for j in the block, descending:  y_j = w_j / u_jj,
    *   x(q_j) = y_j,  w(rows of U(:,j) and of the entries above the block) -= C(those rows, j) y_j.
+   * With refinement, a block of size ≥ 2 is solved alone (L_bb, U_bb), refined, and only then
+   * updates the rows above it.
    */
   private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number): void {
     const S = this.symbolic;
     const { n, p, q } = S;
-    const { LUx, LUi, cs, dpos, w, segR, segBig } = this;
-    for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
+    const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
+    if (this.scaling === 'none') {
+      for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
+    } else {
+      for (let k = 0; k < n; k++) w[k] = B[bo + p[k]] * Rs[p[k]];
+      this.solveMuls += n;
+    }
+    const refine = this.refine > 0;
     for (let g = segBig.length - 1; g >= 0; g--) {
       // A segment is one block of size ≥ 2, or a run of 1×1 blocks (an upper triangular stretch).
       const k1 = segR[g];
       const k2 = segR[g + 1];
+      if (refine && segBig[g] === 1) {
+        const rb = this.rb;
+        for (let j = k1; j < k2; j++) rb[j] = w[j];
+        this.blockSolve(w, k1, k2);
+        this.refineBlock(w, k1, k2, false);
+        for (let j = k1; j < k2; j++) {
+          const xj = w[j];
+          X[xo + q[j]] = xj;
+          const u = us[j];
+          for (let t = cs[j]; t < u; t++) w[LUi[t]] -= LUx[t] * xj;
+        }
+        continue;
+      }
       if (segBig[g] === 1) {
         for (let j = k1; j < k2; j++) {
           const xj = w[j];
@@ -615,6 +798,169 @@ export class NumericLU {
     this.solveMuls += fl;
     this.solveAdds += fl;
     this.solveDivs += n;
+  }
+
+  /** v(k1:k2) = C_bb \ v(k1:k2) with the block's L and U (no update of other rows; counted by the caller). */
+  private blockSolve(v: Float64Array, k1: number, k2: number): void {
+    const { LUx, LUi, cs, us, dpos } = this;
+    for (let j = k1; j < k2; j++) {
+      const xj = v[j];
+      const s1 = cs[j + 1];
+      for (let s = dpos[j] + 1; s < s1; s++) v[LUi[s]] -= LUx[s] * xj;
+    }
+    for (let j = k2 - 1; j >= k1; j--) {
+      const d = dpos[j];
+      const xj = v[j] / LUx[d];
+      v[j] = xj;
+      for (let t = us[j]; t < d; t++) v[LUi[t]] -= LUx[t] * xj;
+    }
+  }
+
+  /** v(k1:k2) = C_bbᵀ \ v(k1:k2) with the block's U and L (counted by the caller). */
+  private blockSolveTransposed(v: Float64Array, k1: number, k2: number): void {
+    const { LUx, LUi, cs, us, dpos } = this;
+    for (let j = k1; j < k2; j++) {
+      const d = dpos[j];
+      let t = v[j];
+      for (let s = us[j]; s < d; s++) t -= LUx[s] * v[LUi[s]];
+      v[j] = t / LUx[d];
+    }
+    for (let j = k2 - 1; j >= k1; j--) {
+      let t = v[j];
+      const s1 = cs[j + 1];
+      for (let s = dpos[j] + 1; s < s1; s++) t -= LUx[s] * v[LUi[s]];
+      v[j] = t;
+    }
+  }
+
+  /**
+   * Refinement of block [k1, k2): y = v(k1:k2) solves C_bb y = rb (or C_bbᵀ y = rb) to working
+   * accuracy; up to `refine` steps r = rb − C_bb y, δ = C_bb \ r, y += δ. Counts into the solve
+   * and refine counters: per step nnz(C_bb) multiply-subtracts for the residual (21 flops per entry
+   * and 4 per column when extended, plus one addition per row), the block solve (lnz + unz
+   * multiply-subtracts, one division per row) and one addition per row for the update.
+   */
+  private refineBlock(v: Float64Array, k1: number, k2: number, transposed: boolean): void {
+    const S = this.symbolic;
+    const { Bp, Bi } = S;
+    const { Cx, rb, dz, rlo, cs, us } = this;
+    const extended = this.residual === 'extended';
+    const nb = k2 - k1;
+    const nzb = Bp[k2] - Bp[k1];
+    // L and U of the block: the slots of the block's columns but the pivots and the off-block entries
+    let lu = 0;
+    for (let j = k1; j < k2; j++) lu += cs[j + 1] - us[j] - 1;
+    let muls = 0, adds = 0, divs = 0;
+    let prev = Infinity;
+    for (let step = 0; step < this.refine; step++) {
+      // r = rb − C_bb y (or rb − C_bbᵀ y)
+      if (!extended) {
+        for (let k = k1; k < k2; k++) dz[k] = rb[k];
+        if (!transposed) {
+          for (let k = k1; k < k2; k++) {
+            const yk = v[k];
+            for (let e = Bp[k]; e < Bp[k + 1]; e++) dz[Bi[e]] -= Cx[e] * yk;
+          }
+        } else {
+          for (let k = k1; k < k2; k++) {
+            let t = dz[k];
+            for (let e = Bp[k]; e < Bp[k + 1]; e++) t -= Cx[e] * v[Bi[e]];
+            dz[k] = t;
+          }
+        }
+        muls += nzb;
+        adds += nzb;
+      } else {
+        for (let k = k1; k < k2; k++) {
+          dz[k] = rb[k];
+          rlo[k] = 0;
+        }
+        if (!transposed) {
+          for (let k = k1; k < k2; k++) {
+            const yk = v[k];
+            const ty = SPLIT * yk;
+            const yh = ty - (ty - yk);
+            const yl = yk - yh;
+            for (let e = Bp[k]; e < Bp[k + 1]; e++) {
+              const i = Bi[e];
+              const c = Cx[e];
+              const tc = SPLIT * c;
+              const ch = tc - (tc - c);
+              const cl = c - ch;
+              // TwoProduct: c·y = ph + pl exactly
+              const ph = c * yk;
+              const pl = ((ch * yh - ph) + ch * yl + cl * yh) + cl * yl;
+              // TwoSum: dz_i − ph = s + e exactly
+              const a = dz[i];
+              const s = a - ph;
+              const bb = s - a;
+              const err = (a - (s - bb)) - (ph + bb);
+              dz[i] = s;
+              rlo[i] += err - pl;
+            }
+          }
+        } else {
+          for (let k = k1; k < k2; k++) {
+            let hi = dz[k];
+            let lo = 0;
+            for (let e = Bp[k]; e < Bp[k + 1]; e++) {
+              const yk = v[Bi[e]];
+              const ty = SPLIT * yk;
+              const yh = ty - (ty - yk);
+              const yl = yk - yh;
+              const c = Cx[e];
+              const tc = SPLIT * c;
+              const ch = tc - (tc - c);
+              const cl = c - ch;
+              const ph = c * yk;
+              const pl = ((ch * yh - ph) + ch * yl + cl * yh) + cl * yl;
+              const s = hi - ph;
+              const bb = s - hi;
+              lo += ((hi - (s - bb)) - (ph + bb)) - pl;
+              hi = s;
+            }
+            dz[k] = hi;
+            rlo[k] = lo;
+          }
+        }
+        for (let k = k1; k < k2; k++) dz[k] += rlo[k];
+        // per product: split of c (1 mul, 3 adds), TwoProduct (5 muls, 4 adds), TwoSum (6 adds), low
+        // part (2 adds); the split of y (1 mul, 3 adds) once per column, or per product when
+        // transposed; one addition per row to round hi + lo
+        if (!transposed) {
+          muls += 6 * nzb + nb;
+          adds += 15 * nzb + 3 * nb + nb;
+        } else {
+          muls += 7 * nzb;
+          adds += 18 * nzb + nb;
+        }
+      }
+      if (!transposed) this.blockSolve(dz, k1, k2);
+      else this.blockSolveTransposed(dz, k1, k2);
+      muls += lu;
+      adds += lu;
+      divs += nb;
+      // y += δ; stop once the correction is negligible or no longer halves
+      let dmax = 0, ymax = 0;
+      for (let k = k1; k < k2; k++) {
+        const y = v[k] + dz[k];
+        v[k] = y;
+        const ad = Math.abs(dz[k]);
+        if (ad > dmax) dmax = ad;
+        const ay = Math.abs(y);
+        if (ay > ymax) ymax = ay;
+      }
+      adds += nb;
+      this.refineSteps++;
+      if (dmax <= this.refineTol * ymax || dmax > 0.5 * prev) break;
+      prev = dmax;
+    }
+    this.refineMuls += muls;
+    this.refineAdds += adds;
+    this.refineDivs += divs;
+    this.solveMuls += muls;
+    this.solveAdds += adds;
+    this.solveDivs += divs;
   }
 }
 
