@@ -29,6 +29,10 @@ export class SingularJointInertiaError extends Error {
   }
 }
 
+/**
+ * Everything one ABA call computes (Pinocchio's `Data` for `aba`): made once per model with `new
+ * AbaWorkspace(model)` and reused; `aba` writes its output into `qdd`.
+ */
 export class AbaWorkspace {
   /** kinematic quantities (Xup, v, c) of the last call */
   readonly kin: KinematicsWorkspace;
@@ -68,6 +72,7 @@ export class AbaWorkspace {
     this.qdd = new Float64Array(model.nv);
   }
 
+  /** total flops of the last call: kinematics + dynamics passes */
   totalFlops(): Flops {
     return new Flops().accumulate(this.kin.flops).accumulate(this.flops);
   }

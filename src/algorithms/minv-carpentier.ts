@@ -43,6 +43,10 @@ import { spdInvertInPlace } from '../spatial/smallmat.ts';
 import { SingularJointInertiaError } from './aba.ts';
 import { checkConfiguration } from './validate.ts';
 
+/**
+ * Everything one call of Carpentier's M⁻¹ computes: made once per model (`new
+ * MinvCarpentierWorkspace(model)`, optionally in world frame) and reused; the result is in `Minv`.
+ */
 export class MinvCarpentierWorkspace {
   /** ⁱX_λ(i) at the q of the last call (pass 1) */
   readonly Xup: Float64Array[];

@@ -44,6 +44,7 @@ export interface LuFigures {
   repivoted: number;
 }
 
+/** The matrix form of the ABA in a flops report: flops by part and the size of W^L D W^R. */
 export interface MatrixAbaFigures {
   kinematics: FlopFigure;
   fill: FlopFigure;
@@ -61,6 +62,10 @@ export interface MatrixAbaFigures {
   nnz: number;
 }
 
+/**
+ * The flops of every dynamics path on one model at one random state (what `sparsedyn flops --json`
+ * prints).
+ */
 export interface FlopsReport {
   model: string;
   nb: number;
@@ -78,6 +83,7 @@ export interface FlopsReport {
   agreement: { lu_id: number; lu_fd: number; aba_matrix: number };
 }
 
+/** Options of `flopsReport`. */
 export interface FlopsReportOptions {
   /** seed of the random state (default 1) */
   seed?: number;

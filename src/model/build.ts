@@ -13,12 +13,17 @@ import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from 
 import { Model, type Frame } from './model.ts';
 import type { ModelWarning } from './warnings.ts';
 
+/** A link of a model description: its name and rigid inertia. */
 export interface LinkSpec {
   name: string;
   /** rigid inertia about the link origin in link axes (10 numbers), or null for a massless link */
   inertia: Float64Array | null;
 }
 
+/**
+ * A joint of a model description: type, parent and child links, placement, axis (and pitch for
+ * helical joints).
+ */
 export interface JointSpec {
   name: string;
   type: JointType;
@@ -32,6 +37,10 @@ export interface JointSpec {
   pitch?: number;
 }
 
+/**
+ * A model description (what a URDF or a generator gives): links, joints, gravity; `buildModel`
+ * turns it into a Model.
+ */
 export interface ModelSpec {
   name: string;
   links: LinkSpec[];
@@ -41,6 +50,10 @@ export interface ModelSpec {
   warnings?: readonly ModelWarning[];
 }
 
+/**
+ * Options of `buildModel`: the base (floating or welded) and the fixed joints to keep as 0-DoF
+ * joints.
+ */
 export interface BuildOptions {
   /** add a 6-DoF floating joint between the world and the root link (default false: welded) */
   floatingBase?: boolean;
@@ -58,6 +71,11 @@ export class ModelError extends Error {
   }
 }
 
+/**
+ * Build the immutable Model of a description: validate the link/joint graph, number bodies
+ * depth-first (λ(i) < i), merge fixed joints into their parent (unless kept), add a floating base
+ * on request. Throws ModelError naming the link or joint.
+ */
 export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   const g = new DirectedGraph();
   for (const l of spec.links) {

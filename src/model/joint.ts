@@ -9,6 +9,7 @@
  * [ω; v]: S = [0 1; 1 0]. Spherical (`spherical`): q = quaternion (x y z w), v = ω in body frame.
  */
 
+/** The joint types: the URDF's (revolute, prismatic, floating, fixed; continuous is revolute) and helical, spherical. */
 export type JointType = 'revolute' | 'prismatic' | 'helical' | 'floating' | 'spherical' | 'fixed';
 
 /** Numeric codes used in the hot loops (switch on an integer, not a string). */
