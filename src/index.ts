@@ -26,6 +26,7 @@
  * experimental one may change in any release.
  *
  * @packageDocumentation
+ * @module sparsedyn
  */
 
 // ── models ────────────────────────────────────────────────────────────────────────────────────

@@ -7,6 +7,7 @@
  * Stability: every export is stable unless its documentation carries the `@experimental` tag.
  *
  * @packageDocumentation
+ * @module sparsedyn/node
  */
 export { readUrdf, loadUrdf } from './urdf-file.ts';
 export { parseModelSpec } from './spec.ts';

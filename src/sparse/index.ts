@@ -9,6 +9,7 @@
  * Stability: every export is stable unless its documentation carries the `@experimental` tag.
  *
  * @packageDocumentation
+ * @module sparsedyn/sparse
  */
 export { csc, checkPattern, nnz, type CscMatrix } from './csc.ts';
 export { compress, assembleValues, type CscAssembly } from './compress.ts';
