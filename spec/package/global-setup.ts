@@ -12,7 +12,7 @@ const USES_DIST = readdirSync(resolve(ROOT, 'spec/package')).filter((f) => f.end
 
 export default function setup(): void {
   // file filters on the command line (`vitest run spec/sparse …`): build only if one selects a dist test
-  const args = process.argv.slice(2).filter((a) => !a.startsWith('-') && a !== 'run' && a !== 'watch' && !a.endsWith('vitest') && !a.endsWith('vitest.mjs'));
-  if (args.length > 0 && !USES_DIST.some((f) => args.some((a) => f.includes(a.replace(/^\.\//, ''))))) return;
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith('-') && /^(\.\/)?spec\b|\.ts$/.test(a)).map((a) => a.replace(/^\.\//, ''));
+  if (filters.length > 0 && !USES_DIST.some((f) => filters.some((a) => f.includes(a)))) return;
   ensureBuilt();
 }
