@@ -5,11 +5,11 @@
  *      from the three entries src/index.ts, src/sparse/index.ts, src/node/index.ts and what they import;
  *   2. esbuild: dist/browser/sparsedyn.js, the root entry as one minified ES module for browsers
  *      (its dependencies bundled; the build fails if anything behind the root entry needs Node);
- *   3. esbuild: dist/cli/sparsedyn.js, the command line as one ES module for Node, dependencies
+ *   3. esbuild: dist/cli/sparsedyn.cjs, the command line as one CommonJS file for Node, dependencies
  *      bundled, so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs runs it).
  * Source maps (with the TypeScript sources inlined) come with the library files only: the bundles are
  * for running; to debug in a browser, bundle the root entry with your own bundler, which reads them.
- * Written last, dist/cli/sparsedyn.js also stamps the build: the tests rebuild when a source is newer.
+ * Written last, dist/cli/sparsedyn.cjs also stamps the build: the tests rebuild when a source is newer.
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -45,15 +45,17 @@ step('dist/browser/sparsedyn.js (esbuild)');
 await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/cli/sparsedyn.js',
+  outfile: 'dist/cli/sparsedyn.cjs',
   bundle: true,
-  format: 'esm',
+  // CommonJS, so that bin/sparsedyn.mjs can compile it with a V8 code cache (see there)
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   minify: true,
   legalComments: 'eof',
-  // CommonJS dependencies (commander) call require() on Node's modules: give the ES module one
-  banner: { js: "import { createRequire as __sparsedynRequire } from 'node:module'; const require = __sparsedynRequire(import.meta.url);" },
+  // import.meta.url (the study pages read d3's files beside the package) is this file's URL
+  banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
   logLevel: 'warning',
 });
-step('dist/cli/sparsedyn.js (esbuild)');
+step('dist/cli/sparsedyn.cjs (esbuild)');

@@ -11,8 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 /** the repository folder */
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** the outputs of the build; the CLI bundle is written last and stamps the build */
-export const OUTPUTS = ['dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.js', 'dist/node/index.js', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.js'];
-const STAMP = 'dist/cli/sparsedyn.js';
+export const OUTPUTS = ['dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.js', 'dist/node/index.js', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.cjs'];
+const STAMP = 'dist/cli/sparsedyn.cjs';
 const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 
 function newestMtime(path: string): number {

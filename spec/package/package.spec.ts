@@ -104,7 +104,7 @@ describe('the packed package, installed in a fresh project', () => {
     const paths = packed.files.map((f) => f.path);
     const allowed = (p: string) => /^(dist|schemas)\//.test(p) || ['bin/sparsedyn.mjs', 'models/humanoid.urdf', 'README.md', 'LICENSE', 'package.json'].includes(p);
     expect(paths.filter((p) => !allowed(p))).toEqual([]);
-    for (const p of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.d.ts', 'dist/node/index.d.ts', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.js', 'models/humanoid.urdf', 'schemas/problem.schema.json']) {
+    for (const p of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.d.ts', 'dist/node/index.d.ts', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.cjs', 'models/humanoid.urdf', 'schemas/problem.schema.json']) {
       expect(paths).toContain(p);
     }
     process.stdout.write(`npm pack: ${packed.filename}, ${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked, ${packed.entryCount} files\n`);
