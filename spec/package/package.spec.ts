@@ -13,7 +13,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import module, { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { humanoid } from '../../src/model/generators.ts';
@@ -71,8 +71,8 @@ console.log(JSON.stringify({ nq: model.nq, nv: model.nv, neutral: Array.from(neu
 
 interface Packed { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }
 
-function run(cmd: string, args: string[], cwd: string, timeout = 120_000): { code: number | null; out: string; err: string } {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, NODE_OPTIONS: '' } });
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_OPTIONS: '', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -169,13 +169,29 @@ describe('the packed package, installed in a fresh project', () => {
     expect(out['flop-count.ts']).toMatch(/^inverse dynamics by LU +\d+ flops +\d\.\d\d×$/m);
   });
 
-  it('npx sparsedyn --help runs the installed command', () => {
-    const r = run('npx', ['--no-install', 'sparsedyn', '--help'], join(dir, 'project'));
+  it('npx sparsedyn --help runs the installed command; its compile cache is written, and a damaged one is ignored', () => {
+    const cache = join(dir, 'cache');
+    const env = { XDG_CACHE_HOME: cache };
+    const r = run('npx', ['--no-install', 'sparsedyn', '--help'], join(dir, 'project'), env);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^Usage: sparsedyn/);
     expect(r.out).toMatch(/estimate \[options\] <problem>/);
-    const v = run('npx', ['--no-install', 'sparsedyn', '--version'], join(dir, 'project'));
+    // Node 20 keeps V8's code cache in $XDG_CACHE_HOME/sparsedyn (Node ≥ 22 uses its own)
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache !== 'function') {
+      const files = readdirSync(join(cache, 'sparsedyn'));
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/^cli-v\d+\.\d+\.\d+-\w+-\d+-\d+\.v8cache$/);
+      writeFileSync(join(cache, 'sparsedyn', files[0]), 'not a code cache');
+    }
+    const v = run('npx', ['--no-install', 'sparsedyn', '--version'], join(dir, 'project'), env);
+    expect(v.err).not.toMatch(/sparsedyn|Error/); // (npx itself may warn about the machine's npm configuration)
+    expect(v.code).toBe(0);
     expect(v.out.trim()).toBe('0.1.0');
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache !== 'function') {
+      const files = readdirSync(join(cache, 'sparsedyn'));
+      expect(files).toHaveLength(1); // the damaged cache was replaced
+      expect(readFileSync(join(cache, 'sparsedyn', files[0])).length).toBeGreaterThan(100_000);
+    }
   });
 
   describe.skipIf(NO_BROWSER !== '')('in headless Chromium', () => {
