@@ -32,6 +32,7 @@ const CONSUMER = `
 import { aba, AbaWorkspace, computeMinverse, crba, CrbaWorkspace, humanoid, LuForwardDynamics, LuInverseDynamics, MinvCarpentierWorkspace, modelFromSpec, neutral, randomConfiguration, rnea, RneaWorkspace, Rng, urdfFromSpec, humanoidSpec, modelFromUrdf } from 'sparsedyn';
 import { luSolve, csc } from 'sparsedyn/sparse';
 import { loadUrdf, parseModelSpec } from 'sparsedyn/node';
+import * as bundle from 'sparsedyn/browser';
 
 const check = (what: string, err: number, tol: number) => { if (!(err <= tol)) throw new Error(what + ': error ' + err + ' > ' + tol); return err; };
 const maxAbs = (x: ArrayLike<number>) => Array.from(x).reduce((m, v) => Math.max(m, Math.abs(v)), 0);
@@ -64,6 +65,9 @@ for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
 check('M M⁻¹ = I', errMinv, 1e-9);
 const x = luSolve(csc(2, 2, Int32Array.from([0, 2, 4]), Int32Array.from([0, 1, 0, 1]), Float64Array.from([2, 1, 1, 3])), [3, 4]);
 check('sparse solve', diff(x, [1, 1]), 1e-15);
+// the browser bundle has the root entry's exports and types (and runs in Node too)
+const bm = bundle.humanoid();
+check('bundle RNEA = RNEA', diff(bundle.rnea(bm, new bundle.RneaWorkspace(bm), neutral(bm), null, new Float64Array(bm.nv)), rnea(generated, new RneaWorkspace(generated), neutral(generated), null, new Float64Array(generated.nv))), 1e-12);
 const same = (m: { nq: number; nv: number; nb: number }) => m.nq === model.nq && m.nv === model.nv && m.nb === model.nb;
 if (!same(fromText) || !same(generated) || !same(specFile) || spec.nv !== 5) throw new Error('the models differ in size');
 console.log(JSON.stringify({ nq: model.nq, nv: model.nv, neutral: Array.from(neutral(model).slice(0, 7)), errAba, errLuFd, errLuId, errMinv }));
