@@ -23,6 +23,10 @@ import { checkDynamicsInputs, checkForwardDynamicsDefined, SingularJointInertiaE
 
 export { SingularJointInertiaError };
 
+/**
+ * Everything one ABA call computes (Pinocchio's `Data` for `aba`): made once per model with `new
+ * AbaWorkspace(model)` and reused; `aba` writes its output into `qdd`.
+ */
 export class AbaWorkspace {
   /** kinematic quantities (Xup, v, c) of the last call */
   readonly kin: KinematicsWorkspace;
@@ -62,6 +66,7 @@ export class AbaWorkspace {
     this.qdd = new Float64Array(model.nv);
   }
 
+  /** total flops of the last call: kinematics + dynamics passes */
   totalFlops(): Flops {
     return new Flops().accumulate(this.kin.flops).accumulate(this.flops);
   }

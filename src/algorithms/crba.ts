@@ -14,6 +14,7 @@ import { inertiaAdd, inertiaMulMotion, inertiaTransformToParent } from '../spati
 import { xTransposeApplyForce } from '../spatial/transform.ts';
 import { checkConfiguration } from './validate.ts';
 
+/** Everything one CRBA call computes: made once per model and reused; `crba` writes M(q) into `M`. */
 export class CrbaWorkspace {
   /** ⁱX_λ(i) at the q of the last call */
   readonly Xup: Float64Array[];

@@ -28,6 +28,10 @@ import { abaUnchecked, AbaWorkspace } from './aba.ts';
 import { contactWrenches, ContactWorkspace, type InputMatrix } from './iwim-inputs.ts';
 import { checkConfiguration, checkForwardDynamicsDefined, checkVector } from './validate.ts';
 
+/**
+ * Workspace of `iwimIim` (M⁻¹B by the Implicit Inversion Method on ABA's factors): made once per
+ * model and input matrix, reused.
+ */
 export class IwimIimWorkspace {
   readonly aba: AbaWorkspace;
   readonly contact: ContactWorkspace;

@@ -19,9 +19,15 @@ import { JT_FLOATING } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import type { Flops } from '../spatial/flops.ts';
 
+/** Columns of a contact input: a point force (3 columns) or a full wrench (6). */
 export type ContactType = 'force' | 'wrench';
+/**
+ * Axes of a contact input's columns: the world axes at the contact point ('world', Pinocchio's
+ * LOCAL_WORLD_ALIGNED) or the link's axes ('local').
+ */
 export type ContactFrame = 'world' | 'local';
 
+/** A contact input of B (the inputs of M⁻¹B): a force or wrench applied at a point of a link. */
 export interface ContactSpec {
   /** any URDF link (frame) name, merged links included */
   link: string;
@@ -35,6 +41,10 @@ export interface ContactSpec {
   name?: string;
 }
 
+/**
+ * The inputs u of q̈ = q̈₀ + M⁻¹B u: actuated joints, then contact forces or wrenches (what the
+ * `iwim` command's inputs file holds).
+ */
 export interface InputSpec {
   /** actuated joints by name, or "all": every joint with a DoF except a floating base */
   actuated: readonly string[] | 'all';

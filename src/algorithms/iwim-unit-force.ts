@@ -13,6 +13,10 @@ import { abaUnchecked, AbaWorkspace } from './aba.ts';
 import { contactWrenches, ContactWorkspace, type InputMatrix } from './iwim-inputs.ts';
 import { checkConfiguration, checkForwardDynamicsDefined, checkVector } from './validate.ts';
 
+/**
+ * Workspace of `iwimUnitForce` (M⁻¹B by the extended unit force method, m + 1 ABA runs): made once
+ * per model and input matrix, reused.
+ */
 export class IwimUnitForceWorkspace {
   readonly aba: AbaWorkspace;
   readonly contact: ContactWorkspace;

@@ -11,6 +11,10 @@ import { Flops } from '../spatial/flops.ts';
 import { crossMotion } from '../spatial/motion.ts';
 import { xApplyMotion } from '../spatial/transform.ts';
 
+/**
+ * The velocity kinematics of one configuration (ⁱX_λ, v_i, v_J, c_i per body): made once per model
+ * and reused; RNEA's, ABA's and the sparse solvers' workspaces each hold one.
+ */
 export class KinematicsWorkspace {
   /** ⁱX_λ(i): parent-to-body transform at the current q (written by forwardKinematics) */
   readonly Xup: Float64Array[];
@@ -63,6 +67,11 @@ function crossAlongAxis(c: Float64Array, v: Float64Array, vJ: Float64Array, k: n
   }
 }
 
+/**
+ * Forward velocity kinematics (Pinocchio's `forwardKinematics`): fills ws.Xup, ws.v, ws.vJ and ws.c
+ * from (q, q̇); pass qd = null for positions only (v, vJ, c stay zero). Inputs are not validated
+ * here. Allocation free.
+ */
 export function forwardKinematics(ws: KinematicsWorkspace, q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
   const model = ws.model;
   const fl = ws.flops;

@@ -42,6 +42,10 @@ import { xApplyMotion, xCompose, xInvApplyMotion, xTransposeApplyForce } from '.
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
 import { checkConfiguration, checkForwardDynamicsDefined, SingularJointInertiaError } from './validate.ts';
 
+/**
+ * Everything one call of Carpentier's M⁻¹ computes: made once per model (`new
+ * MinvCarpentierWorkspace(model)`, optionally in world frame) and reused; the result is in `Minv`.
+ */
 export class MinvCarpentierWorkspace {
   /** ⁱX_λ(i) at the q of the last call (pass 1) */
   readonly Xup: Float64Array[];

@@ -8,6 +8,10 @@ import { Flops } from '../spatial/flops.ts';
 import { crba, CrbaWorkspace } from './crba.ts';
 import { checkForwardDynamicsDefined } from './validate.ts';
 
+/**
+ * Workspace of `minvCholesky` (M⁻¹ by CRBA and a dense Cholesky factorization, the reference): made
+ * once per model and reused; the result is in `Minv`.
+ */
 export class MinvCholeskyWorkspace {
   readonly crba: CrbaWorkspace;
   /** L: Cholesky factor of M (lower, row-major), then overwritten with L⁻¹ */

@@ -20,6 +20,10 @@ import { xApplyMotion, xTransposeApplyForceAdd } from '../spatial/transform.ts';
 import { forwardKinematics, KinematicsWorkspace } from './kinematics.ts';
 import { checkDynamicsInputs } from './validate.ts';
 
+/**
+ * Everything one RNEA call computes (Pinocchio's `Data` for `rnea`): made once per model with `new
+ * RneaWorkspace(model)` and reused; `rnea` writes τ into `tau`.
+ */
 export class RneaWorkspace {
   /** kinematic quantities (Xup, v, c) of the last call */
   readonly kin: KinematicsWorkspace;

@@ -53,6 +53,7 @@ export interface LuFigures {
   repivoted: number;
 }
 
+/** The matrix form of the ABA in a flops report: flops by part and the size of W^L D W^R. */
 export interface MatrixAbaFigures {
   kinematics: FlopFigure;
   fill: FlopFigure;
@@ -70,6 +71,10 @@ export interface MatrixAbaFigures {
   nnz: number;
 }
 
+/**
+ * The flops of every dynamics path on one model at one random state (what `sparsedyn flops --json`
+ * prints).
+ */
 export interface FlopsReport {
   model: string;
   nb: number;
@@ -95,6 +100,7 @@ export interface FlopsReport {
   singular?: { bodies: string[]; note: string };
 }
 
+/** Options of `flopsReport`. */
 export interface FlopsReportOptions {
   /** seed of the random state (default 1) */
   seed?: number;

@@ -16,6 +16,10 @@ import { forwardDynamicsProblem } from './problems.ts';
 import { SparseSolver, type SolverOptions, type StepFlops } from './solver.ts';
 import { fillSystem, SymbolicSystem } from './system.ts';
 
+/**
+ * M⁻¹B and q̈₀ = −M⁻¹h by the sparse LU of the forward-dynamics system: one factorization and m + 1
+ * right-hand sides per call; the ordering is computed once in the constructor.
+ */
 export class IwimLu {
   /** the forward-dynamics system with its offline ordering and numeric LU */
   readonly solver: SparseSolver;
@@ -64,6 +68,7 @@ export class IwimLu {
     return this.solveUnchecked(q, qd);
   }
 
+  /** solve without the entry checks (for callers that validated the inputs already) */
   solveUnchecked(q: ArrayLike<number>, qd: ArrayLike<number> | null): Float64Array {
     const s = this.solver, vals = s.values, lu = s.lu, fl = this.flops, B = this.inputs;
     const model = this.model, nv = model.nv, n = s.sys.n, m = B.m;

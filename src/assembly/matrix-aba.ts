@@ -185,7 +185,10 @@ function runProduct(P: ProductPlan, A: RowMatrix, B: RowMatrix, fl: Flops): void
 const R_A = 0, R_F = 1, R_TAU = 2, R_Y = 3;
 const C_A = VARIABLE_KINDS.indexOf('a'), C_QDD = VARIABLE_KINDS.indexOf('qdd');
 
-/** Flops of one matrix-ABA step, by part. */
+/**
+ * Flops of one matrix-ABA step, by part.
+ * @experimental
+ */
 export interface MatrixAbaFlops {
   /** velocity kinematics ⁱX_λ, v_i, c_i (shared with RNEA, ABA and the LU path) */
   kinematics: Flops;
@@ -203,6 +206,7 @@ export interface MatrixAbaFlops {
  * Forward dynamics by Property 2 (paper 004 §V-C, appendix B). Symbolic work (patterns of the W's
  * and of every product, the masks, the permutations, the triangularity check) is done once in the
  * constructor; `solve` refills values and allocates nothing.
+ * @experimental
  */
 export class MatrixAba {
   /** the forward-dynamics system (D, b; paper 004 eq. 16) */

@@ -15,6 +15,10 @@ import { forwardDynamicsProblem } from './problems.ts';
 import { SparseSolver, type SolverOptions, type StepFlops } from './solver.ts';
 import { fillSystem, SymbolicSystem } from './system.ts';
 
+/**
+ * M⁻¹(q) by the sparse LU of the forward-dynamics system: one factorization and one right-hand side
+ * per DoF per call; the ordering is computed once in the constructor.
+ */
 export class MinvLu {
   /** the forward-dynamics system with its offline ordering and numeric LU */
   readonly solver: SparseSolver;
@@ -52,6 +56,7 @@ export class MinvLu {
     return this.computeUnchecked(q);
   }
 
+  /** compute without the entry checks (for callers that validated q already) */
   computeUnchecked(q: ArrayLike<number>): Float64Array {
     const s = this.solver, vals = s.values, lu = s.lu, fl = this.flops;
     const nv = this.model.nv, n = s.sys.n;

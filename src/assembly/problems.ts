@@ -21,10 +21,12 @@ function externalKnowns(model: Model): KnownScalar[] {
   return out;
 }
 
+/** The inverse-dynamics problem of Nori's system: q̈ and every external wrench known, τ unknown. */
 export function inverseDynamicsProblem(model: Model): ProblemSpec {
   return { name: 'inverse dynamics', known: [...jointKnowns(model, 'qdd'), ...externalKnowns(model)] };
 }
 
+/** The forward-dynamics problem of Nori's system: τ and every external wrench known, q̈ unknown. */
 export function forwardDynamicsProblem(model: Model): ProblemSpec {
   return { name: 'forward dynamics', known: [...jointKnowns(model, 'tau'), ...externalKnowns(model)] };
 }

@@ -13,6 +13,7 @@ import { NumericLU } from '../sparse/numeric.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import { fillSystem, SystemValues, type SymbolicSystem } from './system.ts';
 
+/** Flops of one step of a sparse solver, by part. */
 export interface StepFlops {
   /** velocity kinematics: ⁱX_λ, v_i, c_i (shared with RNEA/ABA) */
   kinematics: Flops;
@@ -24,6 +25,10 @@ export interface StepFlops {
   solve: Flops;
 }
 
+/**
+ * Options of the sparse solvers: the offline ordering (computed, or given as a SymbolicLU) and the
+ * pivot thresholds of the runtime LU.
+ */
 export interface SolverOptions extends AnalyzeOptions {
   /** an ordering computed earlier (e.g. loaded from JSON); it must belong to this system's pattern */
   symbolic?: SymbolicLU;
@@ -65,6 +70,11 @@ export const DYNAMICS_CHECK_TOL = 1e-6;
  */
 export const DYNAMICS_REFINE = 1;
 
+/**
+ * The runtime of any square SymbolicSystem: the offline ordering once (constructor), then per
+ * `step` the values of D(q) and b(q, q̇, y), a numeric refactorization on the fixed pivot order and
+ * d = −D⁻¹ b, with exact flops by part. Allocation free per step.
+ */
 export class SparseSolver {
   readonly symbolic: SymbolicLU;
   readonly values: SystemValues;

@@ -49,10 +49,16 @@ export interface MeasurementBlock {
   readonly inputNames: readonly string[];
   /** variance of each reading; undefined for exact constraints (weighted least squares, estimation) */
   readonly variance?: number;
+  /** the block's structural nonzeros: row (within the block) and column of each */
   pattern(layout: VariableLayout): { rows: Int32Array; cols: Int32Array };
+  /** write the block's values into Ax (at `slots`, in pattern order) and its rows of b (from row0), reading inputs y from y0 */
   fill(ctx: FillContext, Ax: Float64Array, slots: Int32Array, b: Float64Array, row0: number, y: Float64Array, y0: number): void;
 }
 
+/**
+ * A problem on Nori's system: which unknowns are known (inputs) and which measurement blocks add
+ * equations.
+ */
 export interface ProblemSpec {
   /** problem name, e.g. "inverse dynamics" */
   name: string;

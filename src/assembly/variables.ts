@@ -9,12 +9,20 @@
  */
 import type { Model } from '../model/model.ts';
 
+/** Names of the components of a spatial motion vector [ω; v], in storage order. */
 export const MOTION_COMPONENTS = ['wx', 'wy', 'wz', 'vx', 'vy', 'vz'] as const;
+/** Names of the components of a spatial force vector [n; f], in storage order. */
 export const FORCE_COMPONENTS = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'] as const;
 
+/** The kinds of unknowns per body: a_i, f_i, τ_i, f^x_i, q̈_i. */
 export type VariableKind = 'a' | 'f' | 'tau' | 'fx' | 'qdd';
+/** The kinds of unknowns in column order within a body. */
 export const VARIABLE_KINDS: readonly VariableKind[] = ['a', 'f', 'tau', 'fx', 'qdd'];
 
+/**
+ * The columns of Nori's system for a model: where each body's a_i, f_i, τ_i, f^x_i, q̈_i start, and
+ * a name per column (e.g. `tau[l_knee]`, `fx[l_sole].fz`).
+ */
 export class VariableLayout {
   /** number of unknowns */
   readonly n: number;

@@ -19,14 +19,26 @@ import { Flops } from '../spatial/flops.ts';
 import { AdjointSensitivity } from './adjoint.ts';
 import { SystemSensitivity } from './sensitivity.ts';
 
-/** 'forward': ∂d = −D⁻¹ J by solveMany (default); 'adjoint': ∂out = −(D⁻ᵀ e_out)ᵀ J by transposed solves. */
+/**
+ * 'forward': ∂d = −D⁻¹ J by solveMany (default); 'adjoint': ∂out = −(D⁻ᵀ e_out)ᵀ J by transposed
+ * solves.
+ * @experimental
+ */
 export type LuMode = 'forward' | 'adjoint';
 
+/**
+ * Options of the derivatives by factor reuse: the solver's options and the mode ('forward' or
+ * 'adjoint').
+ * @experimental
+ */
 export interface LuDerivativesOptions extends SolverOptions {
   mode?: LuMode;
 }
 
-/** Derivative matrices of one dynamics problem (inverse: τ; forward: q̈). */
+/**
+ * Derivative matrices of one dynamics problem (inverse: τ; forward: q̈).
+ * @experimental
+ */
 export interface DynamicsDerivatives {
   /** the output: τ (inverse dynamics) or q̈ (forward dynamics) */
   readonly value: Float64Array;
@@ -95,7 +107,10 @@ abstract class LuDerivatives implements DynamicsDerivatives {
   }
 }
 
-/** ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the inverse-dynamics system and its factors. */
+/**
+ * ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the inverse-dynamics system and its factors.
+ * @experimental
+ */
 export class LuInverseDynamicsDerivatives extends LuDerivatives {
   constructor(model: Model, opts: LuDerivativesOptions = {}) {
     super(model, new LuInverseDynamics(model, opts), 'tau', opts.mode);
@@ -109,7 +124,10 @@ export class LuInverseDynamicsDerivatives extends LuDerivatives {
   }
 }
 
-/** ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ = ∂q̈/∂τ by the forward-dynamics system and its factors. */
+/**
+ * ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ = ∂q̈/∂τ by the forward-dynamics system and its factors.
+ * @experimental
+ */
 export class LuForwardDynamicsDerivatives extends LuDerivatives {
   constructor(model: Model, opts: LuDerivativesOptions = {}) {
     // the nv-fold derivative solves are not refined unless asked (refinement: SolverOptions.refine)

@@ -17,10 +17,16 @@ import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import type { DynamicsDerivatives } from './dynamics.ts';
 
-/** 'id': τ = ID(q, q̇, q̈) (input q̈); 'fd': q̈ = FD(q, q̇, τ) (input τ). */
+/**
+ * 'id': τ = ID(q, q̇, q̈) (input q̈); 'fd': q̈ = FD(q, q̇, τ) (input τ).
+ * @experimental
+ */
 export type DynamicsProblem = 'id' | 'fd';
 
-/** Central differences of RNEA or ABA: 2·3·nv evaluations. */
+/**
+ * Central differences of RNEA or ABA: 2·3·nv evaluations.
+ * @experimental
+ */
 export class FiniteDifferenceDerivatives implements DynamicsDerivatives {
   readonly value: Float64Array;
   readonly dq: Float64Array;

@@ -23,7 +23,10 @@ function fromColumnMajor(out: Float64Array, src: Float64Array, n: number): void 
   for (let r = 0; r < n; r++) for (let k = 0; k < n; k++) out[r * n + k] = src[k * n + r];
 }
 
-/** ∂τ/∂q, ∂τ/∂q̇ (EIDAmb and Tables 5–8) and M (CRBA). */
+/**
+ * ∂τ/∂q, ∂τ/∂q̇ (EIDAmb and Tables 5–8) and M (CRBA).
+ * @experimental
+ */
 export class RecursiveInverseDynamicsDerivatives implements DynamicsDerivatives {
   readonly eid: EidambWorkspace;
   readonly der: EidambDerivativesWorkspace;
@@ -65,7 +68,11 @@ export class RecursiveInverseDynamicsDerivatives implements DynamicsDerivatives 
   }
 }
 
-/** ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ by ABA, EIDAmb with Tables 5–8 at the ABA acceleration, and the Cholesky M⁻¹. */
+/**
+ * ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ by ABA, EIDAmb with Tables 5–8 at the ABA acceleration, and the Cholesky
+ * M⁻¹.
+ * @experimental
+ */
 export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives {
   readonly abaWs: AbaWorkspace;
   readonly id: RecursiveInverseDynamicsDerivatives;

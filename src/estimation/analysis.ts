@@ -27,8 +27,13 @@ import { dmperm } from '../sparse/dmperm.ts';
 import { forceTransformMatrix } from './blocks.ts';
 import type { EstimationSystem } from './setup.ts';
 
+/**
+ * The verdict of an analysis: full rank at every configuration tried, at random configurations only
+ * (singular at some special ones), or rank deficient at random configurations.
+ */
 export type Verdict = 'well_posed' | 'generically_well_posed' | 'ill_posed';
 
+/** The rank of the estimation system at one configuration tried. */
 export interface ConfigurationResult {
   name: string;
   kind: 'random' | 'special';
@@ -38,6 +43,7 @@ export interface ConfigurationResult {
   deficiency: number;
 }
 
+/** The result of `analyzeProblem` (also the JSON of `sparsedyn analyze --json`). */
 export interface AnalysisReport {
   verdict: Verdict;
   unknowns: number;
@@ -57,6 +63,7 @@ export interface AnalysisReport {
   notes: string[];
 }
 
+/** Options of `analyzeProblem`: how many configurations to try, the seed and the rank tolerance. */
 export interface AnalysisOptions {
   /** random configurations (default 3) */
   random?: number;
@@ -290,6 +297,11 @@ function reducedEchelon(rows: Map<string, number>[]): Map<string, number>[] {
   });
 }
 
+/**
+ * Is the sensor layout well posed? The structural rank, the numerical rank at random and special
+ * configurations, the verdict, the unobservable directions named by variable and the redundant
+ * sensors (what `sparsedyn analyze` prints).
+ */
 export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {}): AnalysisReport {
   const sys = es.sys, model = es.model;
   const tol = opts.tol ?? 1e-9;

@@ -24,6 +24,7 @@ import { NumericLU } from '../sparse/numeric.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import type { EstimationSystem } from './setup.ts';
 
+/** Flops of one estimated sample, by part. */
 export interface EstimatorFlops {
   kinematics: Flops;
   fill: Flops;
@@ -40,6 +41,12 @@ export interface EstimatorOptions {
   residual?: 'working' | 'extended';
 }
 
+/**
+/**
+ * Estimates every unknown of an estimation system sample after sample: the permuted sparse LU for
+ * square layouts, weighted least squares (one augmented sparse LU) for redundant ones. The ordering
+ * is computed once in the constructor; `estimate` allocates nothing.
+ */
 export class Estimator {
   readonly mode: 'square' | 'wls';
   /** the estimate d of the last sample (all unknowns, layout order) */
@@ -126,6 +133,7 @@ export class Estimator {
     return this.estimateUnchecked(q, qd, y);
   }
 
+  /** estimate without the entry checks (for callers that validated the inputs already) */
   estimateUnchecked(q: ArrayLike<number>, qd: ArrayLike<number>, y: Float64Array): Float64Array {
     const sys = this.es.sys, m = sys.m, n = sys.n, fl = this.flops;
     if (this.solver) {
@@ -178,6 +186,7 @@ export class Estimator {
     return C;
   }
 
+  /** total flops of the last sample */
   totalFlops(): Flops {
     const f = this.flops;
     return new Flops().accumulate(f.kinematics).accumulate(f.fill).accumulate(f.factor).accumulate(f.solve);

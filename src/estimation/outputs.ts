@@ -9,8 +9,10 @@ import { xApplyForce } from '../spatial/transform.ts';
 import type { Estimator } from './estimator.ts';
 import type { EstimationSystem } from './setup.ts';
 
+/** A wrench as torque and force, 3 numbers each. */
 export interface Wrench { torque: number[]; force: number[] }
 
+/** One estimated sample by name: what `sparsedyn estimate` writes per sample. */
 export interface NamedEstimate {
   tau: Record<string, number | number[]>;
   qdd: Record<string, number | number[]>;
@@ -25,6 +27,11 @@ export interface NamedEstimate {
 const fl = new Flops();
 const w6 = new Float64Array(6);
 
+/**
+ * The estimate d of one sample by name: joint torques and accelerations, contact wrenches (contact
+ * link frame), joint wrenches, per-sensor residuals; with `withStd` (redundant layouts) the
+ * standard deviation of each torque.
+ */
 export function namedEstimate(es: EstimationSystem, est: Estimator, d: Float64Array, withStd = false): NamedEstimate {
   const model = es.model, L = es.sys.layout;
   const tau: Record<string, number | number[]> = {}, qdd: Record<string, number | number[]> = {};

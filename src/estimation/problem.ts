@@ -8,6 +8,7 @@ export type SensorType =
   | 'joint_acceleration' | 'joint_torque' | 'force_torque' | 'external_wrench'
   | 'accelerometer' | 'spatial_acceleration' | 'gyroscope';
 
+/** Every sensor type a problem file may use. */
 export const SENSOR_TYPES: readonly SensorType[] = [
   'joint_acceleration', 'joint_torque', 'force_torque', 'external_wrench', 'accelerometer', 'spatial_acceleration', 'gyroscope',
 ];
@@ -23,6 +24,7 @@ export interface Origin {
   rpy: [number, number, number];
 }
 
+/** One sensor of a problem file, validated, with its defaults filled in. */
 export interface SensorSpec {
   name: string;
   type: SensorType;
@@ -45,12 +47,17 @@ export interface SensorSpec {
   measure_direction?: 'parent_to_child' | 'child_to_parent';
 }
 
+/**
+ * A contact of a problem file: a link with an unknown external wrench, some components of which may
+ * be known to be zero.
+ */
 export interface ContactSpec {
   link: string;
   /** components of the contact wrench known to be zero, in the contact link's frame */
   zero: string[];
 }
 
+/** An estimation problem (a problem file, validated): the model, its base, contacts and sensors. */
 export interface ProblemFile {
   /** URDF path (relative to the problem file) or a generator SPEC (chain:N, tree:N:SEED, humanoid) */
   model: string;
@@ -81,6 +88,10 @@ function componentsOf(type: SensorType): readonly string[] {
   }
 }
 
+/**
+ * The reading components of a sensor type (e.g. tx … fz for force_torque); empty for joint sensors,
+ * which read one value per joint.
+ */
 export function sensorComponents(type: SensorType): readonly string[] {
   return componentsOf(type);
 }

@@ -13,6 +13,11 @@ import { SystemJacobians } from '../derivatives/jacobians.ts';
 import { SystemSensitivity } from '../derivatives/sensitivity.ts';
 import type { Estimator } from './estimator.ts';
 
+/**
+ * Derivatives of an estimate with respect to the state (q, q̇) and the sensor readings, by reuse of
+ * the sample's factors: one more solve per direction.
+ * @experimental
+ */
 export class EstimateSensitivity {
   /** n unknowns, nv tangent directions, the selected inputs */
   readonly n: number;

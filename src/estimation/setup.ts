@@ -15,6 +15,7 @@ import { mat3Transpose, rotFromRpy } from '../spatial/vec3.ts';
 import { forceTransformMatrix, LinearBlock, LinkAccelerationBlock } from './blocks.ts';
 import { ProblemError, SPATIAL_ACCEL_COMPONENTS, WRENCH_COMPONENTS, type Origin, type ProblemFile, type SensorSpec } from './problem.ts';
 
+/** A contact of an estimation system: its link, its body and the link frame relative to the body. */
 export interface ContactInfo {
   link: string;
   body: number;
@@ -22,6 +23,10 @@ export interface ContactInfo {
   X: Float64Array;
 }
 
+/**
+ * A sensor of an estimation system: its specification, its measurement block and the names of its
+ * readings among the system's inputs.
+ */
 export interface SensorInfo {
   spec: SensorSpec;
   /** the block's index in sys.blocks, or −1 for a gyroscope */
@@ -30,6 +35,10 @@ export interface SensorInfo {
   inputs: string[];
 }
 
+/**
+ * An estimation problem assembled on a model: the system [D; D_Y] d + [b; b_Y] = 0 with its
+ * contacts, sensors and notes.
+ */
 export interface EstimationSystem {
   model: Model;
   problem: ProblemFile;
@@ -69,6 +78,11 @@ function linkFrame(model: Model, link: string, what: string): { body: number; X:
 const jointDofName = (model: Model, i: number, k: number) =>
   model.nvi[i] === 1 ? model.jointNames[i] : `${model.jointNames[i]}[${k}]`;
 
+/**
+ * Assemble a problem on its model: the Newton–Euler rows, the known zero wrenches, the constraints
+ * (unactuated joints, slippery contact components) and one measurement block per sensor. Throws
+ * ProblemError naming a sensor, joint or link that does not fit the model.
+ */
 export function buildEstimationSystem(model: Model, problem: ProblemFile): EstimationSystem {
   const L = new VariableLayout(model);
   const fl = new Flops();

@@ -12,6 +12,10 @@ import { xApplyForce, xApplyMotion, xCompose, xCreate, xInverse } from '../spati
 import { sensorComponents, WRENCH_COMPONENTS } from './problem.ts';
 import { originTransform, sensorJoints, type EstimationSystem } from './setup.ts';
 
+/**
+ * A physically consistent sample made by RNEA: the state, τ, the external and joint wrenches and
+ * the body accelerations and velocities.
+ */
 export interface Truth {
   q: Float64Array;
   v: Float64Array;

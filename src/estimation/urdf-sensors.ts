@@ -44,6 +44,10 @@ function originOf(raw: Raw, what: string): Origin {
   return { xyz: [pose[0], pose[1], pose[2]], rpy: [pose[3], pose[4], pose[5]] };
 }
 
+/**
+ * The sensors a URDF declares (iDynTree's force_torque, accelerometer, gyroscope; gazebo IMUs) as
+ * problem-file sensors, all of them or those named; other kinds are left out with a note.
+ */
 export function sensorsFromUrdf(sensors: readonly UrdfSensor[], select: true | readonly string[]): { sensors: SensorSpec[]; notes: string[] } {
   const out: SensorSpec[] = [];
   const notes: string[] = [];

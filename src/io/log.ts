@@ -17,6 +17,10 @@
 import type { Model } from '../model/model.ts';
 import type { EstimationSystem } from '../estimation/setup.ts';
 
+/**
+ * One valid row of a sensor log: time, model-ordered q and q̇, each sensor's readings, and the
+ * row's `truth` when it has one.
+ */
 export interface Sample {
   line: number;
   t: number;
@@ -28,6 +32,7 @@ export interface Sample {
   truth?: unknown;
 }
 
+/** A malformed log row: its line number and what is wrong with it. */
 export interface LogError {
   line: number;
   message: string;
@@ -183,6 +188,7 @@ export class CsvRows {
     }
   }
 
+  /** Parse one data row (line number `line`): a Sample, or a LogError saying what is wrong. */
   parse(text: string, line: number): Sample | LogError {
     try {
       const cells = text.split(',');

@@ -25,6 +25,7 @@ import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from 
 import { Model, type Frame } from './model.ts';
 import { modelWarning, type ModelWarning } from './warnings.ts';
 
+/** A link of a model description: its name and rigid inertia. */
 export interface LinkSpec {
   name: string;
   /** rigid inertia about the link origin in link axes (10 numbers), or null for a massless link */
@@ -35,6 +36,10 @@ export interface LinkSpec {
   inertiaText?: string;
 }
 
+/**
+ * A joint of a model description: type, parent and child links, placement, axis (and pitch for
+ * helical joints).
+ */
 export interface JointSpec {
   name: string;
   type: JointType;
@@ -50,6 +55,10 @@ export interface JointSpec {
   line?: number;
 }
 
+/**
+ * A model description (what a URDF or a generator gives): links, joints, gravity; `buildModel`
+ * turns it into a Model.
+ */
 export interface ModelSpec {
   name: string;
   links: LinkSpec[];
@@ -61,6 +70,10 @@ export interface ModelSpec {
   file?: string;
 }
 
+/**
+ * Options of `buildModel`: the base (floating or welded) and the fixed joints to keep as 0-DoF
+ * joints.
+ */
 export interface BuildOptions {
   /** add a 6-DoF floating joint between the world and the root link (default false: welded) */
   floatingBase?: boolean;
@@ -78,6 +91,11 @@ export class ModelError extends Error {
   }
 }
 
+/**
+ * Build the immutable Model of a description: validate the link/joint graph, number bodies
+ * depth-first (λ(i) < i), merge fixed joints into their parent (unless kept), add a floating base
+ * on request. Throws ModelError naming the link or joint.
+ */
 export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   const g = new DirectedGraph();
   for (const l of spec.links) {

@@ -12,6 +12,7 @@ import type { JointType } from './joint.ts';
 import type { Model } from './model.ts';
 import { Rng } from './rng.ts';
 
+/** Options shared by the model generators: gravity and the build options. */
 export interface GeneratorOptions extends BuildOptions {
   /** gravity in world coordinates (default (0, 0, −9.81)) */
   gravity?: ArrayLike<number>;
@@ -75,6 +76,7 @@ function build(spec: ModelSpec, opts: GeneratorOptions): Model {
 /** Joint axes of a chain: cycled x, y, z (default), all about one frame axis, or random unit axes. */
 export type ChainAxes = 'cycle' | 'x' | 'y' | 'z' | 'random';
 
+/** Options of `chain`: joint axes and type, link length, mass and radius. */
 export interface ChainOptions extends GeneratorOptions {
   axes?: ChainAxes;
   /** seed for `axes: 'random'` (default 1) */
@@ -138,10 +140,12 @@ export function chain(n: number, opts: ChainOptions = {}): Model {
  */
 export type TreeJointKind = 'revolute' | 'revoluteGeneral' | 'prismatic' | 'helical' | 'spherical' | 'planar';
 
+/** Relative weights of the joint kinds in a random tree. */
 export const DEFAULT_TREE_MIX: Readonly<Record<TreeJointKind, number>> = {
   revolute: 4, revoluteGeneral: 2, prismatic: 2, helical: 1, spherical: 1, planar: 0,
 };
 
+/** Options of `randomTree`: joint kinds, branching and link sizes. */
 export interface RandomTreeOptions extends GeneratorOptions {
   /** relative weights of the joint kinds (missing kinds take DEFAULT_TREE_MIX's weight; 0 excludes) */
   mix?: Partial<Record<TreeJointKind, number>>;
@@ -241,6 +245,7 @@ export function randomInertia(rng: Rng, mMin: number, mMax: number): Float64Arra
 
 // ─── humanoid ───────────────────────────────────────────────────────────────────────────────
 
+/** Options of `humanoid`. */
 export interface HumanoidOptions extends GeneratorOptions {
   /** 6-DoF floating pelvis (default true; false welds the pelvis to the world) */
   floatingBase?: boolean;

@@ -17,6 +17,7 @@
  * sin θ); one angle is stored here, as for continuous revolute joints (verify maps the two).
  */
 
+/** The joint types: the URDF's (revolute, prismatic, floating, fixed, planar; continuous is revolute) and helical, spherical. */
 export type JointType = 'revolute' | 'prismatic' | 'helical' | 'floating' | 'spherical' | 'fixed' | 'planar';
 
 /** Numeric codes used in the hot loops (switch on an integer, not a string). */

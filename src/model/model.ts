@@ -19,6 +19,7 @@ export interface Frame {
   readonly X: Float64Array;
 }
 
+/** The fields a Model is built from (what `buildModel` assembles). */
 export interface ModelData {
   name: string;
   bodyNames: string[];
@@ -36,6 +37,11 @@ export interface ModelData {
   singularBodies?: Int32Array;
 }
 
+/**
+ * The immutable kinematic tree (Pinocchio's `Model`): bodies numbered with parents[i] < i, joint
+ * placements Xtree, rigid inertias I, motion subspaces S, the sizes nq and nv, gravity and every
+ * named frame. Built by `modelFromUrdf`, `buildModel` or a generator; never changed afterwards.
+ */
 export class Model {
   /** model name (URDF robot name or generator spec) */
   readonly name: string;
@@ -162,6 +168,7 @@ export class Model {
     return i;
   }
 
+  /** Whether the model has a joint of that name (a fixed joint merged into its parent does not count). */
   hasJoint(name: string): boolean {
     return this.jointIndex.has(name);
   }
@@ -173,6 +180,7 @@ export class Model {
     return this.frames[k];
   }
 
+  /** Whether the model has a frame (link) of that name. */
   hasFrame(name: string): boolean {
     return this.frameIndex.has(name);
   }

@@ -8,6 +8,11 @@
 import type { Model } from './model.ts';
 import type { Rng } from './rng.ts';
 
+/**
+ * A seeded random configuration (Pinocchio's `randomConfiguration`): a floating base at a position
+ * in [−1, 1]³ with a uniform unit quaternion, spherical joints uniform, other joints in [−π, π), or
+ * all at `jointValue` when it is given.
+ */
 export function randomConfiguration(model: Model, rng: Rng, jointValue?: number): Float64Array {
   const q = new Float64Array(model.nq);
   for (const j of model.movingJoints()) {

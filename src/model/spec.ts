@@ -20,6 +20,7 @@ import { buildModel, type ModelSpec } from './build.ts';
 import { chainSpec, humanoidSpec, randomTreeSpec, type ChainAxes, type GeneratorOptions } from './generators.ts';
 import type { UrdfBuildOptions, UrdfParseOptions } from './urdf.ts';
 
+/** The model SPEC syntax, as the command line's help prints it. */
 export const MODEL_SPEC_HELP = `model SPEC: a URDF file (PATH.urdf), chain:N[:axes=cycle|x|y|z|random][:seed=S][:length=L][:mass=M][:radius=R],
 tree:N:SEED[:branching=P], or humanoid; append +floating for a 6-DoF floating base or +fixed to weld the root
 (default: fixed, except humanoid which floats). Examples: models/humanoid.urdf+floating, chain:12:axes=z, tree:40:7+floating`;
@@ -29,6 +30,10 @@ export class ModelSpecError extends Error {
   override name = 'ModelSpecError';
 }
 
+/**
+ * Options of `modelFromSpec`: the generator and build options, and the URDF loader for PATH.urdf
+ * specs.
+ */
 export interface ModelSpecOptions extends GeneratorOptions {
   /**
    * builds the Model of a URDF path (PATH.urdf specs): on Node, src/node/spec.ts passes a file

@@ -16,6 +16,7 @@ export class UrdfWriteError extends Error {
   override name = 'UrdfWriteError';
 }
 
+/** Options of `urdfFromSpec`. */
 export interface UrdfWriteOptions {
   /** a comment placed after the XML declaration (e.g. how the file was made) */
   comment?: string;

@@ -108,6 +108,7 @@ export interface UrdfSpec extends ModelSpec {
   warnings: ModelWarning[];
 }
 
+/** Options of `parseUrdf`: the file name for messages and a callback for warnings. */
 export interface UrdfParseOptions {
   /** file name for messages */
   file?: string;
@@ -115,6 +116,7 @@ export interface UrdfParseOptions {
   warn?: (warning: ModelWarning) => void;
 }
 
+/** Options of `buildUrdf` and `modelFromUrdf`: the base, gravity and the fixed joints to keep. */
 export interface UrdfBuildOptions extends BuildOptions {
   /** gravity in world coordinates, overriding the default (0, 0, −9.81) */
   gravity?: ArrayLike<number>;

@@ -36,6 +36,11 @@ export function withUrdfSensors(problem: ProblemFile, baseDir: string): ProblemF
   return { ...problem, sensors: [...problem.sensors, ...sensors], notes: [...(problem.notes ?? []), ...notes] };
 }
 
+/**
+ * The model of a problem (a URDF path relative to `baseDir`, or a generator SPEC), with the base
+ * and gravity of the problem; URDF fixed joints that carry a force/torque sensor are kept as 0-DoF
+ * joints.
+ */
 export function modelForProblem(problem: ProblemFile, baseDir: string): Model {
   let spec = resolvedSpec(problem, baseDir);
   const opts = { floatingBase: problem.base === 'floating', gravity: problem.gravity };
@@ -52,6 +57,10 @@ export function modelForProblem(problem: ProblemFile, baseDir: string): Model {
   return model;
 }
 
+/**
+ * Read a problem file and build its model (a URDF path in it is relative to the file's folder).
+ * Throws ProblemError naming the file and the offending item.
+ */
 export function loadProblem(path: string): { problem: ProblemFile; model: Model } {
   let text: string;
   try {

@@ -7,6 +7,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
+/**
+ * The URDF file of a reference file's `model_file`: looked up beside the reference, then in the
+ * `models/` and `urdf-corpus/` folders next to its folder, then in ./models.
+ */
 export function findModelFile(refPath: string, modelFile: string): string {
   const dir = dirname(refPath);
   const candidates = [

@@ -45,6 +45,10 @@ export function symmetricPattern(n: number, Ap: Int32Array, Ai: Int32Array): { G
   return { Gp, Gi: Gi0.slice(0, t) };
 }
 
+/**
+ * perm = amd(A): fill-reducing symmetric ordering of a square pattern by approximate minimum degree
+ * on A + Aᵀ.
+ */
 export function amd(A: Pick<CscMatrix, 'n' | 'Ap' | 'Ai'>, options?: MinimumDegreeOptions): Int32Array {
   const { Gp, Gi } = symmetricPattern(A.n, A.Ap, A.Ai);
   return minimumDegree(A.n, Gp, Gi, 0, undefined, undefined, options);

@@ -15,6 +15,10 @@ import { luPattern, type LuPattern } from './lu-pattern.ts';
 import { AUTO_LARGE_BLOCK, AUTO_ORDERINGS, AUTO_ORDERINGS_LARGE, BlockPatterns, isOrderingName, ORDERINGS, orderBlock, type OrderingName } from './orderings.ts';
 import { SymbolicLU, type BlockOrdering, type OrderingScore } from './symbolic.ts';
 
+/**
+ * Options of `analyze`: the ordering ('auto' or a name), the candidates 'auto' tries, and the row
+ * and column names used in messages.
+ */
 export interface AnalyzeOptions extends MatrixNames {
   /** an ordering name, or 'auto' (default): try `candidates` in each block and keep the cheapest */
   readonly ordering?: OrderingName | 'auto';
@@ -25,6 +29,11 @@ export interface AnalyzeOptions extends MatrixNames {
 /** A candidate's symbolic run is abandoned once it exceeds this many times the best score so far. */
 const SCORE_SLACK = 4;
 
+/**
+ * S = analyze(A): the offline step on the pattern of A — block triangular form, the cheapest
+ * fill-reducing order per block, the exact symbolic LU. Throws StructurallySingularError naming the
+ * unmatched rows and columns.
+ */
 export function analyze(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, options: AnalyzeOptions = {}): SymbolicLU {
   assertSquare(A.m, A.n);
   const ordering = options.ordering ?? 'auto';

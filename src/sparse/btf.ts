@@ -13,6 +13,7 @@ import { maxtrans } from './maxtrans.ts';
 import { scc } from './scc.ts';
 import { structuralRank } from './srank.ts';
 
+/** The result of `btf`: the permutations p, q and the block boundaries r of C = A(p, q). */
 export interface BlockTriangularForm {
   /** p[k] = row of A at row k of C */
   readonly p: Int32Array;
@@ -23,6 +24,10 @@ export interface BlockTriangularForm {
   readonly nblocks: number;
 }
 
+/**
+ * [p, q, r] = btf(A): block upper triangular form C = A(p, q) of a square, structurally nonsingular
+ * pattern, with a zero-free diagonal.
+ */
 export function btf(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>, names?: MatrixNames): BlockTriangularForm {
   assertSquare(A.m, A.n);
   const n = A.n;

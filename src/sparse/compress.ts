@@ -9,6 +9,7 @@
  */
 import type { CscMatrix } from './csc.ts';
 
+/** The result of `compress`: the CSC matrix and the map from each triplet to its slot in A.Ax. */
 export interface CscAssembly {
   /** the assembled matrix; A.Ax holds the summed values of Tx (zeros when Tx was omitted) */
   readonly A: CscMatrix;
@@ -18,6 +19,11 @@ export interface CscAssembly {
 
 type IndexArray = ArrayLike<number>;
 
+/**
+ * [A, slot] = compress(m, n, Ti, Tj, Tx): triplets to compressed sparse columns, duplicates summed,
+ * rows sorted, with the map slot[t] from triplet t to its position in A.Ax (for refilling values in
+ * place).
+ */
 export function compress(m: number, n: number, Ti: IndexArray, Tj: IndexArray, Tx?: ArrayLike<number>): CscAssembly {
   if (!Number.isInteger(m) || m < 0 || !Number.isInteger(n) || n < 0) {
     throw new RangeError(`matrix size ${m}×${n} is not a pair of non-negative integers`);

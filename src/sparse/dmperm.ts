@@ -13,6 +13,10 @@
 import type { CscMatrix } from './csc.ts';
 import { maxtrans } from './maxtrans.ts';
 
+/**
+ * The coarse Dulmage–Mendelsohn decomposition: structural rank and the rows and columns of the
+ * underdetermined, square and overdetermined parts.
+ */
 export interface CoarseDM {
   readonly rank: number;
   /** rows and columns of the underdetermined part (columns: structurally undetermined unknowns) */
@@ -26,6 +30,10 @@ export interface CoarseDM {
   readonly colsOver: Int32Array;
 }
 
+/**
+ * Coarse Dulmage–Mendelsohn decomposition of the pattern of an m×n matrix (square or rectangular)
+ * into its underdetermined, square and overdetermined parts.
+ */
 export function dmperm(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>): CoarseDM {
   const { m, n, Ap, Ai } = A;
   const { jmatch, imatch, rank } = maxtrans(A);

@@ -3,7 +3,13 @@
  * Offline: compress → analyze (BTF + per-block ordering + exact symbolic LU) → SymbolicLU (JSON).
  * Runtime: factor / NumericLU.refactor (in place, exact flop counters) → solve / solveMany.
  * Structure: maxtrans, structuralRank, dmperm (rectangular patterns too), btf, scc.
- * File I/O (.mtx, .tri) lives in ./io.ts, deliberately not re-exported here.
+ * Matrix files: parse and format .mtx (Matrix Market) and .tri (triplet) text here; reading and
+ * writing the files is in sparsedyn/node (readMatrix, writeMatrix).
+ *
+ * Stability: every export is stable unless its documentation carries the `@experimental` tag.
+ *
+ * @packageDocumentation
+ * @module sparsedyn/sparse
  */
 export { csc, checkPattern, nnz, type CscMatrix } from './csc.ts';
 export { compress, assembleValues, type CscAssembly } from './compress.ts';
@@ -25,4 +31,5 @@ export { SymbolicLU, type BlockOrdering, type OrderingScore, type SymbolicLUJSON
 export { analyze, type AnalyzeOptions } from './analyze.ts';
 export { NumericLU, factor, type FactorOptions } from './numeric.ts';
 export { luSolve } from './lusolve.ts';
+export { parseMatrixMarket, parseTriplet, formatMatrixMarket, formatTriplet } from './io.ts';
 export { SingularPivotError, StructurallySingularError, type MatrixNames, type PivotCandidate } from './errors.ts';

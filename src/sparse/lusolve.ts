@@ -6,6 +6,7 @@ import type { CscMatrix } from './csc.ts';
 import { analyze, type AnalyzeOptions } from './analyze.ts';
 import { factor, type FactorOptions } from './numeric.ts';
 
+/** x = luSolve(A, b): analyse, factorize and solve in one call (allocating; for one-off systems). */
 export function luSolve(A: CscMatrix, b: ArrayLike<number>, options: AnalyzeOptions & FactorOptions = {}): Float64Array {
   const S = analyze(A, options);
   const lu = factor(A, S, options);

@@ -64,6 +64,8 @@ class MinHeap {
 }
 
 /**
+ * perm = markowitz(A): symmetric ordering of a square pattern with zero-free diagonal by greedy
+ * Markowitz pivoting on the diagonal (the smallest (r_k − 1)(c_k − 1) at each step).
  * @param maxWork bound on the simulated elimination work; past it the remaining variables are
  *   appended in natural order and `complete` is false
  */

@@ -11,6 +11,7 @@
  */
 import { checkPattern, type CscMatrix } from './csc.ts';
 
+/** A maximum matching of rows to columns: jmatch, imatch and its size (the structural rank). */
 export interface Matching {
   /** jmatch[j] = row matched to column j, or -1 */
   readonly jmatch: Int32Array;
@@ -20,6 +21,10 @@ export interface Matching {
   readonly rank: number;
 }
 
+/**
+ * [jmatch, imatch] = maxtrans(A): a maximum transversal of the pattern of an m×n matrix (Duff's
+ * algorithm).
+ */
 export function maxtrans(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>): Matching {
   const { m, n, Ap, Ai } = A;
   checkPattern(m, n, Ap, Ai);

@@ -36,10 +36,14 @@ const ELEMENT = 1;
 const DEAD = 2;
 
 /**
+ * order = minimumDegree(G, E): approximate minimum degree order of a quotient graph given by
+ * symmetric variable adjacency G and/or initial elements E (the engine behind amd and colamd).
  * @param n    number of variables
- * @param Gp,Gi symmetric variable adjacency without the diagonal (length n+1 pointers), or undefined
+ * @param Gp   symmetric variable adjacency without the diagonal: pointers (length n+1), or undefined
+ * @param Gi   its variables (Gi[Gp[j] .. Gp[j+1]-1] are the neighbours of j), or undefined
  * @param m    number of initial elements
- * @param Ep,Ei variable lists of the initial elements (length m+1 pointers), or undefined
+ * @param Ep   variable lists of the initial elements: pointers (length m+1), or undefined
+ * @param Ei   their variables, or undefined
  * @returns order: order[k] = variable eliminated k-th
  */
 export function minimumDegree(

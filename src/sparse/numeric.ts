@@ -41,6 +41,7 @@ import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
 import { SymbolicLU, type BlockPattern } from './symbolic.ts';
 
+/** Options of the numeric LU: the pivot thresholds and the row and column names used in messages. */
 export interface FactorOptions extends MatrixNames {
   /** pivot threshold of a re-pivoting: a pivot is chosen with |u_kk| ≥ tol · max |x_ik| over its column (default 0.001, as KLU) */
   readonly tol?: number;
@@ -90,6 +91,11 @@ function inversePowerOfTwo(x: number): number {
   return BITS.getFloat64(0);
 }
 
+/**
+ * The runtime LU on the patterns of a SymbolicLU: `refactor(Ax)` fills L and U in place for new
+ * values, `solve` and `solveMany` solve through the block triangular form; exact flop counters.
+ * Allocation free per call.
+ */
 export class NumericLU {
   /** the symbolic analysis in force (replaced when numeric pivoting changed a block's row order) */
   symbolic: SymbolicLU;

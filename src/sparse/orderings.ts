@@ -11,6 +11,7 @@ import { minimumDegree, type MinimumDegreeOptions } from './mindegree.ts';
 
 /** Names accepted by `analyze({ ordering })`; 'auto' tries all of `AUTO_ORDERINGS` and keeps the cheapest. */
 export const ORDERINGS = ['natural', 'amd', 'amd-noagg', 'amd-fifo', 'amf', 'amf-fifo', 'amf-noagg', 'colamd', 'colamd-rows', 'markowitz'] as const;
+/** The name of a fill-reducing ordering (see ORDERINGS). */
 export type OrderingName = (typeof ORDERINGS)[number];
 
 /** Candidates of 'auto' on blocks up to AUTO_LARGE_BLOCK, in the order tried (a good first score makes the capped symbolic runs of the others short). */
@@ -24,6 +25,7 @@ export const AUTO_ORDERINGS_LARGE: readonly OrderingName[] = ['amd', 'amf-fifo',
 /** Block size above which 'auto' tries AUTO_ORDERINGS_LARGE only. */
 export const AUTO_LARGE_BLOCK = 4000;
 
+/** Whether a string names an ordering. */
 export function isOrderingName(s: string): s is OrderingName {
   return (ORDERINGS as readonly string[]).includes(s);
 }

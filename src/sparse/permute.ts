@@ -5,6 +5,7 @@
  */
 import type { CscMatrix } from './csc.ts';
 
+/** C = A(p, q) given pinv = p⁻¹ and q; either permutation may be omitted (identity). */
 export function permute(A: CscMatrix, pinv?: Int32Array, q?: Int32Array): CscMatrix {
   const { m, n, Ap, Ai, Ax } = A;
   if (pinv && pinv.length !== m) throw new RangeError(`pinv has length ${pinv.length}, expected m = ${m}`);

@@ -15,6 +15,10 @@ export interface Components {
   readonly count: number;
 }
 
+/**
+ * [order, r] = scc(G): strongly connected components of a directed graph, in reverse topological
+ * order (Tarjan).
+ */
 export function scc(n: number, Gp: Int32Array, Gi: Int32Array): Components {
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);

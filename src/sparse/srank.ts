@@ -9,6 +9,10 @@
 import type { CscMatrix } from './csc.ts';
 import { maxtrans } from './maxtrans.ts';
 
+/**
+ * The result of `structuralRank`: the rank and a maximum matching with its unmatched rows and
+ * columns.
+ */
 export interface StructuralRank {
   readonly rank: number;
   /** rows i with imatch[i] = -1, ascending */
@@ -21,6 +25,10 @@ export interface StructuralRank {
   readonly imatch: Int32Array;
 }
 
+/**
+ * The structural rank of the pattern of an m×n matrix and the rows and columns a maximum
+ * transversal leaves unmatched.
+ */
 export function structuralRank(A: Pick<CscMatrix, 'm' | 'n' | 'Ap' | 'Ai'>): StructuralRank {
   const { jmatch, imatch, rank } = maxtrans(A);
   return { rank, unmatchedRows: unmatched(imatch, A.m - rank), unmatchedCols: unmatched(jmatch, A.n - rank), jmatch, imatch };

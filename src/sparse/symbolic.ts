@@ -35,6 +35,7 @@ export interface BlockOrdering {
 /** Local (block-relative) L/U patterns of one block. */
 export type BlockPattern = Pick<LuPattern, 'Lp' | 'Li' | 'Up' | 'Ui'>;
 
+/** A SymbolicLU as JSON (`SymbolicLU.toJSON`, read back with `SymbolicLU.fromJSON`). */
 export interface SymbolicLUJSON {
   readonly format: 'sparsedyn.SymbolicLU';
   readonly version: 1;
@@ -52,6 +53,11 @@ export interface SymbolicLUJSON {
   readonly repivoted: number;
 }
 
+/**
+ * The offline result of `analyze`: the BTF permutations, the ordering of each block and the exact L
+ * and U patterns with predicted flops. Immutable; can be saved as JSON and loaded to skip the
+ * analysis.
+ */
 export class SymbolicLU {
   /** order of A */
   readonly n: number;
@@ -266,6 +272,7 @@ export class SymbolicLU {
     return { Lp, Li, Up, Ui };
   }
 
+  /** The analysis as JSON, to save and load with SymbolicLU.fromJSON. */
   toJSON(): SymbolicLUJSON {
     return {
       format: 'sparsedyn.SymbolicLU',

@@ -4,6 +4,7 @@
  */
 import type { CscMatrix } from './csc.ts';
 
+/** C = Aᵀ: the transpose of a CSC matrix, values included; rows of C come out sorted. */
 export function transpose(A: CscMatrix): CscMatrix {
   const { m, n, Ap, Ai, Ax } = A;
   const nz = Ap[n];

@@ -14,6 +14,7 @@ export class Flops {
   /** elementary functions (sqrt, sin, cos) */
   fn = 0;
 
+  /** Zero every counter; returns this. */
   reset(): this {
     this.mul = 0;
     this.add = 0;
@@ -36,6 +37,7 @@ export class Flops {
     return this;
   }
 
+  /** The counts and their total, for JSON output. */
   toJSON(): { mul: number; add: number; div: number; fn: number; total: number } {
     return { mul: this.mul, add: this.add, div: this.div, fn: this.fn, total: this.total };
   }

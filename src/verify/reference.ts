@@ -7,6 +7,7 @@
  */
 import type { Model } from '../model/model.ts';
 
+/** A moving joint of a reference file, with its place in the reference's q and v. */
 export interface ReferenceJoint {
   name: string;
   type: string;
@@ -16,6 +17,7 @@ export interface ReferenceJoint {
   nv: number;
 }
 
+/** One case of a reference file: a state and the reference quantities at it (τ, q̈, M, M⁻¹, …). */
 export interface ReferenceCase {
   q: number[];
   v: number[];
@@ -29,6 +31,7 @@ export interface ReferenceCase {
   Minv: number[][];
 }
 
+/** A reference dynamics file (values computed by another library, e.g. Pinocchio), validated. */
 export interface ReferenceFile {
   model_file: string;
   base: 'fixed' | 'floating';

@@ -11,6 +11,10 @@ import type { Model } from '../model/model.ts';
 import { configurationFromReference, fromReference, referenceLayout, type ReferenceCase, type ReferenceFile, type ReferenceLayout } from './reference.ts';
 import { CHECKS, type VerifyCheck, type VerifyContext } from './checks.ts';
 
+/**
+ * The worst error of one quantity over the cases of a reference file, its tolerance and the first
+ * failing case.
+ */
 export interface QuantityResult {
   name: string;
   /** largest relative error over the cases */
@@ -25,6 +29,7 @@ export interface QuantityResult {
   firstFailure?: { case: number; error: number; tolerance: number };
 }
 
+/** The result of `verifyReference`: one result per quantity and whether all pass. */
 export interface VerifyReport {
   model: string;
   base: 'fixed' | 'floating';
@@ -33,7 +38,9 @@ export interface VerifyReport {
   pass: boolean;
 }
 
+/** Absolute-relative tolerance of `verifyReference` for quantities that need no solve with M. */
 export const BASE_TOL = 1e-10;
+/** Per unit of cond₂(M), the tolerance added for quantities that need a solve with M. */
 export const COND_TOL = 1e-14;
 
 /** cond₂ of a symmetric positive-definite matrix (ratio of extreme eigenvalues). */

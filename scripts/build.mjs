@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * The build (`npm run build`; `npm ci` runs it through the `prepare` script). Writes dist/ afresh:
+ *   1. tsc -p tsconfig.build.json: the library as ESM JavaScript with declarations and source maps,
+ *      from the three entries src/index.ts, src/sparse/index.ts, src/node/index.ts and what they import;
+ *   2. esbuild: dist/browser/sparsedyn.js, the root entry as one minified ES module for browsers
+ *      (its dependencies bundled; the build fails if anything behind the root entry needs Node);
+ *   3. esbuild: dist/cli/sparsedyn.cjs, the command line as one CommonJS file for Node, dependencies
+ *      bundled, so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs runs it).
+ * Source maps (with the TypeScript sources inlined) come with the library files only: the bundles are
+ * for running; to debug in a browser, bundle the root entry with your own bundler, which reads them.
+ * Written last, dist/cli/sparsedyn.cjs also stamps the build: the tests rebuild when a source is newer.
+ */
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const t0 = performance.now();
+const step = (what) => process.stdout.write(`build: ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+step('dist/ (tsc: JavaScript, declarations, source maps)');
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/index.ts'],
+  outfile: 'dist/browser/sparsedyn.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+step('dist/browser/sparsedyn.js (esbuild)');
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'dist/cli/sparsedyn.cjs',
+  bundle: true,
+  // CommonJS, so that bin/sparsedyn.mjs can compile it with a V8 code cache (see there)
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'eof',
+  // import.meta.url (the study pages read d3's files beside the package) is this file's URL
+  banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
+  logLevel: 'warning',
+});
+step('dist/cli/sparsedyn.cjs (esbuild)');
