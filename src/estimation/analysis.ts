@@ -127,16 +127,19 @@ function reducedMatrix(es: EstimationSystem, red: Reduction, idSolver: SparseSol
   return { G, dz };
 }
 
-/** rank and null space of G after row/column equilibration; null vectors in the original z units. */
-function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[]): { rank: number; nullVecs: number[][] } {
+/**
+ * rank and null space of G after row/column equilibration; null vectors in the original z units.
+ * With `minimum`, at least that many directions (those of the smallest singular values) are returned.
+ */
+function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0): { rank: number; nullVecs: number[][]; ratio: number } {
   let M = G;
   if (rowsKept) {
     const keep = rowsKept.map((k, i) => (k ? i : -1)).filter((i) => i >= 0);
     M = keep.length ? G.selection(keep, Array.from({ length: G.columns }, (_, j) => j)) : Matrix.zeros(0, G.columns);
   }
   const m = M.rows, n = M.columns;
-  if (n === 0) return { rank: 0, nullVecs: [] };
-  if (m === 0) return { rank: 0, nullVecs: Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, k) => (k === j ? 1 : 0))) };
+  if (n === 0) return { rank: 0, nullVecs: [], ratio: 1 };
+  if (m === 0) return { rank: 0, nullVecs: Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, k) => (k === j ? 1 : 0))), ratio: 0 };
   const S = M.clone();
   const colScale = new Float64Array(n).fill(1);
   for (let pass = 0; pass < 2; pass++) {
@@ -161,12 +164,12 @@ function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[]): { rank: numb
   const V = svd.rightSingularVectors;
   const nullVecs: number[][] = [];
   sv.forEach((x, k) => {
-    if (x > thresh) return;
+    if (x > thresh && k < sv.length - minimum) return;
     const v = V.getColumn(k).map((e, j) => e / colScale[j]);
     const nrm = Math.max(...v.map(Math.abs)) || 1;
     nullVecs.push(v.map((e) => e / nrm));
   });
-  return { rank, nullVecs };
+  return { rank, nullVecs, ratio: Math.min(...sv) / Math.max(smax, 1e-300) };
 }
 
 /** Random and special configurations: neutral, joint values at multiples of π/2. */
@@ -353,3 +356,24 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
     notes: es.notes,
   };
 }
+
+/**
+ * The unobservable directions of the layout at one configuration q, named as in the report; when
+ * there are none, the least observable one (smallest singular value of the equilibrated G).
+ * `ratio` is that smallest singular value over the largest. For the samples a run flags.
+ */
+export function directionsAt(es: EstimationSystem, q: Float64Array, opts: { tol?: number } = {}): { deficiency: number; ratio: number; directions: string[] } {
+  let c = cache.get(es);
+  if (!c) {
+    const red = reduction(es);
+    c = { red, idSolver: new SparseSolver(red.idSys), vals: new SystemValues(es.sys) };
+    cache.set(es, c);
+  }
+  const { G, dz } = reducedMatrix(es, c.red, c.idSolver, c.vals, q);
+  const { rank, nullVecs, ratio } = rankAndNull(G, opts.tol ?? 1e-9, undefined, 1);
+  const deficiency = c.red.zCols.length - rank;
+  const { unobservable } = nameDirections(es, c.red, deficiency > 0 ? nullVecs.slice(-deficiency) : nullVecs.slice(-1), dz);
+  return { deficiency, ratio, directions: unobservable };
+}
+
+const cache = new WeakMap<EstimationSystem, { red: Reduction; idSolver: SparseSolver; vals: SystemValues }>();
