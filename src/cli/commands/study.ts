@@ -50,7 +50,6 @@ export function register(program: Command, state: CliState): void {
     .argument('<config>', 'study configuration (JSON; see studies/*.json)')
     .option('-o, --out <dir>', 'output folder (default reports/<name>/)')
     .option('--no-timing', 'count flops only (no time measurements)')
-    .option('-q, --quiet', 'no progress output')
     .action((configPath: string, opts: StudyCliOptions) => {
       let text: string;
       try {
@@ -61,7 +60,7 @@ export function register(program: Command, state: CliState): void {
       const config = parseStudyConfig(text, configPath, dirname(resolve(configPath)));
       if (!opts.timing) config.timing.enabled = false;
       const out = resolve(opts.out ?? `reports/${config.name}`);
-      const result = runStudy(config, { onProgress: progressPrinter(process.stderr, opts.quiet) });
+      const result = runStudy(config, { onProgress: progressPrinter(process.stderr, state.quiet) });
       const written = writeStudy(result, out, { root: process.cwd(), configText: text });
       const failed = result.points.filter((p) => p.status === 'failed');
       process.stdout.write(`study ${config.name}: ${result.points.length} points (${failed.length} failed) in ${result.meta.seconds.toFixed(1)} s; wrote ${written.files.length} files to ${out}\n`);
