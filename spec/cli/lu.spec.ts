@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli as run } from './run.ts';
 
 
-const FIELDS = ['n', 'nnz', 'blocks', 'max_block', 'lu_nnz', 'off_nnz', 'factor_flops', 'solve_flops', 'analyze_ms', 'refactor_us', 'solve_us', 'residual'];
+const FIELDS = ['n', 'nnz', 'blocks', 'max_block', 'lu_nnz', 'off_nnz', 'factor_flops', 'solve_flops', 'analyze_ms', 'refactor_us', 'solve_us', 'residual', 'condest'];
 
 describe('sparsedyn lu', () => {
   it('--json prints exactly the documented fields', async () => {

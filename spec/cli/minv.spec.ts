@@ -26,9 +26,14 @@ describe('sparsedyn minv', () => {
   for (const method of ['carpentier', 'carpentier-world', 'lu', 'cholesky']) {
     it(`--method ${method} --json matches the reference Minv of talos (floating)`, async () => {
       const r = await run(['minv', '--model', 'models/talos_reduced.urdf+floating', '--state', stateFile, '--method', method, '--json']);
-      expect(r.err).toBe('');
+      // the model's warnings (its mimic joints) on stderr, once each, and in the JSON
+      const lines = r.err.trim().split('\n');
+      expect(lines.every((l) => /^warning: models\/talos_reduced\.urdf:\d+: /.test(l))).toBe(true);
+      expect(new Set(lines).size).toBe(lines.length);
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
+      expect(j.warnings.map((w: { message: string }) => `warning: ${w.message}`)).toEqual(lines);
+      expect(j.warnings.every((w: { code: string; file: string; line: number }) => w.code === 'mimic-ignored' && w.file === 'models/talos_reduced.urdf' && w.line > 0)).toBe(true);
       expect(j.nv).toBe(38);
       expect(j.method).toBe(method);
       expect(j.dofs[0]).toBe('root_joint[0]');
@@ -77,10 +82,13 @@ describe('sparsedyn iwim', () => {
   it('the three methods agree (JSON), with 32 torques + 9 contact components', async () => {
     const res: Record<string, { Bhat: number[][]; qdd0: number[]; inputs: string[]; m: number; flops: { total: number } }> = {};
     for (const method of ['unit-force', 'iim', 'lu']) {
-      const r = await run(['iwim', '--model', 'models/talos_reduced.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json']);
+      // --quiet (before or after the command) silences the model's warnings on stderr; the JSON keeps them
+      const args = ['iwim', '--model', 'models/talos_reduced.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json'];
+      const r = await run(method === 'lu' ? ['--quiet', ...args] : [...args, '-q']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       res[method] = JSON.parse(r.out);
+      expect(res[method]).toHaveProperty('warnings.0.code', 'mimic-ignored');
     }
     expect(res.iim.m).toBe(41);
     expect(res.iim.inputs.slice(32, 35)).toEqual(['left_sole_link.fx', 'left_sole_link.fy', 'left_sole_link.fz']);

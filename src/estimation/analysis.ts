@@ -165,7 +165,13 @@ function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0):
   const nullVecs: number[][] = [];
   sv.forEach((x, k) => {
     if (x > thresh && k < sv.length - minimum) return;
-    const v = V.getColumn(k).map((e, j) => e / colScale[j]);
+    let w = V.getColumn(k);
+    if (x > thresh) {
+      // a least observable direction (not a null one): only its main terms, judged in the equilibrated units
+      const big = Math.max(...w.map(Math.abs));
+      w = w.map((e) => (Math.abs(e) >= 0.1 * big ? e : 0));
+    }
+    const v = w.map((e, j) => e / colScale[j]);
     const nrm = Math.max(...v.map(Math.abs)) || 1;
     nullVecs.push(v.map((e) => e / nrm));
   });
@@ -204,7 +210,8 @@ export function trialConfigurations(model: Model, random: number, special: numbe
   return out;
 }
 
-const fmtCoef = (c: number) => (Math.abs(c - Math.round(c)) < 1e-9 ? String(Math.round(c)) : c.toPrecision(3));
+/** a coefficient as printed: 3 significant digits, integers without decimals */
+const fmtCoef = (c: number) => { const r = Number(c.toPrecision(3)); return Number.isInteger(r) ? String(r) : c.toPrecision(3); };
 
 /** Name the unobservable directions (contact wrenches in their contact frames) and the undetermined unknowns. */
 function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[][], dz: Float64Array[]): { unobservable: string[]; undetermined: string[] } {
@@ -249,7 +256,7 @@ function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[]
       .map(([nm, c], k) => {
         const sign = c < 0 ? '− ' : k === 0 ? '' : '+ ';
         const mag = Math.abs(c);
-        return `${sign}${Math.abs(mag - 1) < 1e-9 ? '' : `${fmtCoef(mag)}·`}${nm}`;
+        return `${sign}${fmtCoef(mag) === '1' ? '' : `${fmtCoef(mag)}·`}${nm}`;
       })
       .join(' ');
   });

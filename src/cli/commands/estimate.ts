@@ -36,7 +36,7 @@ interface Opts {
 }
 
 /** the default limit of the condition figure (see the README: measured distributions) */
-export const DEFAULT_CONDITION_LIMIT = 1000;
+export const DEFAULT_CONDITION_LIMIT = 10;
 
 /** per-row messages printed on stderr before they are only counted (all are in the report) */
 const ROW_MESSAGES = 20;
@@ -46,7 +46,8 @@ export const ESTIMATE_HELP = `Units and frames: t in s; tau in N m (revolute joi
 environment applies on each contact link, in the link's frame, torque about its origin (N m, N);
 joint_wrenches: the wrench the parent applies on the child, in the child link's frame; residuals:
 RMS of each sensor's residual over its standard deviation; condition: the estimate's uncertainty
-relative to its typical value for the layout (about 10-200 where the layout is well posed). CSV
+relative to its typical value for the layout (1 at a typical configuration; a sample above
+--condition-limit, default 10, is flagged as near a singular configuration of the layout). CSV
 headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
@@ -62,7 +63,7 @@ const med = (a: number[]): number => {
   const s = [...a].sort((x, y) => x - y);
   return s[s.length >> 1];
 };
-const fmt = (x: number, d = 3): string => (Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(d - 1) : x.toPrecision(d));
+const fmt = (x: number, d = 3): string => Number.isInteger(x) && Math.abs(x) < 1e5 ? String(x) : (Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(d - 1) : x.toPrecision(d));
 const num = (x: number): string => Math.round(x).toLocaleString('en-US');
 
 export function register(program: Command, state: CliState): void {
@@ -319,7 +320,7 @@ function reportMarkdown(r: ReportData): string {
   }
   if (r.cond) {
     md.push('## Condition of each estimate', '');
-    md.push(`Figure per sample: the estimate's uncertainty relative to its typical value for this layout (median ${r.conditions.length ? fmt(med(r.conditions)) : '—'}, largest ${r.conditions.length ? fmt(Math.max(...r.conditions)) : '—'}). A sample above ${fmt(r.limit)} is flagged: it is near a singular configuration of the sensor layout, and the direction named is poorly observed there.`, '');
+    md.push(`Figure per sample: the estimate's uncertainty relative to its typical value for this layout, 1 at a typical configuration (median ${r.conditions.length ? fmt(med(r.conditions)) : '—'}, largest ${r.conditions.length ? fmt(Math.max(...r.conditions)) : '—'}). A sample above ${fmt(r.limit)} is flagged: it is near a singular configuration of the sensor layout, and the direction named is poorly observed there.`, '');
     if (r.flagged.length) {
       md.push('| line | t (s) | condition | poorly observed |', '|---:|---:|---:|---|');
       for (const f of r.flagged.slice(0, MAX_REPORT_ROWS)) md.push(`| ${f.line} | ${f.t} | ${fmt(f.condition)} | ${f.direction} |`);
