@@ -18,6 +18,8 @@ import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { randomState } from './state.ts';
 import { Estimator } from '../src/estimation/estimator.ts';
+import { EstimateConditioning } from '../src/estimation/conditioning.ts';
+import { ConditionEstimator } from '../src/sparse/condest.ts';
 import { loadProblem } from '../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { minvCarpentierUnchecked, MinvCarpentierWorkspace } from '../src/algorithms/minv-carpentier.ts';
@@ -71,6 +73,18 @@ describe('the estimator allocates nothing per sample', () => {
     const s = randomState(model, new Rng(2));
     const y = new Float64Array(es.sys.ny);
     expect(bytesPerCall(() => { est.estimateUnchecked(s.q, s.v, y); }, 8)).toBeLessThan(8);
+  });
+
+  it('the condition figure of a sample, and the condition estimate of its factors', () => {
+    const { problem, model } = loadProblem('data/problems/humanoid-demo.json');
+    const es = buildEstimationSystem(model, problem);
+    const est = new Estimator(es);
+    const cond = new EstimateConditioning(est, { configurations: 2 });
+    const s = randomState(model, new Rng(3));
+    est.estimateUnchecked(s.q, s.v, new Float64Array(es.sys.ny));
+    const ce = new ConditionEstimator(est.K!.n, { equilibrate: true });
+    expect(bytesPerCall(() => { cond.update(); }, 8)).toBeLessThan(8);
+    expect(bytesPerCall(() => { ce.run(est.lu!, est.K!); }, 8)).toBeLessThan(8);
   });
 });
 

@@ -63,6 +63,8 @@ export class EstimateConditioning implements LinearOperator {
   readonly configurationsUsed: number;
   /** the median of ‖S⁻¹ C S⁻¹‖₁ at those configurations (the figure's unit) */
   readonly reference: number;
+  /** the figure of the last update() */
+  value = NaN;
 
   constructor(readonly est: Estimator, opts: ConditioningOptions = {}) {
     const es = est.es, model = es.model, L = es.sys.layout;
@@ -163,10 +165,16 @@ export class EstimateConditioning implements LinearOperator {
    * NaN when the layout has no output with a variance.
    */
   measure(): number {
-    if (this.n === 0) return NaN;
-    const c = this.norm1.estimate(this) / this.reference;
+    this.update();
+    return this.value;
+  }
+
+  /** measure() into `value`. Allocation-free. */
+  update(): void {
+    if (this.n === 0) { this.value = NaN; return; }
+    this.norm1.run(this);
+    this.value = this.norm1.value / this.reference;
     this.flops.mul = this.norm1.muls; this.flops.add = this.norm1.adds; this.flops.div = this.norm1.divs + 1;
-    return c;
   }
 
   /** the outputs that dominate the last measure's largest column, most uncertain first (scaled standard deviations ≥ `share` of the largest) */

@@ -56,6 +56,8 @@ export class Norm1Estimator {
   readonly direction: Float64Array;
   /** j of that column */
   column = -1;
+  /** the estimate of the last call */
+  value = 0;
   /** counts of the last call */
   muls = 0;
   adds = 0;
@@ -71,14 +73,22 @@ export class Norm1Estimator {
     this.direction = new Float64Array(n);
   }
 
+  /** ‖B‖₁ estimate (allocates a number for its result: `run` and `value` do not) */
   estimate(op: LinearOperator): number {
+    this.run(op);
+    return this.value;
+  }
+
+  /** the estimate into `value`. Allocation-free. */
+  run(op: LinearOperator): void {
     const n = this.n;
     if (op.n !== n) throw new RangeError(`the operator has order ${op.n}, the estimator ${n}`);
     const { x, s, direction } = this;
     this.muls = 0; this.adds = 0; this.divs = 0; this.applies = 0; this.tapplies = 0;
     direction.fill(0);
     let jmax = 0;
-    x.fill(1 / n);
+    const inv = 1 / n;
+    for (let i = 0; i < n; i++) x[i] = inv; // (fill() with a double boxes it)
     this.divs++;
     s.fill(0);
     let est = 0, best = -1;
@@ -87,7 +97,8 @@ export class Norm1Estimator {
       if (it > 0) { x.fill(0); x[jmax] = 1; }
       this.product(op, false);
       const old = est;
-      est = this.norm1();
+      this.norm1();
+      est = this.sum;
       if (it > 0 && est > best) {
         // y = B e_jmax: the largest column so far
         best = est;
@@ -119,9 +130,10 @@ export class Norm1Estimator {
     }
     this.adds += n; this.divs += n;
     this.product(op, false);
-    const alt = (2 * this.norm1()) / (3 * n);
+    this.norm1();
+    const alt = (2 * this.sum) / (3 * n);
     this.muls += 2; this.divs++;
-    return alt > est ? alt : est;
+    this.value = alt > est ? alt : est;
   }
 
   private product(op: LinearOperator, transposed: boolean): void {
@@ -129,12 +141,14 @@ export class Norm1Estimator {
     this.muls += op.muls; this.adds += op.adds; this.divs += op.divs;
   }
 
-  private norm1(): number {
+  /** ‖x‖₁ into `sum` (a field: a returned double would be boxed) */
+  private sum = 0;
+  private norm1(): void {
     const x = this.x, n = this.n;
     let t = 0;
     for (let i = 0; i < n; i++) t += Math.abs(x[i]);
     this.adds += n - 1;
-    return t;
+    this.sum = t;
   }
 }
 
@@ -164,6 +178,8 @@ export class ConditionEstimator {
   tsolves = 0;
   /** near-null direction of A at the last call, scaled to a largest entry of 1 (that entry positive) */
   readonly direction: Float64Array;
+  /** the κ₁ estimate of the last call */
+  value = 0;
   /** counts of the last call */
   muls = 0;
   adds = 0;
@@ -185,22 +201,29 @@ export class ConditionEstimator {
    * Infinity when a pivot is zero or not finite, or (equilibrated) when a row or column is zero.
    */
   estimate(lu: NumericLU, A: CscValues): number {
+    this.run(lu, A);
+    return this.value;
+  }
+
+  /** the estimate into `value` (Infinity when singular). Allocation-free. */
+  run(lu: NumericLU, A: CscValues): void {
     const n = this.n;
     if (lu.n !== n) throw new RangeError(`the factors have order ${lu.n}, the estimator ${n}`);
     if (A.Ap.length !== n + 1) throw new RangeError(`Ap has length ${A.Ap.length}, expected n + 1 = ${n + 1}`);
     const direction = this.direction, op = this.op;
     this.muls = 0; this.adds = 0; this.divs = 0; this.solves = 0; this.tsolves = 0;
     direction.fill(0);
-    this.anorm = NaN; this.ainvNorm = Infinity;
+    this.anorm = NaN; this.ainvNorm = Infinity; this.value = Infinity;
     for (let k = 0; k < n; k++) {
       const u = lu.pivot(k);
-      if (u === 0 || !(u - u === 0)) return Infinity;
+      if (u === 0 || !(u - u === 0)) return;
     }
-    const anorm = this.equilibrate ? this.scaledNorm(A) : this.norm(A);
-    if (!(anorm > 0 && anorm < Infinity)) return Infinity;
-    this.anorm = anorm;
+    if (this.equilibrate) this.scaledNorm(A); else this.norm(A);
+    const anorm = this.anorm;
+    if (!(anorm > 0 && anorm < Infinity)) { this.value = Infinity; return; }
     op.lu = lu;
-    const est = this.est.estimate(op);
+    this.est.run(op);
+    const est = this.est.value;
     op.lu = null;
     this.ainvNorm = est;
     this.solves = this.est.applies; this.tsolves = this.est.tapplies;
@@ -220,11 +243,11 @@ export class ConditionEstimator {
       this.divs += n;
     }
     this.muls++;
-    return anorm * est;
+    this.value = anorm * est;
   }
 
-  /** ‖A‖₁ = max_j Σ_i |a_ij| */
-  private norm(A: CscValues): number {
+  /** ‖A‖₁ = max_j Σ_i |a_ij|, into anorm */
+  private norm(A: CscValues): void {
     const { Ap, Ax } = A;
     let anorm = 0;
     for (let j = 0; j < this.n; j++) {
@@ -234,11 +257,11 @@ export class ConditionEstimator {
       if (p1 - Ap[j] > 1) this.adds += p1 - Ap[j] - 1;
       if (c > anorm) anorm = c;
     }
-    return anorm;
+    this.anorm = anorm;
   }
 
-  /** R, C of the max-norm equilibration (rows, then columns), and ‖R A C‖₁ */
-  private scaledNorm(A: CscValues): number {
+  /** R, C of the max-norm equilibration (rows, then columns), and ‖R A C‖₁ into anorm */
+  private scaledNorm(A: CscValues): void {
     const { Ap, Ai, Ax } = A;
     const { rmax, cmax } = this.op;
     const n = this.n;
@@ -263,7 +286,7 @@ export class ConditionEstimator {
       c /= cm;
       if (c > anorm) anorm = c;
     }
-    return anorm;
+    this.anorm = anorm;
   }
 }
 

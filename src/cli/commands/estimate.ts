@@ -169,7 +169,8 @@ export function register(program: Command, state: CliState): void {
           let condition = NaN, direction: string | undefined;
           if (cond) {
             const tc = performance.now();
-            condition = cond.measure();
+            cond.update();
+            condition = cond.value;
             condTimes.push((performance.now() - tc) * 1000);
             condFlops += cond.flops.mul + cond.flops.add + cond.flops.div;
             if (!(condition <= limit)) {
