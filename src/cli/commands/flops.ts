@@ -24,8 +24,10 @@ axis, identity blocks, the −1 blocks of D) are not counted; sqrt/sin/cos are l
 add + div. All paths solve the same problem at one random state (seed S): q, q̇, q̈ or τ, and an
 external wrench on every body. RNEA and ABA include the velocity kinematics (ⁱX_λ, v_i, c_i), which
 the sparse paths count apart as "kinematics"; "fill" writes the rest of D and b; "factor" is the
-numeric LU on the offline ordering, "solve" the two triangular solves. The matrix ABA (paper 004
-Property 2) is split into the I^A recursion (left out of the paper's count), forming W^L D W^R, and
+numeric LU on the offline ordering, "solve" the two triangular solves. The matrix ABA (F. Nori,
+"Inverse, forward and other dynamic computations computationally optimized with sparse matrix
+factorizations", 2017, Property 2) is split into the I^A recursion (left out of that paper's
+count), forming W^L D W^R, and
 W^L b + forward substitution + d = W^R d'.`;
 
 function loadSymbolic(dir: string, which: 'id' | 'fd'): SymbolicLU {
