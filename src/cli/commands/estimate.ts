@@ -226,6 +226,9 @@ export function register(program: Command, state: CliState): void {
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
         ];
+        if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
+          lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
+        }
         if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { writeStudy } from '../../report/write-study.ts';
 import { parseStudyConfig } from '../../study/config.ts';
 import { runStudy } from '../../study/runner.ts';
+import { reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 
 interface StudyCliOptions {
@@ -60,7 +61,7 @@ export function register(program: Command, state: CliState): void {
       const config = parseStudyConfig(text, configPath, dirname(resolve(configPath)));
       if (!opts.timing) config.timing.enabled = false;
       const out = resolve(opts.out ?? `reports/${config.name}`);
-      const result = runStudy(config, { onProgress: progressPrinter(process.stderr, state.quiet) });
+      const result = runStudy(config, { onProgress: progressPrinter(process.stderr, state.quiet), onModel: (m) => reportModelWarnings(state, m) });
       const written = writeStudy(result, out, { root: process.cwd(), configText: text });
       const failed = result.points.filter((p) => p.status === 'failed');
       process.stdout.write(`study ${config.name}: ${result.points.length} points (${failed.length} failed) in ${result.meta.seconds.toFixed(1)} s; wrote ${written.files.length} files to ${out}\n`);
