@@ -13,11 +13,11 @@
  *
  * So it is 1 at a typical configuration of the layout, whatever its units and variances; near a
  * singular configuration the variance of the poorly observed direction grows as 1/σ² (σ the
- * distance to the singularity), and so does this figure. Measured on the humanoid with slippery
- * load cells (joints drawn uniformly; 200 draws, 50 near neutral): in ±1 rad median 1.4, 99th
- * percentile 4.5, largest 17; in ±π 99th percentile 36 (some random configurations are themselves
- * nearly singular); within ±0.01 rad of the singular neutral pose 48 to 9,200, median 240; within
- * ±0.001 rad 2,400 and more. On the demo's layout (redundant F/T sensors) never above 5.4.
+ * distance to the singularity), and so does this figure. Measured (scripts/study-condition.ts,
+ * reports/condition.md) on the humanoid with slippery load cells, joints drawn uniformly: in ±1 rad
+ * median 1.3, 99th percentile 8.6, largest of 200 29; in ±π 99th percentile 63 (some random
+ * configurations are themselves nearly singular); within ±0.01 rad of the singular neutral pose
+ * median 570, every draw above 10. On the demo's layout (redundant F/T sensors) never above 6.5.
  * Why not κ₁ of the factored matrix itself: measured on the humanoid with slippery load cells,
  * κ₁ is 5–7·10⁵ at random configurations and 4.9·10⁵ at 0.01 rad from the singular neutral pose
  * (equilibrated or not): its largest direction belongs to the multipliers of the Newton–Euler
