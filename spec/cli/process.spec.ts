@@ -52,7 +52,7 @@ async function whenWriting(folder: string, child: ChildProcess): Promise<void> {
   }
 }
 
-describe('an interrupted run', () => {
+describe.concurrent('an interrupted run', () => {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
     it(`${signal} mid-log: the old output and report stay, nothing partial under the final names`, async () => {
       const sub = mkdtempSync(join(dir, `${signal}-`));
@@ -95,6 +95,11 @@ describe('standard input and output', () => {
     expect(a).toEqual(b);
     expect(piped.err).toMatch(/log standard input \(ndjson\): samples estimated 40/);
     expect(readdirSync(sub).sort()).toEqual(['est.ndjson', 'est.report.md', 'log.ndjson']);
+    // --out /dev/stdout: the estimates alone on stdout, the summary on stderr
+    const dev = await finished(start(['estimate', DEMO, '--data', log, '--out', '/dev/stdout', '--report', join(sub, 'dev.md')], { cwd: sub }));
+    expect(dev.code).toBe(0);
+    expect(dev.out.trim().split('\n').map((l) => JSON.parse(l))).toEqual(b);
+    expect(dev.err).toMatch(/samples estimated 40/);
   }, 120_000);
 });
 

@@ -5,7 +5,7 @@
  * and a failed or interrupted run (SIGINT, SIGTERM) leaves no partial file under the final name;
  * a model's warnings printed once on stderr (unless --quiet) and carried in JSON output.
  */
-import { closeSync, existsSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Model } from '../model/model.ts';
 import type { ModelWarning } from '../model/warnings.ts';
@@ -249,14 +249,31 @@ export interface DataSink {
 }
 
 export function openDataSink(path: string): DataSink {
-  if (path === '-') {
+  let st;
+  try { st = statSync(path); } catch { st = null; }
+  let own = false;
+  if (st && !st.isFile() && !st.isDirectory()) {
+    // /dev/stdout (or another name of our standard output, which may be a socket that cannot be opened again)
+    try { const o = fstatSync(1); own = o.dev === st.dev && o.ino === st.ino; } catch { own = false; }
+  }
+  if (path === '-' || own) {
     let buf: string[] = [], size = 0;
     const flush = () => { if (buf.length) { printData(buf.join('')); buf = []; size = 0; } };
     return {
-      name: 'standard output',
+      name: path === '-' ? 'standard output' : path,
       write: (t) => { buf.push(t); size += t.length; if (size >= 1 << 14) flush(); },
       commit: flush,
       abort: () => { buf = []; size = 0; },
+    };
+  }
+  if (st && !st.isFile() && !st.isDirectory()) {
+    // a device or a named pipe: written as it comes, there is nothing to rename
+    const fd = openSync(path, 'w');
+    return {
+      name: path,
+      write: (t) => { writeSync(fd, t); },
+      commit: () => { try { closeSync(fd); } catch { /* closed */ } },
+      abort: () => { try { closeSync(fd); } catch { /* closed */ } },
     };
   }
   const f = new AtomicFile(path);
