@@ -20,6 +20,10 @@ import { readMatrix } from '../src/node/matrix-file.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = resolve(root, process.argv[2] ?? process.env.SPARSE_BENCH_DIR ?? '../shared/sparse-bench');
 const reportPath = join(root, 'reports', 'bench-sparse.md');
+if (!existsSync(benchDir)) {
+  process.stderr.write(`bench-sparse needs benchmark data that the repository does not ship: a folder of sparse matrices (.mtx or .tri) with a README.md giving KLU's figures for them. Give it as the first argument or in SPARSE_BENCH_DIR (looked for ${benchDir}).\n`);
+  process.exit(2);
+}
 
 interface KluRow {
   n: number;

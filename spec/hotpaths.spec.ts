@@ -19,7 +19,9 @@ import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { randomState } from './state.ts';
 import { Estimator } from '../src/estimation/estimator.ts';
-import { loadProblem } from '../src/node/problem-file.ts';
+import { EstimateConditioning } from '../src/estimation/conditioning.ts';
+import { ConditionEstimator } from '../src/sparse/condest.ts';
+import { loadProblem, modelForProblem } from '../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { minvCarpentierUnchecked, MinvCarpentierWorkspace } from '../src/algorithms/minv-carpentier.ts';
 import { InputMatrix } from '../src/algorithms/iwim-inputs.ts';
@@ -88,6 +90,25 @@ describe('the estimator allocates nothing per sample', () => {
     const s = randomState(model, new Rng(3));
     const y = new Float64Array(est.es.sys.ny);
     expect(bytesPerCall(() => { est.estimateUnchecked(s.q, s.v, y); }, 8)).toBeLessThan(8);
+  });
+
+  it('the condition figure of a sample, and the condition estimate of its factors', () => {
+    // a small redundant layout: calls of a few µs, so that a stray allocation elsewhere in the process is not counted per call
+    const problem = parseProblem(JSON.stringify({ model: 'chain:6', base: 'fixed', contacts: [], sensors: [
+      { name: 'qdd', type: 'joint_acceleration', joints: 'all', variance: 0.01 }, { name: 'tau', type: 'joint_torque', joints: 'all', variance: 0.1 },
+    ] }));
+    const model = modelForProblem(problem, '.');
+    const es = buildEstimationSystem(model, problem);
+    const est = new Estimator(es);
+    expect(est.mode).toBe('wls');
+    const cond = new EstimateConditioning(est, { configurations: 2 });
+    const s = randomState(model, new Rng(3));
+    est.estimateUnchecked(s.q, s.v, new Float64Array(es.sys.ny));
+    const ce = new ConditionEstimator(est.K!.n, { equilibrate: true });
+    // a long warm-up: on a loaded machine the optimizing compiler of these larger functions comes late
+    for (let k = 0; k < 30000; k++) { cond.update(); ce.run(est.lu!, est.K!); }
+    expect(bytesPerCall(() => { cond.update(); }, 8)).toBeLessThan(8);
+    expect(bytesPerCall(() => { ce.run(est.lu!, est.K!); }, 8)).toBeLessThan(8);
   });
 });
 

@@ -1,26 +1,65 @@
-/** `sparsedyn analyze` and `sparsedyn estimate` end to end through main(). */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+/**
+ * `sparsedyn analyze` and `sparsedyn estimate` end to end through main(): the estimates against
+ * the truth the logs carry (RNEA with known contact wrenches), the files a run may and may not
+ * touch, streams, honest summaries, every sample checked, inputs as they come.
+ */
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { LogSchema } from '../../src/io/log.ts';
+import { loadEstimationSystem } from '../../src/node/problem-file.ts';
+import { Rng } from '../../src/model/rng.ts';
 import { runCli as run } from './run.ts';
-
+import { slipperyProblem, syntheticRow } from './synthetic.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-est-'));
+const DEMO = 'data/problems/humanoid-demo.json';
 const demoLines = readFileSync('data/demo/humanoid.ndjson', 'utf8').trim().split('\n').slice(0, 12);
+const file = (name: string, text: string): string => { const f = join(dir, name); writeFileSync(f, text); return f; };
+const rowsOf = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l));
+const clean = file('clean.ndjson', demoLines.join('\n') + '\n');
+/** no temporary file left beside the outputs */
+const noTemps = (d: string) => expect(readdirSync(d).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+
+/** The demo rows as CSV (the schema's header), cells produced by `cell`. */
+function demoCsv(lines: string[], cell: (x: number) => string = String): string {
+  const { es } = loadEstimationSystem(DEMO);
+  const schema = new LogSchema(es);
+  const header = schema.csvHeader();
+  const out = [header.join(',')];
+  for (const l of lines) {
+    const o = JSON.parse(l);
+    const value = (h: string): number => {
+      if (h === 't') return o.t;
+      const [kind, ...rest] = h.split('.');
+      const name = rest.join('.');
+      if (kind === 'q') return o.q[name];
+      if (kind === 'v') return o.v[name];
+      if (kind === 'base') {
+        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
+        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
+      }
+      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
+    };
+    out.push(header.map((h) => cell(value(h))).join(','));
+  }
+  return out.join('\n') + '\n';
+}
 
 describe('sparsedyn analyze', () => {
-  it('--json has the documented fields', async () => {
+  it('--json has the documented fields, and the model\'s warnings', async () => {
     const r = await run(['analyze', 'data/problems/humanoid-ft.json', '--json', '--random', '2', '--special', '1']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    for (const k of ['verdict', 'unknowns', 'equations', 'structural_rank', 'numerical_rank', 'singular_configurations', 'unobservable', 'redundant_sensors']) expect(j).toHaveProperty(k);
+    for (const k of ['verdict', 'unknowns', 'equations', 'structural_rank', 'numerical_rank', 'singular_configurations', 'unobservable', 'redundant_sensors', 'warnings']) expect(j).toHaveProperty(k);
     expect(j.verdict).toBe('well_posed');
+    expect(j.warnings).toEqual([]);
   });
 
   it('exits 1 on an ill-posed layout and names the unobservable directions', async () => {
-    const f = join(dir, 'ill.json');
-    writeFileSync(f, JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
+    const f = file('ill.json', JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
     const r = await run(['analyze', f]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/verdict\s+ill_posed/);
@@ -28,89 +67,336 @@ describe('sparsedyn analyze', () => {
   });
 });
 
-describe('sparsedyn estimate', () => {
-  it('estimates a clean log, writes NDJSON and a report, and prints the accuracy', async () => {
-    const log = join(dir, 'clean.ndjson');
-    writeFileSync(log, demoLines.join('\n') + '\n');
+describe('sparsedyn estimate: results', () => {
+  it('estimates a clean log: NDJSON rows, a report, the summary on stderr and nothing on stdout', async () => {
     const out = join(dir, 'est.ndjson');
-    const r = await run(['estimate', 'data/problems/humanoid-demo.json', '--data', log, '--out', out, '--covariance']);
+    const r = await run(['estimate', DEMO, '--data', clean, '--out', out, '--covariance']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/samples estimated 12, rows skipped 0/);
-    expect(r.out).toMatch(/accuracy against the log's truth/);
-    const rows = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/samples estimated 12, rows skipped 0, samples flagged near a singular configuration 0/);
+    expect(r.err).toMatch(/accuracy against the log's truth \(12 samples\)/);
+    const rows = rowsOf(readFileSync(out, 'utf8'));
     expect(rows).toHaveLength(12);
     expect(rows[0]).toHaveProperty('tau.l_knee');
     expect(rows[0]).toHaveProperty('contact_wrenches.l_sole.force');
     expect(rows[0]).toHaveProperty('joint_wrenches.l_ankle_roll.torque');
     expect(rows[0].tau_std.l_knee).toBeGreaterThan(0);
-    expect(readFileSync(join(dir, 'est.report.md'), 'utf8')).toMatch(/samples estimated: 12/);
+    expect(rows[0].condition).toBeGreaterThan(0.1);
+    expect(rows[0].condition).toBeLessThan(10);
+    const report = readFileSync(join(dir, 'est.report.md'), 'utf8');
+    expect(report).toMatch(/samples estimated: 12/);
+    expect(report).toMatch(/## Units and frames/);
+    expect(report).toMatch(/\| `contact_wrenches` \| torque N·m, force N \| wrench of the environment on the contact link, in the link frame/);
   });
 
+  it('per-joint RMSE and max error in N·m, recomputed from the written estimates and the log\'s truth', async () => {
+    const out = join(dir, 'acc.ndjson');
+    const r = await run(['estimate', DEMO, '--data', clean, '--out', out]);
+    expect(r.code).toBe(0);
+    const est = rowsOf(readFileSync(out, 'utf8'));
+    const truth = demoLines.map((l) => JSON.parse(l).truth);
+    const report = readFileSync(join(dir, 'acc.report.md'), 'utf8');
+    for (const joint of ['l_knee', 'r_hip_pitch', 'l_wrist_roll']) {
+      const e = est.map((x, k) => x.tau[joint] - truth[k].tau[joint]);
+      const rmse = Math.sqrt(e.reduce((s, x) => s + x * x, 0) / e.length);
+      const max = Math.max(...e.map(Math.abs));
+      const line = report.split('\n').find((l) => l.startsWith(`| ${joint} |`))!;
+      const [, name, unit, n, rm, mx] = line.split('|').map((s) => s.trim());
+      expect([name, unit, n]).toEqual([joint, 'N m', '12']);
+      expect(Math.abs(Number(rm) - rmse)).toBeLessThan(5e-3 * rmse);
+      expect(Math.abs(Number(mx) - max)).toBeLessThan(5e-3 * max);
+      expect(max).toBeGreaterThan(0);
+    }
+  });
+
+  it('the NDJSON rows follow schemas/estimates.schema.json (validated by Ajv, JSON Schema 2020-12), flagged rows included', async () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: true });
+    const validate = ajv.compile(JSON.parse(readFileSync('schemas/estimates.schema.json', 'utf8')));
+    const out = join(dir, 'schema.ndjson');
+    await run(['estimate', DEMO, '--data', clean, '--out', out, '--covariance']);
+    const rows = [...rowsOf(readFileSync(out, 'utf8')), ...rowsOf(readFileSync(await slipperyRun(), 'utf8'))];
+    expect(rows.some((x) => typeof x.near_singular === 'string')).toBe(true);
+    for (const row of rows) expect(validate(row), JSON.stringify(validate.errors)).toBe(true);
+    // the schema is not vacuous: a null torque or an unknown field is refused
+    expect(validate({ ...rows[0], tau: { ...rows[0].tau, l_knee: null } })).toBe(false);
+    expect(validate({ ...rows[0], extra: 1 })).toBe(false);
+  });
+
+  it('reads CSV (format from the content, whatever the extension) and writes CSV with units in the header', async () => {
+    const log = file('log.txt', demoCsv(demoLines.slice(0, 4)));
+    const out = join(dir, 'est-csv.out');
+    const r = await run(['estimate', DEMO, '--data', log, '--out', out]);
+    expect(r.code).toBe(0);
+    const rows = readFileSync(out, 'utf8').trim().split('\n');
+    expect(rows).toHaveLength(5);
+    const header = rows[0].split(',');
+    expect(header.slice(0, 4)).toEqual(['t [s]', 'line', 'condition', 'flagged']);
+    expect(header).toContain('tau.l_knee [N m]');
+    expect(header).toContain('qdd.l_knee [rad/s^2]');
+    expect(header).toContain('tau.root_joint[0] [N]');
+    expect(header).toContain('qdd.root_joint[3] [rad/s^2]');
+    expect(header).toContain('contact.l_sole.fz [N]');
+    expect(header).toContain('contact.l_sole.tx [N m]');
+    expect(header).toContain('residual.ft_left');
+    // every header cell reads "<name>" or "<name> [<unit>]"
+    for (const h of header) expect(h).toMatch(/^[\w.[\]]+( \[[\w /^]+\])?$/);
+    // --format ndjson overrides the log's format
+    const out2 = join(dir, 'est-csv2.out');
+    expect((await run(['estimate', DEMO, '--data', log, '--out', out2, '--format', 'ndjson'])).code).toBe(0);
+    expect(rowsOf(readFileSync(out2, 'utf8'))).toHaveLength(4);
+  });
+});
+
+describe('sparsedyn estimate: files', () => {
+  const bigLog = readFileSync('data/demo/humanoid.ndjson', 'utf8');
+
+  it('refuses --out naming the log (same path, a symbolic link, a hard link) and leaves the log as it was', async () => {
+    const log = file('precious.ndjson', bigLog);
+    const sub = join(dir, 'links');
+    mkdirSync(sub, { recursive: true });
+    symlinkSync(log, join(sub, 'sym.ndjson'));
+    linkSync(log, join(sub, 'hard.ndjson'));
+    for (const out of [log, join(sub, 'sym.ndjson'), join(sub, 'hard.ndjson'), join(dir, '.', 'precious.ndjson')]) {
+      const r = await run(['estimate', DEMO, '--data', log, '--out', out]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/--out .* is the log .*refusing to overwrite an input/);
+      expect(readFileSync(log, 'utf8')).toBe(bigLog);
+    }
+    const rp = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'x1.ndjson'), '--report', log]);
+    expect(rp.code).toBe(2);
+    expect(rp.err).toMatch(/--report .* is the log/);
+    const rm = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'x2.ndjson'), '--report', DEMO]);
+    expect(rm.err).toMatch(/--report .* is the problem file/);
+    const ro = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'x3.ndjson'), '--report', join(dir, 'x3.ndjson')]);
+    expect(ro.err).toMatch(/--out and --report are the same file/);
+    expect(readFileSync(log, 'utf8')).toBe(bigLog);
+    expect(existsSync(join(dir, 'x1.ndjson'))).toBe(false);
+  });
+
+  it('a missing, empty or unreadable input leaves an existing output untouched', async () => {
+    const sub = mkdtempSync(join(dir, 'keep-'));
+    const out = join(sub, 'old.ndjson');
+    const old = 'old estimates\n'.repeat(1000);
+    writeFileSync(out, old);
+    writeFileSync(join(sub, 'old.report.md'), 'old report');
+    const cases: [string[], RegExp][] = [
+      [['--data', join(sub, 'nope.ndjson')], /log .*nope\.ndjson: no such file/],
+      [['--data', file('empty.ndjson', '')], /log .*empty\.ndjson is empty/],
+      [['--data', file('blank.ndjson', '\n \n\n')], /the log is empty \(no samples\)/],
+      [['--data', file('header.csv', demoCsv([]))], /the log has a header and no rows/],
+      [['--data', sub], /is a folder/],
+    ];
+    for (const [args, msg] of cases) {
+      const r = await run(['estimate', DEMO, ...args, '--out', out]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(msg);
+      expect(readFileSync(out, 'utf8')).toBe(old);
+      expect(readFileSync(join(sub, 'old.report.md'), 'utf8')).toBe('old report');
+      noTemps(sub);
+    }
+    const np = await run(['estimate', join(sub, 'missing.json'), '--data', clean, '--out', out]);
+    expect(np.code).toBe(2);
+    expect(np.err).toMatch(/problem file .*missing\.json: no such file/);
+    expect(readFileSync(out, 'utf8')).toBe(old);
+    // a CSV header the problem cannot use fails after the output was opened: still nothing replaced
+    const bad = await run(['estimate', DEMO, '--data', file('badhead.csv', 't,q.nope\n1,2\n'), '--out', out]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/badhead\.csv: CSV header \(line 1\): missing columns/);
+    expect(readFileSync(out, 'utf8')).toBe(old);
+    noTemps(sub);
+  });
+
+  it('follows a symbolic link at --out: the target is replaced, the link stays', async () => {
+    const sub = mkdtempSync(join(dir, 'link-'));
+    writeFileSync(join(sub, 'target.ndjson'), 'old');
+    symlinkSync(join(sub, 'target.ndjson'), join(sub, 'link.ndjson'));
+    const r = await run(['estimate', DEMO, '--data', clean, '--out', join(sub, 'link.ndjson'), '--report', join(sub, 'r.md')]);
+    expect(r.code).toBe(0);
+    expect(rowsOf(readFileSync(join(sub, 'target.ndjson'), 'utf8'))).toHaveLength(12);
+    expect(readFileSync(join(sub, 'link.ndjson'), 'utf8')).toBe(readFileSync(join(sub, 'target.ndjson'), 'utf8'));
+    noTemps(sub);
+  });
+});
+
+describe('sparsedyn estimate: streams', () => {
+  it('--out - writes only estimates on stdout, the summary on stderr, and no report unless --report asks', async () => {
+    const sub = mkdtempSync(join(dir, 'stream-'));
+    const r = await run(['estimate', DEMO, '--data', clean, '--out', '-']);
+    expect(r.code).toBe(0);
+    const rows = rowsOf(r.out);
+    expect(rows).toHaveLength(12);
+    expect(r.err).toMatch(/samples estimated 12/);
+    expect(r.err).toMatch(/wrote standard output\n/);
+    expect(existsSync('-')).toBe(false);
+    expect(existsSync('-.report.md')).toBe(false);
+    // same estimates as file mode, row for row
+    const out = join(sub, 'file.ndjson');
+    await run(['estimate', DEMO, '--data', clean, '--out', out]);
+    expect(rowsOf(readFileSync(out, 'utf8'))).toEqual(rows);
+    const rr = await run(['estimate', DEMO, '--data', clean, '--out', '-', '--report', join(sub, 'r.md'), '--format', 'csv']);
+    expect(rr.out.split('\n')[0]).toMatch(/^t \[s\],line,condition,flagged,tau\./);
+    expect(readFileSync(join(sub, 'r.md'), 'utf8')).toMatch(/estimates written as CSV/);
+    expect((await run(['estimate', DEMO, '--data', clean, '--out', '-', '--report', '-'])).err).toMatch(/--report must name a file/);
+  });
+});
+
+describe('sparsedyn estimate: honest summaries', () => {
+  it('no truth, or truth naming nothing: no accuracy figure, and a warning naming what matched nothing', async () => {
+    const bare = file('bare.ndjson', demoLines.map((l) => { const o = JSON.parse(l); delete o.truth; return JSON.stringify(o); }).join('\n'));
+    const r = await run(['estimate', DEMO, '--data', bare, '--out', join(dir, 'bare-est.ndjson')]);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/no accuracy figures: the log carries no truth/);
+    expect(r.err).not.toMatch(/max rel\. error/);
+    expect(readFileSync(join(dir, 'bare-est.report.md'), 'utf8')).toMatch(/no accuracy figure/);
+    const wrong = file('wrong.ndjson', demoLines.map((l) => { const o = JSON.parse(l); o.truth = { tau: { knee_left: 1 }, contact_wrenches: { left_foot: { torque: [0, 0, 0], force: [0, 0, 1] } } }; return JSON.stringify(o); }).join('\n'));
+    const w = await run(['estimate', DEMO, '--data', wrong, '--out', join(dir, 'wrong-est.ndjson')]);
+    expect(w.err).toMatch(/no accuracy figures/);
+    expect(w.err).toMatch(/warning: the log's truth names a joint the model does not have: "knee_left"/);
+    expect(w.err).toMatch(/warning: the log's truth names a contact the problem does not have: "left_foot"/);
+    expect(w.err).not.toMatch(/0\.00e\+0/);
+    // torque truth only: torque accuracy, no contact figure
+    const tauOnly = file('tau.ndjson', demoLines.map((l) => { const o = JSON.parse(l); delete o.truth.contact_wrenches; return JSON.stringify(o); }).join('\n'));
+    const t = await run(['estimate', DEMO, '--data', tauOnly, '--out', join(dir, 'tau-est.ndjson')]);
+    expect(t.err).toMatch(/joint torques \(29\): RMSE up to [\d.e-]+ N m/);
+    expect(t.err).not.toMatch(/contact l_sole/);
+  });
+});
+
+/** A run on the slippery load-cell layout: a random configuration, ±0.01 rad from the singular neutral pose, the neutral pose itself. */
+let slippery: { out: string; err: string; code: number; rows: Record<string, unknown>[] } | null = null;
+async function slipperyRun(): Promise<string> {
+  const out = join(dir, 'slip-est.ndjson');
+  if (slippery) return out;
+  const pf = file('slippery.json', JSON.stringify(slipperyProblem(`${process.cwd()}/models/humanoid.urdf`)));
+  const { es } = loadEstimationSystem(pf);
+  const rng = new Rng(3);
+  const legs = ['hip_yaw', 'hip_roll', 'hip_pitch', 'knee', 'ankle_pitch', 'ankle_roll'];
+  const wrenches = { l_sole: [4, -3, 2, 0, 0, 300], r_sole: [-2, 5, -1, 0, 0, 280] };
+  const near = () => Object.fromEntries(legs.flatMap((j) => [[`l_${j}`, rng.uniform(-0.01, 0.01)], [`r_${j}`, rng.uniform(-0.01, 0.01)]]));
+  const specs = [
+    { t: 0, q: Object.fromEntries(legs.flatMap((j, k) => [[`l_${j}`, 0.3 + 0.1 * k], [`r_${j}`, -0.2 + 0.15 * k]])), wrenches },
+    { t: 1, q: Object.fromEntries(legs.flatMap((j) => [[`l_${j}`, 0.01], [`r_${j}`, -0.01]])), wrenches },
+    { t: 2, q: near(), wrenches },
+    { t: 3, q: {}, wrenches },
+    { t: 4, q: near(), wrenches },
+    { t: 5, q: Object.fromEntries(legs.flatMap((j) => [[`l_${j}`, 0.01], [`r_${j}`, 0.01]])), wrenches },
+  ];
+  const rows = specs.map((s) => syntheticRow(es, s, rng));
+  const log = file('slippery.ndjson', rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const r = await run(['estimate', pf, '--data', log, '--out', out]);
+  slippery = { ...r, rows };
+  return out;
+}
+
+describe('sparsedyn estimate: every sample checked', () => {
+  it('a row with v = 1e300 is skipped with the reason; nothing null or NaN is written; exit 3', async () => {
+    const rows = demoLines.slice(0, 3).map((l) => JSON.parse(l));
+    rows[1].v.l_knee = 1e300;
+    const log = file('huge.ndjson', rows.map((o) => JSON.stringify(o)).join('\n'));
+    const out = join(dir, 'huge-est.ndjson');
+    const r = await run(['estimate', DEMO, '--data', log, '--out', out]);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/huge\.ndjson:2: skipped: the estimate is not finite: the inputs are out of range \(largest input: v\[\d+\] = 1\.000e\+300\)/);
+    const text = readFileSync(out, 'utf8');
+    expect(text).not.toMatch(/null|NaN|Infinity/);
+    expect(rowsOf(text).map((x) => x.line)).toEqual([1, 3]);
+    expect(readFileSync(join(dir, 'huge-est.report.md'), 'utf8')).toMatch(/- line 2: the estimate is not finite/);
+  });
+
+  it('slippery load cells: ±0.01 rad from the neutral pose is flagged with the poorly observed direction; the neutral pose is named singular', async () => {
+    const out = await slipperyRun();
+    const s = slippery!;
+    expect(s.code).toBe(3); // the neutral row is skipped
+    expect(s.err).not.toMatch(/SingularPivotError|normal\[|pivot/);
+    expect(s.err).toMatch(/slippery\.ndjson:4: skipped: singular configuration of the sensor layout: w\[l_sole\]\.tz − w\[r_sole\]\.tz is not observed here/);
+    for (const line of [2, 3, 5, 6]) {
+      expect(s.err).toMatch(new RegExp(`slippery\\.ndjson:${line}: near a singular configuration of the sensor layout \\(condition [\\d.e+]+ > 10\\): poorly observed: w\\[l_sole\\]\\.tz − w\\[r_sole\\]\\.tz`));
+    }
+    expect(s.err).toMatch(/samples flagged near a singular configuration 4/);
+    const est = rowsOf(readFileSync(out, 'utf8'));
+    expect(est.map((x) => x.line)).toEqual([1, 2, 3, 5, 6]);
+    expect(est[0].near_singular).toBeUndefined();
+    expect(est[0].condition).toBeLessThan(10);
+    for (const k of [1, 2, 3, 4]) expect(est[k].near_singular).toBe('w[l_sole].tz − w[r_sole].tz');
+    expect(est[4].condition).toBeGreaterThan(1e10); // parallel soles: singular up to round-off
+    // the flag matters: the flagged estimates are far worse than the unflagged one (same noise level)
+    const truthOf = (k: number) => (s.rows[k].truth as { tau: Record<string, number> }).tau;
+    const err = (e: { tau: Record<string, number> }, k: number) => Math.max(...Object.entries(truthOf(k)).map(([j, v]) => Math.abs(e.tau[j] - v)));
+    expect(Math.min(err(est[2], 2), err(est[3], 4))).toBeGreaterThan(10 * err(est[0], 0));
+    const report = readFileSync(join(dir, 'slip-est.report.md'), 'utf8');
+    expect(report).toMatch(/\| 2 \| 1 \| [\d.e+]+ \| w\[l_sole\]\.tz − w\[r_sole\]\.tz \|/);
+    expect(report).toMatch(/\| 6 \| 5 \| [\d.e+]+ \| w\[l_sole\]\.tz − w\[r_sole\]\.tz \|/);
+    expect(report).toMatch(/- line 4: singular configuration of the sensor layout/);
+  });
+
+  it('--condition-limit moves the threshold; --no-condition leaves the figure out', async () => {
+    const r = await run(['estimate', DEMO, '--data', clean, '--out', '-', '--condition-limit', '0.05']);
+    expect(rowsOf(r.out).every((x) => typeof x.near_singular === 'string')).toBe(true);
+    const n = await run(['estimate', DEMO, '--data', clean, '--out', '-', '--no-condition']);
+    expect(rowsOf(n.out).every((x) => x.condition === undefined && x.near_singular === undefined)).toBe(true);
+    expect((await run(['estimate', DEMO, '--data', clean, '--out', '-', '--condition-limit', '0x10'])).err).toMatch(/--condition-limit must be a positive decimal number/);
+  });
+});
+
+describe('sparsedyn estimate: inputs as they come', () => {
   it('reports malformed rows with their line numbers, skips them, keeps the valid ones, and exits 3', async () => {
     const rows = demoLines.slice(0, 6).map((l) => JSON.parse(l));
-    delete rows[1].q.l_knee;                          // line 2: missing joint
-    rows[2].sensors.ft_left[3] = 'NaN';                  // line 3: non-numeric reading
-    rows[3].sensors.ft_left = rows[3].sensors.ft_left.slice(0, 5); // line 4: wrong length
-    rows[4].sensors.laser = [1];                         // line 5: unknown sensor
-    const text = rows.map((o) => JSON.stringify(o)).join('\n') + '\n{not json\n';
-    const log = join(dir, 'bad.ndjson');
-    writeFileSync(log, text);
+    delete rows[1].q.l_knee;
+    rows[2].sensors.ft_left[3] = 'NaN';
+    rows[3].sensors.ft_left = rows[3].sensors.ft_left.slice(0, 5);
+    rows[4].sensors.laser = [1];
+    const log = file('bad.ndjson', rows.map((o) => JSON.stringify(o)).join('\n') + '\n{not json\n');
     const out = join(dir, 'bad-est.ndjson');
-    const r = await run(['estimate', 'data/problems/humanoid-demo.json', '--data', log, '--out', out]);
+    const r = await run(['estimate', DEMO, '--data', log, '--out', out]);
     expect(r.code).toBe(3);
     expect(r.err).toMatch(/bad.ndjson:2: skipped: q of joint "l_knee" is missing/);
     expect(r.err).toMatch(/bad.ndjson:3: skipped: sensor "ft_left"\[3\] is "NaN"/);
     expect(r.err).toMatch(/bad.ndjson:4: skipped: sensor "ft_left" must be a list of 6 numbers \(got 5\)/);
     expect(r.err).toMatch(/bad.ndjson:5: skipped: unknown sensor "laser"/);
     expect(r.err).toMatch(/bad.ndjson:7: skipped: not valid JSON/);
-    const est = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(est.map((e) => e.line)).toEqual([1, 6]);
-    expect(r.out).toMatch(/samples estimated 2, rows skipped 5/);
+    expect(rowsOf(readFileSync(out, 'utf8')).map((e) => e.line)).toEqual([1, 6]);
+    expect(r.err).toMatch(/samples estimated 2, rows skipped 5/);
   });
 
-  it('reads CSV and writes CSV', async () => {
-    // build a CSV from the first NDJSON rows
-    const { LogSchema } = await import('../../src/io/log.ts');
-    const { loadProblem } = await import('../../src/node/problem-file.ts');
-    const { buildEstimationSystem } = await import('../../src/estimation/setup.ts');
-    const { problem, model } = loadProblem('data/problems/humanoid-demo.json');
-    const schema = new LogSchema(buildEstimationSystem(model, problem));
-    const header = schema.csvHeader();
-    const lines = [header.join(',')];
-    for (const l of demoLines.slice(0, 4)) {
-      const o = JSON.parse(l);
-      const cell = (h: string): number => {
-        if (h === 't') return o.t;
-        const [kind, ...rest] = h.split('.');
-        const name = rest.join('.');
-        if (kind === 'q') return o.q[name];
-        if (kind === 'v') return o.v[name];
-        if (kind === 'base') {
-          const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
-          return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
-        }
-        const comps = schema.sensors.get(kind)!;
-        return o.sensors[kind][comps.indexOf(name)];
-      };
-      lines.push(header.map(cell).join(','));
+  it('a UTF-8 byte order mark is accepted (NDJSON and CSV): the first row is estimated', async () => {
+    const nd = await run(['estimate', DEMO, '--data', file('bom.ndjson', '\ufeff' + demoLines.slice(0, 3).join('\n')), '--out', '-']);
+    expect(nd.code).toBe(0);
+    expect(rowsOf(nd.out).map((x) => x.line)).toEqual([1, 2, 3]);
+    const csv = await run(['estimate', DEMO, '--data', file('bom.csv', '\ufeff' + demoCsv(demoLines.slice(0, 3))), '--out', '-', '--format', 'ndjson']);
+    expect(csv.code).toBe(0);
+    expect(rowsOf(csv.out).map((x) => x.line)).toEqual([2, 3, 4]);
+  });
+
+  it('CSV as RFC 4180: quoted numbers and CRLF give the same estimates; 0x10, 1_000, Infinity are refused with the column named', async () => {
+    const plain = await run(['estimate', DEMO, '--data', file('p.csv', demoCsv(demoLines.slice(0, 3))), '--out', '-', '--format', 'ndjson']);
+    const quoted = await run(['estimate', DEMO, '--data', file('q.csv', demoCsv(demoLines.slice(0, 3), (x) => `"${x}"`).replace(/\n/g, '\r\n')), '--out', '-', '--format', 'ndjson']);
+    expect(quoted.code).toBe(0);
+    expect(rowsOf(quoted.out)).toEqual(rowsOf(plain.out));
+    const text = demoCsv(demoLines.slice(0, 4)).split('\n');
+    const swap = (line: number, value: string) => { const c = text[line].split(','); c[3] = value; text[line] = c.join(','); };
+    const col = text[0].split(',')[3];
+    swap(1, '0x10'); swap(2, '1_000'); swap(3, 'Infinity');
+    const r = await run(['estimate', DEMO, '--data', file('hex.csv', text.join('\n')), '--out', '-', '--format', 'ndjson']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain(`hex.csv:2: skipped: column "${col}" is "0x10": not a decimal number`);
+    expect(r.err).toContain(`hex.csv:3: skipped: column "${col}" is "1_000": not a decimal number`);
+    expect(r.err).toContain(`hex.csv:4: skipped: column "${col}" is "Infinity": not a decimal number`);
+    expect(rowsOf(r.out).map((x) => x.line)).toEqual([5]);
+  });
+
+  it('errors from a problem file name the file (with line and column for JSON syntax) and never internal names', async () => {
+    const syntax = file('syntax.json', '{\n  "model": "humanoid",\n  "base": "floating",\n}\n');
+    const a = await run(['estimate', syntax, '--data', clean, '--out', '-']);
+    expect(a.code).toBe(2);
+    expect(a.err).toMatch(/syntax\.json:4:1: not valid JSON/);
+    const ft = file('ft.json', JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole'], sensors: [{ name: 'ft', type: 'force_torque', joint: 'l_wrist_sensor' }] }));
+    for (const cmd of ['analyze', 'estimate']) {
+      const b = await run(cmd === 'analyze' ? ['analyze', ft] : ['estimate', ft, '--data', clean, '--out', '-']);
+      expect(b.code).toBe(2);
+      expect(b.err).toMatch(/ft\.json: sensor "ft": joint "l_wrist_sensor" is not a joint of model "humanoid"/);
+      expect(b.err).not.toMatch(/keepFixed/);
     }
-    const log = join(dir, 'log.csv');
-    writeFileSync(log, lines.join('\n') + '\n');
-    const out = join(dir, 'est.csv');
-    const r = await run(['estimate', 'data/problems/humanoid-demo.json', '--data', log, '--out', out]);
-    expect(r.err).toBe('');
-    expect(r.code).toBe(0);
-    const rows = readFileSync(out, 'utf8').trim().split('\n');
-    expect(rows).toHaveLength(5);
-    expect(rows[0].split(',')).toContain('tau.l_knee');
-    expect(rows[0].split(',')).toContain('contact.l_sole.fz');
-  });
-
-  it('refuses an ill-posed problem and prints the analysis', async () => {
-    const f = join(dir, 'ill2.json');
-    writeFileSync(f, JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'qdd', type: 'joint_acceleration', joints: 'all' }] }));
-    const r = await run(['estimate', f, '--data', join(dir, 'clean.ndjson'), '--out', join(dir, 'x.ndjson')]);
-    expect(r.code).toBe(1);
-    expect(r.out).toMatch(/ill posed; refusing to estimate/);
+    const link = file('link.json', JSON.stringify({ model: 'humanoid', base: 'floating', contacts: ['nowhere'], sensors: [] }));
+    expect((await run(['analyze', link])).err).toMatch(/link\.json: contact "nowhere": link "nowhere" is not a link/);
   });
 });

@@ -7,7 +7,7 @@ import { runCli as run } from './run.ts';
 import { describeShared, shared } from '../shared.ts';
 
 
-const FIELDS = ['n', 'nnz', 'blocks', 'max_block', 'lu_nnz', 'off_nnz', 'factor_flops', 'solve_flops', 'analyze_ms', 'refactor_us', 'solve_us', 'residual'];
+const FIELDS = ['n', 'nnz', 'blocks', 'max_block', 'lu_nnz', 'off_nnz', 'factor_flops', 'solve_flops', 'analyze_ms', 'refactor_us', 'solve_us', 'residual', 'condest'];
 
 describeShared('sparsedyn lu on the benchmark matrices', () => {
   it('--json prints exactly the documented fields', async () => {

@@ -31,9 +31,15 @@ describeShared('sparsedyn minv against the reference M⁻¹ of a real robot', ()
   for (const method of ['carpentier', 'carpentier-world', 'lu', 'cholesky']) {
     it(`--method ${method} --json matches the reference Minv of talos (floating)`, async () => {
       const r = await run(['minv', '--model', `${talos}+floating`, '--state', stateFile, '--method', method, '--json']);
-      expect(r.err).toBe('');
+      // the model's warnings (its mimic joints) on stderr, once each, and in the JSON
+      const lines = r.err.trim().split('\n');
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((l) => l.startsWith(`warning: ${talos}:`))).toBe(true);
+      expect(new Set(lines).size).toBe(lines.length);
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
+      expect(j.warnings.map((w: { message: string }) => `warning: ${w.message}`)).toEqual(lines);
+      expect(j.warnings.every((w: { code: string; file: string; line: number }) => w.code === 'mimic-ignored' && w.file === talos && w.line > 0)).toBe(true);
       expect(j.nv).toBe(38);
       expect(j.method).toBe(method);
       expect(j.dofs[0]).toBe('root_joint[0]');
@@ -85,10 +91,13 @@ describe('sparsedyn iwim', () => {
   it('the three methods agree (JSON), with 29 torques + 9 contact components', async () => {
     const res: Record<string, { Bhat: number[][]; qdd0: number[]; inputs: string[]; m: number; flops: { total: number } }> = {};
     for (const method of ['unit-force', 'iim', 'lu']) {
-      const r = await run(['iwim', '--model', 'models/humanoid.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json']);
+      // --quiet (before or after the command) is accepted; the humanoid has no warnings to print or carry
+      const args = ['iwim', '--model', 'models/humanoid.urdf+floating', '--inputs', inputs, '--random-state', '5', '--method', method, '--json'];
+      const r = await run(method === 'lu' ? ['--quiet', ...args] : [...args, '-q']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       res[method] = JSON.parse(r.out);
+      expect(res[method]).toHaveProperty('warnings', []);
     }
     expect(res.iim.m).toBe(38);
     expect(res.iim.inputs.slice(29, 32)).toEqual(['l_sole.fx', 'l_sole.fy', 'l_sole.fz']);

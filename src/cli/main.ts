@@ -4,17 +4,21 @@
  * be driven from tests.
  */
 import { Command, CommanderError } from 'commander';
-import { registerCommands } from './commands/index.ts';
+import { registerCommands, type CliState } from './commands/index.ts';
+import { guardStreams } from './output.ts';
 
 export async function main(argv: string[]): Promise<number> {
+  guardStreams();
   const program = new Command();
   program
     .name('sparsedyn')
-    .description('Rigid-body dynamics as one sparse linear system D(q) d + b(q, q̇) = 0')
+    .description('Rigid-body dynamics as one sparse linear system D(q) d + b(q, q̇) = 0.\nData goes to standard output (or the files named), messages, warnings and progress to standard error.')
     .version('0.1.0')
+    .option('-q, --quiet', 'no warnings, notes or progress on standard error (errors and summaries still print)')
     .exitOverride()
     .showHelpAfterError();
-  const state = { exitCode: 0 };
+  const state: CliState = { exitCode: 0 };
+  program.hook('preAction', () => { state.quiet = program.opts().quiet === true; });
   registerCommands(program, state);
   try {
     await program.parseAsync(argv);

@@ -134,16 +134,19 @@ function reducedMatrix(es: EstimationSystem, red: Reduction, idSolver: SparseSol
   return { G, dz };
 }
 
-/** rank and null space of G after row/column equilibration; null vectors in the original z units. */
-function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[]): { rank: number; nullVecs: number[][] } {
+/**
+ * rank and null space of G after row/column equilibration; null vectors in the original z units.
+ * With `minimum`, at least that many directions (those of the smallest singular values) are returned.
+ */
+function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0): { rank: number; nullVecs: number[][]; ratio: number } {
   let M = G;
   if (rowsKept) {
     const keep = rowsKept.map((k, i) => (k ? i : -1)).filter((i) => i >= 0);
     M = keep.length ? G.selection(keep, Array.from({ length: G.columns }, (_, j) => j)) : Matrix.zeros(0, G.columns);
   }
   const m = M.rows, n = M.columns;
-  if (n === 0) return { rank: 0, nullVecs: [] };
-  if (m === 0) return { rank: 0, nullVecs: Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, k) => (k === j ? 1 : 0))) };
+  if (n === 0) return { rank: 0, nullVecs: [], ratio: 1 };
+  if (m === 0) return { rank: 0, nullVecs: Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, k) => (k === j ? 1 : 0))), ratio: 0 };
   const S = M.clone();
   const colScale = new Float64Array(n).fill(1);
   for (let pass = 0; pass < 2; pass++) {
@@ -168,12 +171,18 @@ function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[]): { rank: numb
   const V = svd.rightSingularVectors;
   const nullVecs: number[][] = [];
   sv.forEach((x, k) => {
-    if (x > thresh) return;
-    const v = V.getColumn(k).map((e, j) => e / colScale[j]);
+    if (x > thresh && k < sv.length - minimum) return;
+    let w = V.getColumn(k);
+    if (x > thresh) {
+      // a least observable direction (not a null one): only its main terms, judged in the equilibrated units
+      const big = Math.max(...w.map(Math.abs));
+      w = w.map((e) => (Math.abs(e) >= 0.1 * big ? e : 0));
+    }
+    const v = w.map((e, j) => e / colScale[j]);
     const nrm = Math.max(...v.map(Math.abs)) || 1;
     nullVecs.push(v.map((e) => e / nrm));
   });
-  return { rank, nullVecs };
+  return { rank, nullVecs, ratio: Math.min(...sv) / Math.max(smax, 1e-300) };
 }
 
 /** Random and special configurations: neutral, joint values at multiples of π/2. */
@@ -208,7 +217,8 @@ export function trialConfigurations(model: Model, random: number, special: numbe
   return out;
 }
 
-const fmtCoef = (c: number) => (Math.abs(c - Math.round(c)) < 1e-9 ? String(Math.round(c)) : c.toPrecision(3));
+/** a coefficient as printed: 3 significant digits, integers without decimals */
+const fmtCoef = (c: number) => { const r = Number(c.toPrecision(3)); return Number.isInteger(r) ? String(r) : c.toPrecision(3); };
 
 /** Name the unobservable directions (contact wrenches in their contact frames) and the undetermined unknowns. */
 function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[][], dz: Float64Array[]): { unobservable: string[]; undetermined: string[] } {
@@ -253,7 +263,7 @@ function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[]
       .map(([nm, c], k) => {
         const sign = c < 0 ? '− ' : k === 0 ? '' : '+ ';
         const mag = Math.abs(c);
-        return `${sign}${Math.abs(mag - 1) < 1e-9 ? '' : `${fmtCoef(mag)}·`}${nm}`;
+        return `${sign}${fmtCoef(mag) === '1' ? '' : `${fmtCoef(mag)}·`}${nm}`;
       })
       .join(' ');
   });
@@ -365,3 +375,24 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
     notes: es.notes,
   };
 }
+
+/**
+ * The unobservable directions of the layout at one configuration q, named as in the report; when
+ * there are none, the least observable one (smallest singular value of the equilibrated G).
+ * `ratio` is that smallest singular value over the largest. For the samples a run flags.
+ */
+export function directionsAt(es: EstimationSystem, q: Float64Array, opts: { tol?: number } = {}): { deficiency: number; ratio: number; directions: string[] } {
+  let c = cache.get(es);
+  if (!c) {
+    const red = reduction(es);
+    c = { red, idSolver: new SparseSolver(red.idSys), vals: new SystemValues(es.sys) };
+    cache.set(es, c);
+  }
+  const { G, dz } = reducedMatrix(es, c.red, c.idSolver, c.vals, q);
+  const { rank, nullVecs, ratio } = rankAndNull(G, opts.tol ?? 1e-9, undefined, 1);
+  const deficiency = c.red.zCols.length - rank;
+  const { unobservable } = nameDirections(es, c.red, deficiency > 0 ? nullVecs.slice(-deficiency) : nullVecs.slice(-1), dz);
+  return { deficiency, ratio, directions: unobservable };
+}
+
+const cache = new WeakMap<EstimationSystem, { red: Reduction; idSolver: SparseSolver; vals: SystemValues }>();

@@ -1,9 +1,12 @@
 /**
  * Named estimates of one sample: joint torques, joint accelerations, contact wrenches (in their
  * contact link frames, torque about the link origin), joint wrenches (wrench from the parent on the
- * child, child frame), per-sensor residuals; flattened for CSV. Accuracy against a sample's `truth`
- * (same layout as the reference estimation files: tau by joint, contact_wrenches by link).
+ * child, child frame), per-sensor residuals; flattened for CSV with the unit of every column.
+ * Accuracy against a log's `truth` (same layout as the reference estimation files: tau by joint,
+ * contact_wrenches by link), per joint and contact, for the quantities that have truth only.
  */
+import type { JointType } from '../model/joint.ts';
+import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import { xApplyForce } from '../spatial/transform.ts';
 import type { Estimator } from './estimator.ts';
@@ -93,6 +96,144 @@ export function flatten(e: NamedEstimate): Map<string, number> {
   for (const [k, v] of Object.entries(e.residuals)) m.set(`residual.${k}`, v);
   if (e.tau_std) for (const [k, v] of Object.entries(e.tau_std)) put(`tau_std.${k}`, v);
   return m;
+}
+
+/** Units (SI, ASCII) of a joint's generalized force and acceleration components, in velocity order. */
+export function dofUnits(j: { type: JointType; nv: number }): { tau: string[]; qdd: string[] } {
+  switch (j.type as string) {
+    case 'prismatic': return { tau: ['N'], qdd: ['m/s^2'] };
+    case 'floating': return { tau: ['N', 'N', 'N', 'N m', 'N m', 'N m'], qdd: ['m/s^2', 'm/s^2', 'm/s^2', 'rad/s^2', 'rad/s^2', 'rad/s^2'] };
+    case 'planar': return { tau: ['N', 'N', 'N m'], qdd: ['m/s^2', 'm/s^2', 'rad/s^2'] };
+    default: return { tau: Array(j.nv).fill('N m'), qdd: Array(j.nv).fill('rad/s^2') };
+  }
+}
+
+/**
+ * The unit of every column of `flatten` for this model ("" for dimensionless ones): the CSV header
+ * names a column "<name> [<unit>]".
+ */
+export function columnUnits(model: Model): Map<string, string> {
+  const u = new Map<string, string>([['t', 's'], ['line', ''], ['condition', '']]);
+  for (const j of model.movingJoints()) {
+    const { tau, qdd } = dofUnits(j);
+    for (let k = 0; k < j.nv; k++) {
+      const s = j.nv === 1 ? '' : `[${k}]`;
+      u.set(`tau.${j.name}${s}`, tau[k]); u.set(`qdd.${j.name}${s}`, qdd[k]); u.set(`tau_std.${j.name}${s}`, tau[k]);
+    }
+  }
+  return u;
+}
+
+/** "name [unit]", or the name alone for a dimensionless column */
+export function csvColumn(name: string, units: Map<string, string>): string {
+  let unit = units.get(name);
+  if (unit === undefined) {
+    if (/^(contact|wrench)\..*\.t[xyz]$/.test(name)) unit = 'N m';
+    else if (/^(contact|wrench)\..*\.f[xyz]$/.test(name)) unit = 'N';
+    else unit = '';
+  }
+  return unit ? `${name} [${unit}]` : name;
+}
+
+interface ErrorStats { n: number; sse: number; maxErr: number; maxTruth: number }
+const stats = (): ErrorStats => ({ n: 0, sse: 0, maxErr: 0, maxTruth: 0 });
+function addStat(s: ErrorStats, est: number, truth: number): void {
+  const e = est - truth;
+  s.n++; s.sse += e * e; s.maxErr = Math.max(s.maxErr, Math.abs(e)); s.maxTruth = Math.max(s.maxTruth, Math.abs(truth));
+}
+
+export interface AccuracyRow {
+  /** joint name, or contact link and part ("l_sole force") */
+  name: string;
+  unit: string;
+  samples: number;
+  rmse: number;
+  max_error: number;
+  /** max error over the largest |truth| of that quantity in the run (absolute error when the truth is all zero) */
+  max_rel_error: number;
+}
+
+/**
+ * Accuracy of a run against the truth a log carries (`truth.tau` by joint, `truth.contact_wrenches`
+ * by contact link, torque and force in the contact frame): per joint and contact RMSE and largest
+ * error in N·m or N, beside the relative figure. Names that match no joint or contact are kept to
+ * be reported; quantities without truth have no figure.
+ */
+export class TruthComparison {
+  readonly unknownJoints = new Set<string>();
+  readonly unknownContacts = new Set<string>();
+  /** truth entries that are not numbers of the right shape, by name */
+  readonly malformed = new Set<string>();
+  samples = 0;
+  private readonly tau = new Map<string, ErrorStats[]>();
+  private readonly contacts = new Map<string, { torque: ErrorStats; force: ErrorStats }>();
+
+  constructor(readonly model: Model) {}
+
+  add(e: NamedEstimate, truth: unknown): void {
+    if (typeof truth !== 'object' || truth === null) return;
+    const t = truth as { tau?: unknown; contact_wrenches?: unknown };
+    let used = false;
+    if (typeof t.tau === 'object' && t.tau !== null) {
+      for (const [k, v] of Object.entries(t.tau as Record<string, unknown>)) {
+        const x = e.tau[k];
+        if (x === undefined) { this.unknownJoints.add(k); continue; }
+        const xs = typeof x === 'number' ? [x] : x, vs = typeof v === 'number' ? [v] : v;
+        if (!Array.isArray(vs) || vs.length !== xs.length || !vs.every((z) => typeof z === 'number' && Number.isFinite(z))) { this.malformed.add(`tau of joint "${k}"`); continue; }
+        let st = this.tau.get(k);
+        if (!st) { st = xs.map(stats); this.tau.set(k, st); }
+        xs.forEach((xv, c) => addStat(st![c], xv, vs[c] as number));
+        used = true;
+      }
+    }
+    if (typeof t.contact_wrenches === 'object' && t.contact_wrenches !== null) {
+      for (const [k, w] of Object.entries(t.contact_wrenches as Record<string, unknown>)) {
+        const x = e.contact_wrenches[k];
+        if (!x) { this.unknownContacts.add(k); continue; }
+        const ww = w as { torque?: unknown; force?: unknown };
+        const ok = (a: unknown): a is number[] => Array.isArray(a) && a.length === 3 && a.every((z) => typeof z === 'number' && Number.isFinite(z));
+        if (typeof w !== 'object' || w === null || !ok(ww.torque) || !ok(ww.force)) { this.malformed.add(`wrench of contact "${k}"`); continue; }
+        let st = this.contacts.get(k);
+        if (!st) { st = { torque: stats(), force: stats() }; this.contacts.set(k, st); }
+        for (let c = 0; c < 3; c++) { addStat(st.torque, x.torque[c], ww.torque[c]); addStat(st.force, x.force[c], ww.force[c]); }
+        used = true;
+      }
+    }
+    if (used) this.samples++;
+  }
+
+  /** per-joint rows (model order, one per DoF), in N·m or N */
+  jointRows(): AccuracyRow[] {
+    const out: AccuracyRow[] = [];
+    for (const j of this.model.movingJoints()) {
+      const st = this.tau.get(j.name);
+      if (!st) continue;
+      const units = dofUnits(j).tau;
+      st.forEach((s, k) => out.push(row(j.nv === 1 ? j.name : `${j.name}[${k}]`, units[k], s)));
+    }
+    return out;
+  }
+
+  /** per-contact rows: torque (N·m, about the contact frame's origin) and force (N), contact frame */
+  contactRows(): AccuracyRow[] {
+    const out: AccuracyRow[] = [];
+    for (const [k, st] of this.contacts) out.push(row(`${k} torque`, 'N m', st.torque), row(`${k} force`, 'N', st.force));
+    return out;
+  }
+
+  /** messages about the truth the run could not use */
+  warnings(): string[] {
+    const w: string[] = [];
+    const list = (s: Set<string>) => [...s].slice(0, 8).map((x) => `"${x}"`).join(', ') + (s.size > 8 ? `, … (${s.size} in all)` : '');
+    if (this.unknownJoints.size) w.push(`the log's truth names ${this.unknownJoints.size === 1 ? 'a joint' : 'joints'} the model does not have: ${list(this.unknownJoints)} (no accuracy figure for ${this.unknownJoints.size === 1 ? 'it' : 'them'})`);
+    if (this.unknownContacts.size) w.push(`the log's truth names ${this.unknownContacts.size === 1 ? 'a contact' : 'contacts'} the problem does not have: ${list(this.unknownContacts)} (no accuracy figure for ${this.unknownContacts.size === 1 ? 'it' : 'them'})`);
+    if (this.malformed.size) w.push(`truth values that are not finite numbers of the right shape were ignored: ${list(this.malformed)}`);
+    return w;
+  }
+}
+
+function row(name: string, unit: string, s: ErrorStats): AccuracyRow {
+  return { name, unit, samples: s.n, rmse: Math.sqrt(s.sse / s.n), max_error: s.maxErr, max_rel_error: s.maxTruth > 0 ? s.maxErr / s.maxTruth : s.maxErr };
 }
 
 /** Largest relative errors of τ and of the contact wrenches against a truth object, when it has them. */

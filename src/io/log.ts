@@ -1,7 +1,7 @@
 /**
  * Sensor logs: one sample per NDJSON line or CSV row, parsed into model-ordered (q, q̇) and the
  * readings of each sensor. A malformed row is reported with its line number and skipped; the
- * valid rows are kept. No I/O here (the CLI streams the file's lines in).
+ * valid rows are kept. No I/O here (log-reader.ts turns a stream of text into rows).
  *
  * NDJSON sample:
  *   {"t": 0.01,
@@ -12,7 +12,8 @@
  * base velocities are in the base frame (Pinocchio's free-flyer layout); a multi-DoF joint takes a
  * list. A gyroscope on the base link supplies the base angular velocity when the sample has none.
  * CSV: a header with t, q.<joint>, v.<joint>, base.px … base.pz, base.qx … base.qw, base.vx …
- * base.vz, base.wx … base.wz and <sensor>.<component> columns (joint sensors: <sensor>.<joint>).
+ * base.vz, base.wx … base.wz and <sensor>.<component> columns (joint sensors: <sensor>.<joint>);
+ * cells are decimal numbers (quoted or not): hexadecimal, `1_000`, `Infinity`, `NaN` are refused.
  */
 import type { Model } from '../model/model.ts';
 import type { EstimationSystem } from '../estimation/setup.ts';
@@ -81,9 +82,22 @@ export class LogSchema {
 class RowError extends Error {}
 
 const finite = (x: unknown, what: string): number => {
-  if (typeof x !== 'number' || !Number.isFinite(x)) throw new RowError(`${what} is ${x === undefined ? 'missing' : JSON.stringify(x)}: expected a finite number`);
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new RowError(`${what} is ${x === undefined ? 'missing' : typeof x === 'number' ? String(x) : JSON.stringify(x)}: expected a finite number`);
   return x;
 };
+
+/** a decimal number as text: digits, optional fraction and exponent (what JSON and C's strtod agree on) */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** The number in a CSV cell, or a RowError naming the column. */
+function decimal(cell: string, column: string): number {
+  const s = cell.trim();
+  if (s === '') throw new RowError(`column "${column}" is empty: expected a decimal number`);
+  if (!DECIMAL.test(s)) throw new RowError(`column "${column}" is "${s}": not a decimal number`);
+  const x = Number(s);
+  if (!Number.isFinite(x)) throw new RowError(`column "${column}" is "${s}": out of the range of double precision`);
+  return x;
+}
 
 function vec(x: unknown, n: number, what: string): number[] {
   if (!Array.isArray(x) || x.length !== n) throw new RowError(`${what} must be a list of ${n} numbers${Array.isArray(x) ? ` (got ${x.length})` : ''}`);
@@ -170,8 +184,8 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
 export class CsvRows {
   private readonly col = new Map<string, number>();
 
-  constructor(readonly schema: LogSchema, header: string, readonly headerLine = 1) {
-    const names = header.split(',').map((s) => s.trim());
+  constructor(readonly schema: LogSchema, header: readonly string[], readonly headerLine = 1) {
+    const names = header.map((s) => s.trim());
     names.forEach((n, k) => {
       if (this.col.has(n)) throw new RangeError(`CSV header (line ${headerLine}): column "${n}" appears twice`);
       this.col.set(n, k);
@@ -188,18 +202,14 @@ export class CsvRows {
     }
   }
 
-  /** Parse one data row (line number `line`): a Sample, or a LogError saying what is wrong. */
-  parse(text: string, line: number): Sample | LogError {
+  /** Parse one record (its cells, as the CSV parser gives them; `line`: its line number): a Sample, or a LogError saying what is wrong. */
+  parse(cells: readonly string[], line: number): Sample | LogError {
     try {
-      const cells = text.split(',');
       const get = (name: string): number => {
         const k = this.col.get(name);
         if (k === undefined) throw new RowError(`column "${name}" is missing`);
         if (k >= cells.length) throw new RowError(`the row has ${cells.length} cells, column "${name}" is cell ${k + 1}`);
-        const s = cells[k].trim();
-        const x = Number(s);
-        if (s === '' || !Number.isFinite(x)) throw new RowError(`${name} is "${s}": expected a finite number`);
-        return x;
+        return decimal(cells[k], name);
       };
       if (cells.length !== this.col.size) throw new RowError(`the row has ${cells.length} cells, the header ${this.col.size}`);
       const m = this.schema.model;

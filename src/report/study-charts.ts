@@ -111,7 +111,7 @@ function paperSeries(t: PaperTable, name: string, color: string, value: (row: Re
 export function figure1Chart(r: StudyResult, t: PaperTable, family: string, maxNb = 100): ChartSpec {
   const fd = 'forward-dynamics';
   return {
-    id: 'paper-figure1', title: 'Paper 004, Figure 1: forward dynamics of a serial chain',
+    id: 'paper-figure1', title: 'Nori (2017), Figure 1: forward dynamics of a serial chain',
     subtitle: `solid: ours (${family}, worst-case pattern); dashed: the paper's code (Octave/UMFPACK, numerical pattern)`,
     xLabel: 'N_B (bodies)', yLabel: 'flops (adds + mults + divs)', xLog: false, yLog: true,
     series: [
@@ -134,7 +134,7 @@ export function figure2Chart(r: StudyResult, t: PaperTable, family: string, maxN
   const lc = 'load-cells';
   const dense = (n: number) => denseLuFactorFlops(n).total + denseLuSolveFlops(n).total;
   return {
-    id: 'paper-figure2', title: 'Paper 004, Figure 2: joint torques from load cells at both end links',
+    id: 'paper-figure2', title: 'Nori (2017), Figure 2: joint torques from load cells at both end links',
     subtitle: `solid: ours (${family}); dashed: the paper's code (planar chain, 26 unknowns per body)`,
     xLabel: 'N_B (bodies)', yLabel: 'flops per sample', xLog: true, yLog: true,
     series: [

@@ -157,8 +157,8 @@ export function studyPage(input: PageInput): string {
     + 'Parts: <em>kinematics</em> (ⁱX_λ, v_i, c_i), <em>fill</em> (the other values of D and b), <em>factor</em> (numeric LU; for the matrix ABA, forming W^L D W^R), <em>solve</em> (triangular solves), <em>other</em> (the recursions of RNEA, ABA, Carpentier, IIM, eUFM; the I^A recursion of the matrix ABA). '
     + 'The dense LU (ml-matrix) is counted by formula for the loops it runs. Times are medians of µs per call over several rounds, inputs prepared before the timer; ratios are against the problem\'s baseline measured in the same process.</p>');
   if (r.points.some((p) => p.problem === 'id-derivatives' || p.problem === 'fd-derivatives')) {
-    out.push('<p class="meta">Derivatives (issue 8): one call computes the value and its three derivative matrices at a seeded random state without external wrenches. '
-      + '<em>recursive</em> (the baseline): Saccon et al., paper 003 — EIDAmb (Table 4), Tables 5–8 and CRBA for inverse dynamics; ABA, EIDAmb and Tables 5–8 at the ABA acceleration, CRBA + Cholesky M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x for forward dynamics. '
+    out.push('<p class="meta">Derivatives: one call computes the value and its three derivative matrices at a seeded random state without external wrenches. '
+      + '<em>recursive</em> (the baseline): A. Saccon, S. Traversaro, F. Nori and H. Nijmeijer, &ldquo;Efficient geometric linearization of moving-base rigid robot dynamics&rdquo; (2017) — EIDAmb (Table 4), Tables 5–8 and CRBA for inverse dynamics; ABA, EIDAmb and Tables 5–8 at the ABA acceleration, CRBA + Cholesky M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x for forward dynamics. '
       + '<em>lu:auto</em>: factor reuse — the LU step of Nori\'s system (kinematics, fill, factor, solve), then the jacobians J_q, J_v (counted in the fill column) and 3·nv more solves with the same factors (solve column). '
       + '<em>lu-adjoint</em>: the same step and jacobians, nv transposed solves (solve column) and the sparse products −wᵀJ (other). '
       + '<em>fd</em>: central differences (6·nv evaluations of RNEA or ABA), a reference. '

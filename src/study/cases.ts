@@ -50,7 +50,7 @@ export interface StudyCase {
 /** The Figure 2 problem on a fixed-base serial chain (throws naming the model if it is not one). */
 export function loadCellsProblem(model: Model, spec: string): ProblemFile {
   const nb = model.nb;
-  if (model.floatingBase) throw new RangeError(`load-cells: model "${spec}" has a floating base; paper 004's Figure 2 chain is fixed`);
+  if (model.floatingBase) throw new RangeError(`load-cells: model "${spec}" has a floating base; the chain of Figure 2 of Nori's 2017 paper is fixed`);
   if (nb < 4) throw new RangeError(`load-cells: model "${spec}" has ${nb} bodies; the Figure 2 layout needs at least 4`);
   for (let i = 0; i < nb; i++) {
     if (model.parents[i] !== i - 1 || model.nvi[i] !== 1) throw new RangeError(`load-cells: model "${spec}" is not a serial chain of 1-DoF joints (body "${model.bodyNames[i]}")`);

@@ -274,7 +274,7 @@ export function parseStudyConfig(text: string, file: string, baseDir: string): S
     if (!isObj(o.paper)) fail('paper', 'must be an object { figure, csv, model }');
     const p = o.paper as Obj;
     for (const key of Object.keys(p)) if (!['figure', 'csv', 'model'].includes(key)) fail(`paper.${key}`, 'is not a paper field (expected figure, csv, model)');
-    if (p.figure !== 1 && p.figure !== 2) fail('paper.figure', `must be 1 or 2 (paper 004's figures), got ${JSON.stringify(p.figure)}`);
+    if (p.figure !== 1 && p.figure !== 2) fail('paper.figure', `must be 1 or 2 (the figures of Nori's 2017 paper), got ${JSON.stringify(p.figure)}`);
     const csv = str(p.csv, 'paper.csv');
     const model = str(p.model, 'paper.model');
     if (!models.some((m) => m.label === model)) fail('paper.model', `"${model}" is not the label of any models[] entry`);

@@ -110,6 +110,8 @@ export interface StudyResult {
 export interface RunOptions {
   /** called before each point: done points, total points, what runs now */
   onProgress?: (done: number, total: number, label: string) => void;
+  /** called once with every model the study loads (the command line prints its warnings) */
+  onModel?: (model: Model) => void;
 }
 
 function figure(parts: FlopPart[]): Pick<StudyPoint, 'flops' | 'parts'> {
@@ -170,7 +172,10 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
     let c: StudyCase;
     try {
       if (job.inst) {
-        job.inst.model ??= parseModelSpec(job.inst.spec);
+        if (!job.inst.model) {
+          job.inst.model = parseModelSpec(job.inst.spec);
+          opts.onModel?.(job.inst.model);
+        }
         const model = job.inst.model;
         if (model.nb > job.problem.maxNb) {
           const key = `${job.problem.problem} (maxNb ${job.problem.maxNb})`;

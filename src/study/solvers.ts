@@ -140,7 +140,7 @@ export function prepareSolver(c: StudyCase, solver: SolverName, opts: SolverOpti
         output: () => mat.qdd,
         parts: () => [part('kinematics', f.kinematics), part('fill', f.fill), part('inertias', f.inertias), part('product', f.product), part('solve', f.solve)],
         structure: () => ({ n: mat.product.m, nnz: mat.product.Rj.length }),
-        notes: ['inertias: the I^A recursion, left out of paper 004\'s count; product: forming W^L D W^R'],
+        notes: ['inertias: the I^A recursion, left out of the count of Nori\'s 2017 paper; product: forming W^L D W^R'],
       };
     }
     case 'lu:paper': {
@@ -252,7 +252,7 @@ function prepareDerivatives(c: StudyCase, solver: SolverName, opts: SolverOption
       return {
         run: () => { d.compute(q, v, u); }, output: derivativeOutput(nv, d),
         parts: () => [part('eidamb', d.flops.value), part('tables 5-8', d.flops.derivatives), part('crba', d.flops.M)],
-        notes: ['eidamb: τ by EIDAmb (paper 003 Table 4); tables 5-8: ∂τ/∂q, ∂τ/∂q̇; crba: M'],
+        notes: ['eidamb: τ by EIDAmb (Saccon et al. 2017, Table 4); tables 5-8: ∂τ/∂q, ∂τ/∂q̇; crba: M'],
       };
     }
     const d = new RecursiveForwardDynamicsDerivatives(model);

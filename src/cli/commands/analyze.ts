@@ -5,8 +5,8 @@
  */
 import type { Command } from 'commander';
 import { analyzeProblem, type AnalysisReport } from '../../estimation/analysis.ts';
-import { loadProblem } from '../../node/problem-file.ts';
-import { buildEstimationSystem } from '../../estimation/setup.ts';
+import { loadEstimationSystem } from '../../node/problem-file.ts';
+import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 
 export function formatAnalysis(r: AnalysisReport, title: string): string {
@@ -34,15 +34,15 @@ export function register(program: Command, state: CliState): void {
     .command('analyze')
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('check whether a sensor layout determines every unknown, at random and special configurations')
-    .option('--json', 'print one JSON object (verdict, unknowns, equations, structural_rank, numerical_rank, singular_configurations, unobservable, redundant_sensors, …)')
+    .option('--json', 'print one JSON object (verdict, unknowns, equations, structural_rank, numerical_rank, singular_configurations, unobservable, redundant_sensors, …, warnings)')
     .option('--random <n>', 'random configurations to try', '3')
     .option('--special <n>', 'special configurations (multiples of π/2) besides the neutral one', '3')
     .option('--seed <n>', 'seed of the configurations', '1')
     .action((file: string, opts: { json?: boolean; random: string; special: string; seed: string }) => {
-      const { problem, model } = loadProblem(file);
-      const es = buildEstimationSystem(model, problem);
+      const { problem, model, es } = loadEstimationSystem(file);
+      const warnings = reportModelWarnings(state, model);
       const r = analyzeProblem(es, { random: Number(opts.random), special: Number(opts.special), seed: Number(opts.seed) });
-      process.stdout.write(opts.json ? JSON.stringify(r) + '\n' : formatAnalysis(r, `analyze: ${file} (model "${model.name}", ${problem.base} base)`));
+      printData(opts.json ? jsonWithWarnings(r, warnings) : formatAnalysis(r, `analyze: ${file} (model "${model.name}", ${problem.base} base)`));
       state.exitCode = r.verdict === 'ill_posed' ? 1 : 0;
     });
 }

@@ -25,6 +25,7 @@ import { Rng } from '../../model/rng.ts';
 import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
+import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 import { dofNames, flopsLine, formatMatrix, loadState } from './minv.ts';
 
@@ -121,15 +122,16 @@ export function register(program: Command, state: CliState): void {
     .option('-s, --state <file>', 'state JSON {"q", "v", "a" | "tau"} (see below)')
     .option('--random-state <seed>', 'a seeded random state instead of --state')
     .addOption(new Option('--problem <problem>', 'id: inverse dynamics, fd: forward dynamics').choices(['id', 'fd']).makeOptionMandatory())
-    .addOption(new Option('--method <method>', 'lu: factor reuse (3·nv solves), lu-adjoint: factor reuse (nv transposed solves), recursive: paper 003, fd: central differences').choices([...METHODS]).default('lu'))
+    .addOption(new Option('--method <method>', 'lu: factor reuse (3·nv solves), lu-adjoint: factor reuse (nv transposed solves), recursive: Saccon et al.\'s recursive algorithms (2017), fd: central differences').choices([...METHODS]).default('lu'))
     .option('--delta <h>', 'step of the central differences (method fd and --check)', '1e-6')
     .option('--check', 'also run the other methods; exit 1 unless the analytic ones agree to 1e-10 and the differences to 1e-7')
-    .option('--json', 'print one JSON object: {model, nv, problem, method, dofs, <value>, <dq>, <dv>, <du>, flops, check?}')
+    .option('--json', 'print one JSON object: {model, nv, problem, method, dofs, <value>, <dq>, <dv>, <du>, flops, check?, warnings}')
     .addHelpText('after', `\n${MODEL_SPEC_HELP}\n\n${DERIVATIVES_STATE_HELP}`)
     .action((opts: DerivativesOptions) => {
       const delta = Number(opts.delta);
       if (!(delta > 0 && Number.isFinite(delta))) throw new Error(`--delta must be a positive number, got "${opts.delta}"`);
       const model = parseModelSpec(opts.model);
+      const warnings = reportModelWarnings(state, model);
       const { q, v, source } = loadState(model, opts);
       const u = loadInput(model, opts.problem, opts);
       const { result, flops } = computeDerivatives(model, opts.problem, opts.method, q, v, u, delta);
@@ -162,7 +164,7 @@ export function register(program: Command, state: CliState): void {
         };
         if (opts.method === 'fd') out.delta = delta;
         if (opts.check) out.check = { ...check, pass };
-        process.stdout.write(JSON.stringify(out) + '\n');
+        printData(jsonWithWarnings(out, warnings));
       } else {
         const title = opts.problem === 'id' ? 'inverse dynamics τ = ID(q, q̇, q̈)' : 'forward dynamics q̈ = FD(q, q̇, τ)';
         const lines = [`derivatives of ${title}: model "${model.name}" (${model.nb} bodies, nv = ${nv}), method ${opts.method}${opts.method === 'fd' ? ` (δ = ${delta})` : ''}, ${source}`];
@@ -183,7 +185,7 @@ export function register(program: Command, state: CliState): void {
           }
           text += 'nv > 12: the matrices are printed with --json\n';
         }
-        process.stdout.write(text);
+        printData(text);
       }
       state.exitCode = pass ? 0 : 1;
     });

@@ -4,13 +4,14 @@
  * the kernels at a seeded random state (src/assembly/flops-report.ts; paper 004 Fig. 1–2).
  * The offline orderings (SymbolicLU JSON) can be saved to DIR and loaded back.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { flopsReport, type FlopFigure, type FlopsReport, type LuFigures } from '../../assembly/flops-report.ts';
 import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { SymbolicLU } from '../../sparse/symbolic.ts';
+import { jsonWithWarnings, printData, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import type { CliState } from './index.ts';
 
 /** file names of the saved orderings inside DIR */
@@ -23,8 +24,10 @@ axis, identity blocks, the −1 blocks of D) are not counted; sqrt/sin/cos are l
 add + div. All paths solve the same problem at one random state (seed S): q, q̇, q̈ or τ, and an
 external wrench on every body. RNEA and ABA include the velocity kinematics (ⁱX_λ, v_i, c_i), which
 the sparse paths count apart as "kinematics"; "fill" writes the rest of D and b; "factor" is the
-numeric LU on the offline ordering, "solve" the two triangular solves. The matrix ABA (paper 004
-Property 2) is split into the I^A recursion (left out of the paper's count), forming W^L D W^R, and
+numeric LU on the offline ordering, "solve" the two triangular solves. The matrix ABA (F. Nori,
+"Inverse, forward and other dynamic computations computationally optimized with sparse matrix
+factorizations", 2017, Property 2) is split into the I^A recursion (left out of that paper's
+count), forming W^L D W^R, and
 W^L b + forward substitution + d = W^R d'.`;
 
 function loadSymbolic(dir: string, which: 'id' | 'fd'): SymbolicLU {
@@ -93,7 +96,7 @@ export function register(program: Command, state: CliState): void {
     .command('flops')
     .description('flops of RNEA, ABA, matrix ABA and the sparse LU paths (inverse and forward dynamics) on one model')
     .requiredOption('-m, --model <spec>', 'model SPEC (URDF path, chain:N, tree:N:SEED, humanoid; +floating / +fixed)')
-    .option('--json', 'print one JSON object: {rnea, aba, aba_matrix, lu_id, lu_fd, n, nnz, …}, each flop figure {mul, add, div, total}')
+    .option('--json', 'print one JSON object: {rnea, aba, aba_matrix, lu_id, lu_fd, n, nnz, …}, each flop figure {mul, add, div, total}; warnings: the model\'s')
     .option('--seed <s>', 'seed of the random state', '1')
     .option('--save-symbolic <dir>', `write the offline orderings (SymbolicLU JSON) of both problems to DIR/${SYMBOLIC_FILES.id} and DIR/${SYMBOLIC_FILES.fd}`)
     .option('--symbolic <dir>', 'load the offline orderings from DIR instead of computing them')
@@ -102,6 +105,7 @@ export function register(program: Command, state: CliState): void {
       const seed = Number(opts.seed);
       if (!Number.isInteger(seed)) throw new RangeError(`--seed must be an integer, got "${opts.seed}"`);
       const model = parseModelSpec(opts.model);
+      const warnings = reportModelWarnings(state, model);
       const symbolicId = opts.symbolic ? loadSymbolic(opts.symbolic, 'id') : undefined;
       const symbolicFd = opts.symbolic ? loadSymbolic(opts.symbolic, 'fd') : undefined;
       let result: ReturnType<typeof flopsReport>;
@@ -115,11 +119,10 @@ export function register(program: Command, state: CliState): void {
       }
       const { report, symbolicId: sid, symbolicFd: sfd } = result;
       if (opts.saveSymbolic) {
-        mkdirSync(opts.saveSymbolic, { recursive: true });
-        writeFileSync(join(opts.saveSymbolic, SYMBOLIC_FILES.id), JSON.stringify(sid.toJSON()));
-        writeFileSync(join(opts.saveSymbolic, SYMBOLIC_FILES.fd), JSON.stringify(sfd.toJSON()));
+        writeFileAtomic(join(opts.saveSymbolic, SYMBOLIC_FILES.id), JSON.stringify(sid.toJSON()));
+        writeFileAtomic(join(opts.saveSymbolic, SYMBOLIC_FILES.fd), JSON.stringify(sfd.toJSON()));
       }
-      process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatFlops(report));
+      printData(opts.json ? jsonWithWarnings(report, warnings) : formatFlops(report));
       state.exitCode = 0;
     });
 }

@@ -18,6 +18,10 @@ import { register as urdf } from './urdf.ts';
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
   exitCode: number;
+  /** --quiet: no warnings, notes or progress on stderr (errors and summaries still print) */
+  quiet?: boolean;
+  /** warnings already printed in this run (each is printed once) */
+  warned?: Set<string>;
 }
 
 type Registrar = (program: Command, state: CliState) => void;

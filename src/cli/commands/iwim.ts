@@ -21,6 +21,7 @@ import type { Model } from '../../model/model.ts';
 import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import type { Flops } from '../../spatial/flops.ts';
+import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 import { dofNames, flopsLine, formatMatrix, loadState, STATE_HELP } from './minv.ts';
 
@@ -96,10 +97,11 @@ export function register(program: Command, state: CliState): void {
     .option('-s, --state <file>', 'state JSON {"q": [...], "v": [...]} (see below)')
     .option('--random-state <seed>', 'a seeded random state instead of --state')
     .addOption(new Option('--method <method>', 'algorithm').choices(['unit-force', 'iim', 'lu']).default('iim'))
-    .option('--json', 'print one JSON object: {model, nv, m, method, dofs, inputs, flops, parts, qdd0, Bhat}')
+    .option('--json', 'print one JSON object: {model, nv, m, method, dofs, inputs, flops, parts, qdd0, Bhat, warnings}')
     .addHelpText('after', `\n${MODEL_SPEC_HELP}\n\n${INPUTS_HELP}\n\n${STATE_HELP}`)
     .action((opts: IwimOptions) => {
       const model = parseModelSpec(opts.model);
+      const warnings = reportModelWarnings(state, model);
       const spec = readInputs(opts.inputs);
       const B = new InputMatrix(model, spec);
       const { q, v, source } = loadState(model, opts);
@@ -111,7 +113,7 @@ export function register(program: Command, state: CliState): void {
         for (let r = 0; r < nv; r++) rows.push(Array.from(Bhat.subarray(r * m, (r + 1) * m)));
         const p: Record<string, unknown> = {};
         for (const [k, f] of Object.entries(parts)) p[k] = f.toJSON();
-        process.stdout.write(JSON.stringify({ model: model.name, nb: model.nb, nv, m, method: opts.method, state: source, dofs: names, inputs: B.names, flops: flops.toJSON(), parts: p, qdd0: Array.from(qdd0), Bhat: rows }) + '\n');
+        printData(jsonWithWarnings({ model: model.name, nb: model.nb, nv, m, method: opts.method, state: source, dofs: names, inputs: B.names, flops: flops.toJSON(), parts: p, qdd0: Array.from(qdd0), Bhat: rows }, warnings));
       } else {
         const out = [`iwim: model "${model.name}" (${model.nb} bodies, nv = ${nv}), ${m} inputs (${B.nJoint} joint DoFs, ${m - B.nJoint} contact components), method ${opts.method}, ${source}`];
         out.push(flopsLine('flops', flops));
@@ -119,7 +121,7 @@ export function register(program: Command, state: CliState): void {
         out.push('q̈_0 = −M⁻¹h (free acceleration):');
         out.push(formatMatrix(qdd0, names, ['q̈_0']).trimEnd());
         out.push('B̂ = M⁻¹B (rows: DoFs in velocity order; columns: inputs):');
-        process.stdout.write(out.join('\n') + '\n' + formatMatrix(Bhat, names, B.names));
+        printData(out.join('\n') + '\n' + formatMatrix(Bhat, names, B.names));
       }
       state.exitCode = 0;
     });

@@ -6,7 +6,8 @@
  */
 import type { Command } from 'commander';
 import { readMatrix } from '../../node/matrix-file.ts';
-import { analyze, factor, ORDERINGS, relativeResidual, isOrderingName, type OrderingName } from '../../sparse/index.ts';
+import { analyze, ConditionEstimator, factor, ORDERINGS, relativeResidual, isOrderingName, type OrderingName } from '../../sparse/index.ts';
+import { printData } from '../output.ts';
 import type { CliState } from './index.ts';
 
 export interface LuReport {
@@ -22,6 +23,8 @@ export interface LuReport {
   refactor_us: number;
   solve_us: number;
   residual: number;
+  /** 1-norm condition number estimate from the factors (as KLU's condest) */
+  condest: number;
 }
 
 function median(a: number[]): number {
@@ -68,6 +71,7 @@ export function luReport(file: string, ordering: OrderingName | 'auto', runs = 2
     refactor_us: refactorUs,
     solve_us: solveUs,
     residual: relativeResidual(A, x, b),
+    condest: new ConditionEstimator(n).estimate(lu, A),
   };
   const detail: string[] = [];
   for (const o of Sf.orderings) {
@@ -88,6 +92,7 @@ export function formatLuReport(file: string, r: LuReport, detail: string[]): str
     `  factor flops ${r.factor_flops}, solve flops ${r.solve_flops}`,
     `  analyse ${r.analyze_ms.toFixed(1)} ms, refactor ${r.refactor_us.toFixed(1)} µs, solve ${r.solve_us.toFixed(1)} µs (medians)`,
     `  residual ‖Ax−b‖/‖b‖ ${r.residual.toExponential(2)}`,
+    `  condition number estimate (1-norm, from the factors) ${r.condest.toExponential(2)}`,
   ];
   const shown = detail.slice(0, 10);
   for (const d of shown) lines.push(`  ${d}`);
@@ -102,7 +107,7 @@ export function register(program: Command, state: CliState): void {
     .argument('<file>', 'matrix file: .tri (1-based "row col value" lines) or .mtx (Matrix Market coordinate)')
     .option('-o, --ordering <name>', `ordering inside each block: auto (try all, keep the cheapest) or one of ${ORDERINGS.join(', ')}`, 'auto')
     .option('--runs <count>', 'timed runs for the refactor and solve medians', '201')
-    .option('--json', 'print one JSON object: {n, nnz, blocks, max_block, lu_nnz, off_nnz, factor_flops, solve_flops, analyze_ms, refactor_us, solve_us, residual}')
+    .option('--json', 'print one JSON object: {n, nnz, blocks, max_block, lu_nnz, off_nnz, factor_flops, solve_flops, analyze_ms, refactor_us, solve_us, residual, condest}')
     .action((file: string, opts: { ordering: string; runs: string; json?: boolean }) => {
       try {
         if (opts.ordering !== 'auto' && !isOrderingName(opts.ordering)) {
@@ -111,7 +116,7 @@ export function register(program: Command, state: CliState): void {
         const runs = Number(opts.runs);
         if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`--runs must be a positive integer, got "${opts.runs}"`);
         const { report, detail } = luReport(file, opts.ordering as OrderingName | 'auto', runs);
-        process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatLuReport(file, report, detail));
+        printData(opts.json ? JSON.stringify(report) + '\n' : formatLuReport(file, report, detail));
       } catch (err) {
         const name = err instanceof Error ? err.name : 'Error';
         const message = err instanceof Error ? err.message : String(err);

@@ -22,6 +22,7 @@ import { Rng } from '../../model/rng.ts';
 import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
+import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 
 export const STATE_HELP = `state FILE: JSON {"q": [...], "v": [...]} in the model's joint order (a floating base first:
@@ -142,10 +143,11 @@ export function register(program: Command, state: CliState): void {
     .option('-s, --state <file>', 'state JSON {"q": [...], "v": [...]} (see below)')
     .option('--random-state <seed>', 'a seeded random state instead of --state')
     .addOption(new Option('--method <method>', 'algorithm').choices(['carpentier', 'carpentier-world', 'lu', 'cholesky']).default('carpentier'))
-    .option('--json', 'print one JSON object: {model, nv, method, dofs, flops, parts, Minv}')
+    .option('--json', 'print one JSON object: {model, nv, method, dofs, flops, parts, Minv, warnings}')
     .addHelpText('after', `\n${MODEL_SPEC_HELP}\n\n${STATE_HELP}`)
     .action((opts: MinvOptions) => {
       const model = parseModelSpec(opts.model);
+      const warnings = reportModelWarnings(state, model);
       const { q, source } = loadState(model, opts);
       const { Minv, flops, parts } = computeMinv(model, q, opts.method);
       const nv = model.nv;
@@ -155,13 +157,13 @@ export function register(program: Command, state: CliState): void {
         for (let r = 0; r < nv; r++) rows.push(Array.from(Minv.subarray(r * nv, (r + 1) * nv)));
         const p: Record<string, unknown> = {};
         for (const [k, f] of Object.entries(parts)) p[k] = f.toJSON();
-        process.stdout.write(JSON.stringify({ model: model.name, nb: model.nb, nv, method: opts.method, state: source, dofs: names, flops: flops.toJSON(), parts: p, Minv: rows }) + '\n');
+        printData(jsonWithWarnings({ model: model.name, nb: model.nb, nv, method: opts.method, state: source, dofs: names, flops: flops.toJSON(), parts: p, Minv: rows }, warnings));
       } else {
         const out = [`minv: model "${model.name}" (${model.nb} bodies, nv = ${nv}), method ${opts.method}, ${source}`];
         out.push(flopsLine('flops', flops));
         for (const [k, f] of Object.entries(parts)) out.push(flopsLine(`  ${k}`, f));
         out.push('M⁻¹ (rows and columns in velocity order):');
-        process.stdout.write(out.join('\n') + '\n' + formatMatrix(Minv, names, names));
+        printData(out.join('\n') + '\n' + formatMatrix(Minv, names, names));
       }
       state.exitCode = 0;
     });

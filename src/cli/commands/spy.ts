@@ -2,7 +2,6 @@
  * `sparsedyn spy --model SPEC --problem id|fd --out FILE.svg`: draw the pattern of D as assembled,
  * after the offline permutations (with the BTF blocks), and of L+U with the fill (src/report/spy.ts).
  */
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { forwardDynamicsProblem, inverseDynamicsProblem } from '../../assembly/problems.ts';
 import { SymbolicSystem } from '../../assembly/system.ts';
@@ -10,6 +9,7 @@ import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { spyPanels, spySvg } from '../../report/spy.ts';
 import { analyze } from '../../sparse/index.ts';
+import { printData, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import type { CliState } from './index.ts';
 
 interface SpyCliOptions {
@@ -40,13 +40,15 @@ export function register(program: Command, state: CliState): void {
       if (opts.problem !== 'id' && opts.problem !== 'fd') throw new RangeError(`--problem must be id or fd, got "${opts.problem}"`);
       const size = positiveInt('--size', opts.size);
       const aggregateAbove = positiveInt('--aggregate-above', opts.aggregateAbove);
+      refuseOverwritingInputs([['--out', opts.out]], [['model', opts.model.replace(/\+(floating|fixed)$/, '')]]);
       const model = parseModelSpec(opts.model);
+      reportModelWarnings(state, model);
       const sys = new SymbolicSystem(model, opts.problem === 'id' ? inverseDynamicsProblem(model) : forwardDynamicsProblem(model));
       const S = analyze(sys.pattern, { rowNames: sys.rowNames, colNames: sys.layout.names });
       const panels = spyPanels(sys, S);
       const caption = `${model.name}, ${sys.problem.name}: D is ${sys.m}×${sys.n} with ${sys.nnz} nonzeros; L+U ${S.luNnz} + ${S.offNnz} off-diagonal-block entries`;
-      writeFileSync(opts.out, spySvg(panels, { panelSize: size, aggregateAbove, caption }));
-      process.stdout.write(`wrote ${opts.out}: ${caption}\n`);
+      writeFileAtomic(opts.out, spySvg(panels, { panelSize: size, aggregateAbove, caption }));
+      printData(`wrote ${opts.out}: ${caption}\n`);
       state.exitCode = 0;
     });
 }

@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { writeStudy } from '../../report/write-study.ts';
 import { parseStudyConfig, StudyConfigError, studyModelFiles } from '../../study/config.ts';
 import { runStudy } from '../../study/runner.ts';
+import { reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 
 interface StudyCliOptions {
@@ -50,7 +51,6 @@ export function register(program: Command, state: CliState): void {
     .argument('<config>', 'study configuration (JSON; see studies/*.json)')
     .option('-o, --out <dir>', 'output folder (default reports/<name>/)')
     .option('--no-timing', 'count flops only (no time measurements)')
-    .option('-q, --quiet', 'no progress output')
     .action((configPath: string, opts: StudyCliOptions) => {
       let text: string;
       try {
@@ -63,7 +63,7 @@ export function register(program: Command, state: CliState): void {
       const missing = studyModelFiles(config).filter((f) => !existsSync(f));
       if (missing.length > 0) throw new StudyConfigError(`${configPath}: the robot files of the study are not here (${missing.join(', ')}); nothing was run`);
       const out = resolve(opts.out ?? `reports/${config.name}`);
-      const result = runStudy(config, { onProgress: progressPrinter(process.stderr, opts.quiet) });
+      const result = runStudy(config, { onProgress: progressPrinter(process.stderr, state.quiet), onModel: (m) => reportModelWarnings(state, m) });
       const written = writeStudy(result, out, { root: process.cwd(), configText: text });
       const failed = result.points.filter((p) => p.status === 'failed');
       process.stdout.write(`study ${config.name}: ${result.points.length} points (${failed.length} failed) in ${result.meta.seconds.toFixed(1)} s; wrote ${written.files.length} files to ${out}\n`);

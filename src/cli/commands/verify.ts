@@ -9,6 +9,7 @@ import { loadUrdf } from '../../node/urdf-file.ts';
 import { parseReference } from '../../verify/reference.ts';
 import { findModelFile } from '../../node/reference-file.ts';
 import { verifyReference, type VerifyReport } from '../../verify/verify.ts';
+import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 
 export function formatReport(r: VerifyReport): string {
@@ -33,19 +34,20 @@ export function register(program: Command, state: CliState): void {
     .description('check our RNEA, ABA, CRBA and M⁻¹ (and the sparse solvers) against a reference dynamics file')
     .option('-m, --model <file>', 'URDF file of the robot (default: the reference\'s model_file, looked up beside the reference, then in the models/ and urdf-corpus/ folders next to the reference\'s folder)')
     .requiredOption('-r, --reference <file>', 'reference JSON file: model_file, base, gravity, joints, and cases with q, v, a, tau and the expected rnea_tau, aba_ddq, nle, gravity_torque, M, Minv')
-    .option('--json', 'print one JSON object: {"cases": N, "max_rel_error": {...}, "pass": bool}')
+    .option('--json', 'print one JSON object: {"cases": N, "max_rel_error": {...}, "pass": bool, "failures": [...], "warnings": [...]}')
     .action((opts: { model?: string; reference: string; json?: boolean }) => {
       const ref = parseReference(readFileSync(opts.reference, 'utf8'), opts.reference);
       const modelPath = opts.model ?? findModelFile(opts.reference, ref.model_file);
       const model = loadUrdf(modelPath, { floatingBase: ref.base === 'floating', gravity: ref.gravity });
+      const warnings = reportModelWarnings(state, model);
       const report = verifyReference(model, ref, { file: opts.reference });
       if (opts.json) {
         const max: Record<string, number> = {};
         for (const q of report.quantities) max[q.name] = q.maxRelError;
         const worst = report.quantities.filter((q) => !q.pass).map((q) => ({ quantity: q.name, ...q.firstFailure }));
-        process.stdout.write(JSON.stringify({ cases: report.cases, max_rel_error: max, pass: report.pass, failures: worst }) + '\n');
+        printData(jsonWithWarnings({ cases: report.cases, max_rel_error: max, pass: report.pass, failures: worst }, warnings));
       } else {
-        process.stdout.write(formatReport(report));
+        printData(formatReport(report));
       }
       state.exitCode = report.pass ? 0 : 1;
     });

@@ -1,0 +1,74 @@
+/** Log reading: rows as they come (format from the content, BOM, RFC 4180 CSV), decimals only. */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { CsvRows, LogSchema, parseNdjsonLine } from '../../src/io/log.ts';
+import { logRows, sniffFormat, type RawRow } from '../../src/io/log-reader.ts';
+import { loadEstimationSystem } from '../../src/node/problem-file.ts';
+
+async function rows(text: string, chunk = 5): Promise<{ format?: string; rows: RawRow[] }> {
+  async function* chunks() { for (let i = 0; i < text.length; i += chunk) yield text.slice(i, i + chunk); }
+  let format: string | undefined;
+  const out: RawRow[] = [];
+  for await (const r of logRows(chunks(), { onFormat: (f) => { format = f; } })) out.push(r);
+  return { format, rows: out };
+}
+
+describe('logRows', () => {
+  it('reads the format from the content', () => {
+    expect(sniffFormat('\ufeff  \n {"t": 1}')).toBe('ndjson');
+    expect(sniffFormat('t,q.a\n')).toBe('csv');
+    expect(sniffFormat(' \n\t')).toBeNull();
+  });
+
+  it('NDJSON: BOM dropped, blank lines skipped, CRLF, line numbers kept, a last line without newline', async () => {
+    const r = await rows('\ufeff{"t":1}\r\n\n{"t":2}\n{"t":3}');
+    expect(r.format).toBe('ndjson');
+    expect(r.rows).toEqual([{ kind: 'ndjson', line: 1, text: '{"t":1}' }, { kind: 'ndjson', line: 3, text: '{"t":2}' }, { kind: 'ndjson', line: 4, text: '{"t":3}' }]);
+  });
+
+  it('CSV (RFC 4180): BOM, quoted fields, doubled quotes, a line break inside quotes, CRLF; a broken record reported at its line, in order', async () => {
+    const r = await rows('\ufefft,a,b\r\n1,"2.5",3\r\n\r\n4,"x""y",5\r\n6,"two\r\nlines",7\r\n8,"bad"x,9\r\n');
+    expect(r.format).toBe('csv');
+    const seen = r.rows.map((x) => (x.kind === 'csv' ? [x.line, ...x.cells] : [x.line, x.kind]));
+    expect(seen.slice(0, 4)).toEqual([[1, 't', 'a', 'b'], [2, '1', '2.5', '3'], [4, '4', 'x"y', '5'], [7, '6', 'two\r\nlines', '7']]); // a record is numbered by its last line
+    expect(r.rows[4]).toMatchObject({ kind: 'error', line: 8 });
+    expect((r.rows[4] as { message: string }).message).toMatch(/^not valid CSV: invalid Closing Quote/);
+  });
+
+  it('no content: no rows and no format', async () => {
+    expect(await rows('')).toEqual({ format: undefined, rows: [] });
+    expect(await rows('\ufeff \n\n')).toEqual({ format: undefined, rows: [] });
+  });
+});
+
+describe('cells and values', () => {
+  const { es } = loadEstimationSystem('data/problems/humanoid-demo.json');
+  const schema = new LogSchema(es);
+  const header = schema.csvHeader();
+  const good: string[] = header.map((h) => (h === 'base.qw' ? '1' : '0'));
+
+  it('CSV cells are decimal numbers, quoted or not, spaces around them allowed; anything else names the column', () => {
+    const csv = new CsvRows(schema, header, 1);
+    expect('message' in csv.parse(good, 2)).toBe(false);
+    const k = header.indexOf('q.l_knee');
+    for (const [cell, msg] of [
+      ['0x10', 'is "0x10": not a decimal number'], ['1_000', 'is "1_000": not a decimal number'], ['Infinity', 'is "Infinity": not a decimal number'],
+      ['NaN', 'is "NaN": not a decimal number'], ['1,5', 'is "1,5": not a decimal number'], [' ', 'is empty'], ['1e400', 'is "1e400": out of the range of double precision'],
+    ] as const) {
+      const cells = [...good];
+      cells[k] = cell;
+      expect(csv.parse(cells, 7)).toEqual({ line: 7, message: `column "q.l_knee" ${msg}${msg === 'is empty' ? ': expected a decimal number' : ''}` });
+    }
+    for (const cell of [' 1.5e-3 ', '+2', '-.5', '3.']) {
+      const cells = [...good];
+      cells[k] = cell;
+      expect('message' in csv.parse(cells, 3)).toBe(false);
+    }
+  });
+
+  it('NDJSON: a number beyond double precision is named as the value it became', () => {
+    const o = JSON.parse(readFileSync('data/demo/humanoid.ndjson', 'utf8').split('\n')[0]);
+    const text = JSON.stringify(o).replace(/"l_knee":[-\d.e]+/, '"l_knee":1e400');
+    expect(parseNdjsonLine(schema, text, 5)).toEqual({ line: 5, message: 'q of joint "l_knee" is Infinity: expected a finite number' });
+  });
+});
