@@ -39,7 +39,9 @@ describeShared('sparsedyn minv against the reference M⁻¹ of a real robot', ()
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
       expect(j.warnings.map((w: { message: string }) => `warning: ${w.message}`)).toEqual(lines);
-      expect(j.warnings.every((w: { code: string; file: string; line: number }) => w.code === 'mimic-ignored' && w.file === talos && w.line > 0)).toBe(true);
+      // talos: twelve ignored <mimic> joints and two links whose CAD moments break the triangle inequality (harmless once merged)
+      expect(j.warnings.map((w: { code: string }) => w.code).sort()).toEqual([...Array(2).fill('link-inertia-triangle-inequality'), ...Array(12).fill('mimic-ignored')]);
+      expect(j.warnings.every((w: { file: string; line: number }) => w.file === talos && w.line > 0)).toBe(true);
       expect(j.nv).toBe(38);
       expect(j.method).toBe(method);
       expect(j.dofs[0]).toBe('root_joint[0]');
