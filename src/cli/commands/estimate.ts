@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
-import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
+import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
 import { logRows, type LogFormat } from '../../io/log-reader.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
@@ -29,6 +29,11 @@ interface Opts {
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
+  strict?: boolean;
+  quaternionTolerance: string;
+  falseAlarm: string;
+  badData: boolean;
+  layoutCache: string;
 }
 
 /** the default limit of the condition figure (see the README: measured distributions) */
@@ -74,10 +79,21 @@ export function register(program: Command, state: CliState): void {
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
+    .option('--strict', 'refuse log channels the problem does not use (default: ignored, named in one note)')
+    .option('--quaternion-tolerance <x>', 'largest |norm - 1| of a quaternion in the log; within it the quaternion is renormalised, beyond it the row is refused', String(DEFAULT_QUATERNION_TOLERANCE))
+    .option('--false-alarm <p>', 'bad-data test: probability that a sample with only normal noise is flagged (the chi-square test runs at confidence 1 - p)', '0.01')
+    .option('--no-bad-data', 'skip the bad-data test of redundant layouts')
+    .option('--layout-cache <n>', 'sensor layouts (sensor subset x contact mode) kept with their offline analyses', '32')
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
+      const qtol = Number(opts.quaternionTolerance);
+      if (!(qtol > 0 && qtol < 1) || !/^[0-9.eE+-]+$/.test(opts.quaternionTolerance)) throw new FileError(`--quaternion-tolerance must be a decimal number between 0 and 1, got "${opts.quaternionTolerance}"`);
+      const falseAlarm = Number(opts.falseAlarm);
+      if (!(falseAlarm > 0 && falseAlarm < 1) || !/^[0-9.eE+-]+$/.test(opts.falseAlarm)) throw new FileError(`--false-alarm must be a probability between 0 and 1 (e.g. 0.01), got "${opts.falseAlarm}"`);
+      const cacheSize = Number(opts.layoutCache);
+      if (!(Number.isInteger(cacheSize) && cacheSize >= 1)) throw new FileError(`--layout-cache must be a whole number of layouts >= 1, got "${opts.layoutCache}"`);
       // 1. inputs, before any output is touched
       const dataName = opts.data === '-' ? 'standard input' : opts.data;
       checkInputFile('problem file', file);
@@ -87,15 +103,16 @@ export function register(program: Command, state: CliState): void {
       const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.md`);
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
-      const session = new EstimationSession(es, { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance });
-      if (session.analysis.verdict === 'ill_posed') {
+      const session = new EstimationSession(es, {
+        condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
+      });
+      if (session.analysis.verdict === 'ill_posed' && !session.hasContactModes) {
         printMessage(formatAnalysis(session.analysis, `estimate: ${file} is ill posed; refusing to estimate`));
         state.exitCode = 1;
         return;
       }
-      const est = session.estimator;
       const cond = opts.condition;
-      const schema = new LogSchema(es);
+      const schema = new LogSchema(es, { strict: opts.strict, quaternionTolerance: qtol });
       const units = columnUnits(model);
       const truth = session.truth;
       const st = session.stats;
@@ -125,6 +142,7 @@ export function register(program: Command, state: CliState): void {
               } catch (e) {
                 throw new FileError(`${dataName}: ${(e as Error).message}`);
               }
+              for (const c of csvReader.ignored) session.stats.ignored.add(c);
               continue;
             }
             rows++;
@@ -142,12 +160,11 @@ export function register(program: Command, state: CliState): void {
           }
           outFormat ??= inFormat ?? 'ndjson';
           if (outFormat === 'csv') {
-            const cols = session.toColumns(r);
             if (csvHeader === null) {
-              csvHeader = [...cols.keys()];
+              csvHeader = session.columns();
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
             }
-            sink.write(csvHeader.map((k) => cols.get(k)).join(',') + '\n');
+            sink.write(session.cells(r).map(csvCell).join(',') + '\n');
           } else {
             sink.write(JSON.stringify(session.toJson(r)) + '\n');
           }
@@ -158,18 +175,20 @@ export function register(program: Command, state: CliState): void {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
         // 3. summary, report, then the outputs under their final names
-        const method = session.method;
+        const method = session.full.estimator ? session.method : 'by contact mode (the layout with every contact is ill posed)';
+        const est = session.full.estimator;
         const { samples, flagged, conditions, times, condTimes, flops, condFlops, condSetupMs } = st;
         const jointRows = truth.jointRows(), contactRows = truth.contactRows();
         const lines = [
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
-          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est.analyzeMs.toFixed(1)} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
+          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
         ];
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
         }
+        for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
         if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
@@ -185,7 +204,7 @@ export function register(program: Command, state: CliState): void {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
             cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
-            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est.analyzeMs,
+            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: layoutLines(session, dataName),
           }));
         }
         sink.commit();
@@ -210,6 +229,31 @@ interface ReportData {
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
+  extra: string[];
+}
+
+/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
+const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
+
+/** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data. */
+function layoutLines(session: EstimationSession, dataName: string): string[] {
+  const st = session.stats, out: string[] = [];
+  if (st.ignored.size) out.push(`note: ${dataName} has ${st.ignored.size === 1 ? 'a channel' : 'channels'} the problem does not use, ignored: ${[...st.ignored].slice(0, 12).join(', ')}${st.ignored.size > 12 ? ', …' : ''} (--strict refuses them)`);
+  if (st.maxQuaternionDeviation > 0) out.push(`quaternions renormalised: largest |norm - 1| ${st.maxQuaternionDeviation.toExponential(2)}`);
+  if (st.partial) out.push(`samples estimated from the sensors they have (some readings missing): ${st.partial}`);
+  const seen = [...session.layouts.seen.values()].filter((l) => l.samples > 0);
+  if (seen.length > 1 || st.modes.size > 1) {
+    out.push(`layouts met ${seen.length} (sensor subset x contact mode), offline analyses ${session.layouts.analyses}; mode switches ${st.switches}, of which to a layout seen before ${st.switchesToSeen}, costing ${st.analysesAtSeenSwitches} new analyses`);
+    out.push(`samples by contact mode: ${[...st.modes].map(([m, n]) => `${m} ${n}`).join(', ')}`);
+  }
+  for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
+  if (st.badDataTested) {
+    const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    const unchecked = new Set(seen.flatMap((l) => l.unchecked));
+    if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
+  }
+  return out;
 }
 
 const MAX_REPORT_ROWS = 500;
@@ -260,6 +304,7 @@ function reportMarkdown(r: ReportData): string {
     if (r.errors.length > MAX_REPORT_ROWS) md.push(`- … ${r.errors.length - MAX_REPORT_ROWS} more`);
   }
   md.push('');
+  if (r.extra.length) md.push('## Layouts, contact modes and bad data', '', ...r.extra.map((w) => `- ${w}`), '');
   if (r.warnings.length) md.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   if (r.notes.length) md.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   return md.join('\n');
