@@ -268,3 +268,19 @@ describe('bad data: chi-square test, then the largest normalized residual', () =
     expect(out.record.bad_data!.detected).toBe(false);
   });
 });
+
+describe('problem files: contact modes, priors and soft constraints are validated with the item named', () => {
+  const base = { model: 'humanoid', base: 'floating', contacts: ['l_sole', 'r_sole'], sensors: [{ name: 'ft', type: 'force_torque', joint: 'l_ankle_roll' }, { name: 'enc', type: 'joint_acceleration', joints: 'all' }] };
+  const parse = (extra: object) => () => parseProblem(JSON.stringify({ ...base, ...extra }), 'p.json');
+  it('names the field and the entry', () => {
+    expect(parse({ contact_schedule: [{ t: 0, contacts: ['l_sole'] }, { t: 0, contacts: ['r_sole'] }] })).toThrow('p.json: contact_schedule[1]: t = 0 must be later than the entry before');
+    expect(parse({ contact_schedule: [{ t: 0, contacts: ['l_hand'] }] })).toThrow('p.json: contact_schedule[0]: "contacts": "l_hand" is not a contact of the problem (l_sole, r_sole)');
+    expect(parse({ contact_detection: [{ contact: 'l_sole', sensor: 'enc', threshold: 10 }] })).toThrow(/contact_detection\[0\]: "sensor" must name a force_torque or external_wrench sensor/);
+    expect(parse({ contact_detection: [{ contact: 'l_sole', sensor: 'ft', threshold: -1 }] })).toThrow('p.json: contact_detection[0]: "threshold" must be a positive number');
+    expect(parse({ priors: [{ on: 'knees', variance: 1 }] })).toThrow(/priors\[0\]: "on" must be "torques"/);
+    expect(parse({ priors: [{ on: 'torques', variance: 0 }] })).toThrow('p.json: priors[0]: "variance" must be a positive number');
+    expect(parse({ unactuated_variance: 'small' })).toThrow('p.json: "unactuated_variance" must be a positive number');
+    const es = () => buildEstimationSystem(walkEs.model, parseProblem(JSON.stringify({ ...base, priors: [{ on: 'contact:l_sole', mean: [1, 2], variance: 1 }] })));
+    expect(es).toThrow(/priors\[0\] on "contact:l_sole": "mean" has 2 numbers for 6 unknowns \(w\[l_sole\]\.tx/);
+  });
+});
