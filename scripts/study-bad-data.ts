@@ -37,10 +37,10 @@ function sample(w: WalkSample, line: number, faulty?: { sensor: string; f: Fault
   return { line, t: w.t, q: w.q, v: w.v, readings, contacts: w.contacts };
 }
 
-interface Row { what: string; where: string; samples: number; detected: number; named: number; other: Map<string, number> }
+interface Row { what: string; where: string; samples: number; detected: number; named: number; ambiguous: number; other: Map<string, number> }
 function run(what: string, where: string, pick: (w: WalkSample) => string | null, f: Fault | null, confidence = 0.99): Row {
   const session = new EstimationSession(es, { condition: false, confidence });
-  const row: Row = { what, where, samples: 0, detected: 0, named: 0, other: new Map() };
+  const row: Row = { what, where, samples: 0, detected: 0, named: 0, ambiguous: 0, other: new Map() };
   walk.forEach((w, k) => {
     const sensor = pick(w);
     if (sensor === null) return;
@@ -50,6 +50,7 @@ function run(what: string, where: string, pick: (w: WalkSample) => string | null
     const b = out.record.bad_data!;
     if (b.detected) {
       row.detected++;
+      if (b.alternatives?.length) row.ambiguous++;
       if (b.suspect === sensor) row.named++;
       else row.other.set(b.suspect ?? '?', (row.other.get(b.suspect ?? '?') ?? 0) + 1);
     }
@@ -88,9 +89,9 @@ const md = [
   ...layouts.map((l) => `| ${l.mode} | ${['encoders', 'imu_acc', 'ft_left', 'ft_right'].map((n) => { const d = l.badData?.detectable.get(n); return d ? `${fmtSigma(d.best)} – ${fmtSigma(d.worst)}` : '—'; }).join(' | ')} |`),
   '',
   '## Faults', '',
-  'Named: the χ² test fired and the largest normalized residual is on the faulty sensor, over all samples of that mode.', '',
-  '| fault | on | samples | detected | named | named otherwise |', '|---|---|---:|---:|---:|---|',
-  ...rows.map((r) => `| ${r.what} | ${r.where} | ${r.samples} | ${pct(r.detected, r.samples)} | ${pct(r.named, r.samples)} | ${[...r.other].map(([n, k]) => `${n} ${k}`).join(', ') || '—'} |`),
+  'Named: the χ² test fired and the suspect is the faulty sensor, over all samples of that mode. Ambiguous: samples where another sensor explains the disagreement about as well (the output lists it under `alternatives`).', '',
+  '| fault | on | samples | detected | named | ambiguous | named otherwise |', '|---|---|---:|---:|---:|---:|---|',
+  ...rows.map((r) => `| ${r.what} | ${r.where} | ${r.samples} | ${pct(r.detected, r.samples)} | ${pct(r.named, r.samples)} | ${pct(r.ambiguous, r.samples)} | ${[...r.other].map(([n, k]) => `${n} ${k}`).join(', ') || '—'} |`),
   '',
   '## False alarms on clean samples', '',
   '| confidence | mode | samples | flagged | expected |', '|---|---|---:|---:|---:|',

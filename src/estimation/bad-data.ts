@@ -124,6 +124,12 @@ export interface BadDataResult {
   row?: string;
   /** the suspect's ΔJ = e_Sᵀ Ω_SS⁺ e_S (drop of J without its readings) */
   sensorChi2?: number;
+  /**
+   * other sensors that explain the inconsistency about as well (p-value within a factor e³ of the
+   * suspect's): the layout's redundancy cannot tell them apart in this sample, and the suspect
+   * among them is the one with the largest normalized residual
+   */
+  alternatives?: string[];
 }
 
 
@@ -231,16 +237,14 @@ export class BadDataDetector {
     }
     // per sensor: ΔJ_S = e_Sᵀ Ω_SS⁺ e_S, Ω_rs = V_r V_s [K⁻¹]_rs from the columns solved above
     const X = this.work.X, N = this.est.es.sys.m + this.est.es.sys.n;
-    let bestScore = -Infinity;
+    const scores: { sensor: string; score: number; dJ: number; rn: number }[] = [];
     for (const [sensor, ts] of this.groups) {
       const k = ts.length;
       const O = new Matrix(k, k), r = new Matrix(k, 1);
       for (let a = 0; a < k; a++) {
         const ra = this.checkRows[ts[a]];
         r.set(a, 0, e[ra] / V[ra]);
-        for (let b = 0; b < k; b++) {
-          O.set(a, b, X[ts[b] * N + ra]); // [K⁻¹]_ab = V⁻¹ Ω V⁻¹ on measurement rows
-        }
+        for (let b = 0; b < k; b++) O.set(a, b, X[ts[b] * N + ra]); // [K⁻¹]_ab = V⁻¹ Ω V⁻¹ on measurement rows
       }
       // ΔJ = eᵀ Ω⁺ e = (V⁻¹e)ᵀ (V⁻¹ Ω V⁻¹)⁺ (V⁻¹e), with as many degrees of freedom as the rank
       // of Ω_SS (at most m − n: a sensor that can absorb every residual has no more)
@@ -259,9 +263,14 @@ export class BadDataDetector {
       // whichever is stronger (one reading off, or several)
       let rn2 = 0;
       for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[this.checkRows[t]] ** 2) / this.omega[t]);
-      const score = Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), -logChiSquareTail(rn2, 1));
-      if (score > bestScore) { bestScore = score; out.suspect = sensor; out.sensorChi2 = dJ; }
+      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), -logChiSquareTail(rn2, 1)), dJ, rn: Math.sqrt(rn2) });
     }
+    if (scores.length === 0) return out;
+    const top = Math.max(...scores.map((x) => x.score));
+    const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.rn - a.rn);
+    out.suspect = close[0].sensor;
+    out.sensorChi2 = close[0].dJ;
+    if (close.length > 1) out.alternatives = close.slice(1).map((x) => x.sensor);
     return out;
   }
 }

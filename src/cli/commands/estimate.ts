@@ -249,7 +249,7 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
     const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
-    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}${st.badDataAmbiguous ? ` (in ${st.badDataAmbiguous} of them another sensor explains the disagreement about as well: see bad_data.alternatives)` : ''}`);
     const unchecked = new Set(seen.flatMap((l) => l.unchecked));
     if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
   }
