@@ -79,7 +79,7 @@ const fmtSigma = (x: number) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) :
 const pct = (a: number, b: number) => (b ? `${(100 * a / b).toFixed(1)}%` : '—');
 const md = [
   '# Bad-data detection on the walking humanoid', '',
-  `Written by \`npx tsx scripts/study-bad-data.ts ${N}\` (${(ms / 1000).toFixed(0)} s). Layout: data/problems/humanoid-walk.json (joint encoders σ = 0.05 rad/s², base IMU σ = 0.02, ankle force/torque sensors σ = ${sd} N and N·m). ${N} noisy walking samples (scripts/walking.ts, every 2.5 ms: double support, left single, double, right single support, 0.4 s each). χ² test at confidence 0.99 on J = Σ e²/V (m − n degrees of freedom), then the largest normalized residual |e_r|/√Ω_rr names the suspect; Ω's diagonal from the factors of the sample.`, '',
+  `Written by \`npx tsx scripts/study-bad-data.ts ${N}\` (${(ms / 1000).toFixed(0)} s). Layout: data/problems/humanoid-walk.json (joint encoders σ = 0.05 rad/s², base IMU σ = 0.02, ankle force/torque sensors σ = ${sd} N and N·m). ${N} noisy walking samples (scripts/walking.ts, every 2.5 ms: double support, left single, double, right single support, 0.4 s each). χ² test at confidence 0.99 on J = Σ e²/V (m − n degrees of freedom), then the suspect: the sensor with the smallest p-value of its block test (drop of J without its readings) or of its largest normalized residual |e_r|/√Ω_rr (src/estimation/bad-data.ts); Ω from the factors of the sample.`, '',
   '## What each contact mode can check', '',
   '| mode | degrees of freedom | sensors that can be checked | sensors that cannot (residual always zero) |', '|---|---:|---|---|',
   ...layouts.map((l) => `| ${l.mode} | ${l.badData?.dof ?? 0} | ${l.badData?.checked.join(', ') || '—'} | ${l.badData?.unchecked.join(', ') || '—'} |`),
