@@ -211,7 +211,7 @@ export class EstimationSession {
     }
     const es = layout.es;
     let d: Float64Array;
-    const y = new Float64Array(es.sys.ny);
+    const y = layout.y;
     try {
       inputsFromReadings(es, s.readings, y);
       const ta = performance.now();

@@ -48,7 +48,11 @@ environment applies on each contact link, in the link's frame, torque about its 
 joint_wrenches: the wrench the parent applies on the child, in the child link's frame; residuals:
 RMS of each sensor's residual over its standard deviation; condition: the estimate's uncertainty
 relative to its typical value for the layout (1 at a typical configuration; a sample above
---condition-limit, default 10, is flagged as near a singular configuration of the layout). CSV
+--condition-limit, default 10, is flagged as near a singular configuration of the layout);
+sensors: the sensors whose readings were used (a row lacking some is estimated from the others
+when that layout is well posed); mode: the active contacts (the row's "contacts", else the
+problem's contact_schedule or contact_detection); bad_data (redundant layouts): chi-square test
+at confidence 1 - --false-alarm, and the suspect sensor. CSV
 headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
