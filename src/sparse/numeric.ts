@@ -36,6 +36,7 @@
  * with the object.
  */
 import type { CscMatrix } from './csc.ts';
+import { compileLU, type CompiledLU } from './compiled.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
@@ -74,6 +75,18 @@ export interface FactorOptions extends MatrixNames {
   readonly residual?: 'working' | 'extended';
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
+  /**
+   * straight-line code for this factorization (compiled.ts): 'never' (default) keeps the generic
+   * kernels; 'auto' generates it at the `compileAfter`-th refactor when the mapped kernel is in use
+   * and the code has at most `compileLimit` statements; 'always' at the first refactor (mapped
+   * kernel). Same arithmetic, same results bit for bit, same counts. Opt-in: the generated code is
+   * slow until V8 has optimized it, which takes thousands of calls (compiled.ts).
+   */
+  readonly compile?: 'auto' | 'always' | 'never';
+  /** refactors before 'auto' compiles (default 64: one-off factorizations stay generic) */
+  readonly compileAfter?: number;
+  /** largest factorization (multiplications + slots of L and U) that 'auto' compiles (default 2^19) */
+  readonly compileLimit?: number;
 }
 
 /** Dekker's splitting constant 2²⁷ + 1 (a double splits into two halves of 26 bits). */
@@ -179,6 +192,19 @@ export class NumericLU {
   private readonly As: Float64Array;
   /** refinement: the in-block values of C of the last refactor (on symbolic.Bp/Bi); length 0 without refinement */
   private Cx: Float64Array;
+  /** compile policy (FactorOptions.compile), refactors so far, and the compiled code (null: generic kernels) */
+  private readonly compileOption: 'auto' | 'always' | 'never';
+  private readonly compileAfter: number;
+  private readonly compileLimit: number;
+  private refactors = 0;
+  private code: CompiledLU | null = null;
+  /** static counts of the compiled code: factor muls and divs; solve muls, adds, divs, and their refinement part */
+  private cFactorMuls = 0;
+  private cFactorDivs = 0;
+  private cRefMuls = 0;
+  private cRefAdds = 0;
+  private cRefDivs = 0;
+  private cRefSteps = 0;
   /** refinement work vectors (length n, or 0): the block's right-hand side, the correction, the residual's low part */
   private readonly rb: Float64Array;
   private readonly dz: Float64Array;
@@ -197,6 +223,12 @@ export class NumericLU {
       throw new RangeError(`kernel is "${String(this.kernelOption)}", expected auto, mapped or scatter`);
     }
     this.mapLimit = options.mapLimit ?? 1 << 24;
+    this.compileOption = options.compile ?? 'never';
+    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'never') {
+      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
+    }
+    this.compileAfter = options.compileAfter ?? 64;
+    this.compileLimit = options.compileLimit ?? 1 << 19;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -336,6 +368,50 @@ export class NumericLU {
     this.Tp = Tp;
     this.kernel = mapped ? 'mapped' : 'scatter';
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
+    this.code = null;
+    this.refactors = 0;
+    if (this.compileOption === 'always' && mapped) this.compileNow();
+  }
+
+  /** whether the refactor and solve run compiled code (FactorOptions.compile) */
+  get compiled(): boolean {
+    return this.code !== null;
+  }
+
+  /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
+  private compileNow(): void {
+    const S = this.symbolic;
+    const { n, r, nblocks, Bp } = S;
+    const { cs, us, dpos } = this;
+    this.code = compileLU({
+      n, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, p: S.p, q: S.q,
+      cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
+      growthLimit: this.growthLimit, checkTol: this.checkTol,
+      refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine, scaled: this.scaling !== 'none',
+    });
+    // the counts of blockMapped and of one working-precision refinement step per block (refineBlock)
+    let divs = 0, rm = 0, ra = 0, rd = 0, steps = 0;
+    for (let b = 0; b < nblocks; b++) {
+      const k1 = r[b], k2 = r[b + 1];
+      if (k2 - k1 < 2) continue;
+      let lu = 0;
+      for (let k = k1; k < k2; k++) {
+        divs += cs[k + 1] - dpos[k] - 1;
+        lu += cs[k + 1] - us[k] - 1;
+      }
+      const nzb = Bp[k2] - Bp[k1], nb = k2 - k1;
+      rm += nzb + lu;
+      ra += nzb + lu + nb;
+      rd += nb;
+      steps++;
+    }
+    this.cFactorMuls = this.Tp[n];
+    this.cFactorDivs = divs;
+    const on = this.refine > 0;
+    this.cRefMuls = on ? rm : 0;
+    this.cRefAdds = on ? ra : 0;
+    this.cRefDivs = on ? rd : 0;
+    this.cRefSteps = on ? steps : 0;
   }
 
   /**
@@ -346,6 +422,19 @@ export class NumericLU {
     const S = this.symbolic;
     if (Ax.length < S.nnz) throw new RangeError(`Ax has length ${Ax.length}, expected nnz(A) = ${S.nnz}`);
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
+    if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never') {
+      this.refactors++;
+      if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
+        this.compileNow();
+      }
+    }
+    if (this.code !== null && this.code.factor(this.LUx, A, this.Cx)) {
+      this.factorMuls = this.cFactorMuls + this.scaleMuls;
+      this.factorAdds = this.cFactorMuls;
+      this.factorDivs = this.cFactorDivs;
+      this.pivoted = false;
+      return this;
+    }
     const nfail = this.pass(A, null);
     this.pivoted = false;
     if (nfail > 0) this.repivotAndRefactor(A, nfail);
@@ -821,6 +910,19 @@ export class NumericLU {
     const S = this.symbolic;
     const { n, p, q } = S;
     const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
+    const solveCode = this.code === null ? null : this.code.solve;
+    if (solveCode !== null) {
+      solveCode(LUx, w, B, bo, X, xo, this.rb, this.dz, this.Cx, Rs);
+      const fl = cs[n] - n;
+      this.solveMuls += fl + this.cRefMuls + (this.scaling === 'none' ? 0 : n);
+      this.solveAdds += fl + this.cRefAdds;
+      this.solveDivs += n + this.cRefDivs;
+      this.refineMuls += this.cRefMuls;
+      this.refineAdds += this.cRefAdds;
+      this.refineDivs += this.cRefDivs;
+      this.refineSteps += this.cRefSteps;
+      return;
+    }
     if (this.scaling === 'none') {
       for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
     } else {
