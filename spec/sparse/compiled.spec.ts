@@ -23,7 +23,7 @@ describe('compiled LU', () => {
       const A = randomSparse(n, n, 2 + Math.floor(rand() * 3), rand);
       const S = analyze(A);
       const opts = { refine: trial % 2, scale: trial % 3 === 0 ? 'max' as const : 'none' as const };
-      const g = new NumericLU(S, { ...opts, kernel: 'mapped' });
+      const g = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'never' });
       const c = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'always' });
       for (let rep = 0; rep < 2; rep++) {
         const Ax = Float64Array.from(A.Ax, (v) => v * (1 + 0.1 * rand()));
@@ -44,11 +44,14 @@ describe('compiled LU', () => {
     const A = randomSparse(40, 40, 3, rng(8));
     const S = analyze(A);
     const auto = new NumericLU(S, { kernel: 'mapped', compile: 'auto', compileAfter: 3 });
-    const never = new NumericLU(S, { kernel: 'mapped' });
-    for (let k = 1; k <= 3; k++) {
+    const never = new NumericLU(S, { kernel: 'mapped', compile: 'never' });
+    const byDefault = new NumericLU(S, { kernel: 'mapped' });
+    for (let k = 1; k <= 16; k++) {
       auto.refactor(A.Ax);
       never.refactor(A.Ax);
+      byDefault.refactor(A.Ax);
       expect(auto.compiled).toBe(k >= 3);
+      expect(byDefault.compiled).toBe(k >= 16);
     }
     expect(never.compiled).toBe(false);
     expect(new NumericLU(S, { compile: 'auto', compileAfter: 1, compileLimit: 0 }).refactor(A.Ax).compiled).toBe(false);
@@ -66,7 +69,7 @@ describe('compiled LU', () => {
     for (let t = A.Ap[j]; t < A.Ap[j + 1]; t++) if (A.Ai[t] === S.p[k]) slot = t;
     const Ax = A.Ax.slice();
     Ax[slot] = 1e-9;
-    const g = new NumericLU(S, { kernel: 'mapped' }).refactor(A.Ax);
+    const g = new NumericLU(S, { kernel: 'mapped', compile: 'never' }).refactor(A.Ax);
     const c = new NumericLU(S, { kernel: 'mapped', compile: 'always' }).refactor(A.Ax);
     expect(c.compiled).toBe(true);
     g.refactor(Ax);
@@ -88,7 +91,7 @@ describe('compiled LU', () => {
   it('robot dynamics: compiled forward and inverse dynamics equal the generic ones bit for bit, counts included', () => {
     for (const model of [chain(6), randomTree(20, 4, { floatingBase: true })]) {
       for (const K of [LuForwardDynamics, LuInverseDynamics]) {
-        const g = new K(model), c = new K(model, { compile: 'always' });
+        const g = new K(model, { compile: 'never' }), c = new K(model, { compile: 'always' });
         const r = new Rng(3);
         for (let t = 0; t < 3; t++) {
           const q = randomConfiguration(model, r), v = r.array(model.nv, -1, 1), x = r.array(model.nv, -1, 1);

@@ -55,7 +55,7 @@ export interface SolverOptions extends AnalyzeOptions {
   refineTol?: number;
   /** row scaling of D: 'none' (default), 'max' (per refactor) or fixed factors per row (FactorOptions.scale) */
   scale?: 'none' | 'max' | ArrayLike<number>;
-  /** straight-line code for the factorization of D (FactorOptions.compile; default 'never'; 'auto': from the 64th step, up to FactorOptions.compileLimit) */
+  /** straight-line code for the factorization of D (FactorOptions.compile; default 'auto': WebAssembly from the 16th step, up to FactorOptions.compileLimit) */
   compile?: 'auto' | 'always' | 'never';
 }
 

@@ -1,40 +1,42 @@
 /**
- * code = compileLU(layout): the refactor and the solve of one NumericLU as straight-line JavaScript,
- * generated from its fixed patterns and pivot order (the symbolic factorization is known before the
- * first step, as in robot-specific code generators). Every multiply-subtract of the mapped kernel
- * becomes `X[t] -= X[s] * u` with t and s constants: no index is loaded at run time.
+ * code = compileLU(layout): the refactor and the solve of one NumericLU as straight-line
+ * WebAssembly, generated from its fixed patterns and pivot order (the symbolic factorization is
+ * known before the first step, as in robot-specific code generators). Every multiply-subtract of the
+ * mapped kernel becomes `X[t] -= X[s] * u` with t and s constant memory offsets: no index is loaded
+ * at run time, and V8 compiles the module at once (its baseline compiler; the optimizing one
+ * follows in the background).
  *
- * The generated code performs the same operations in the same order as the generic kernels
- * (numeric.ts: blockMapped, solveInto with one step of working-precision refinement), so the
- * factors and solutions are the same bit for bit. The pivot checks (threshold, growth, zero and
- * non-finite values) are kept; when one fails, `factor` returns false and the caller runs the
- * generic pass, which re-pivots or reports the error.
+ * The generated code performs the same IEEE operations in the same order as the generic kernels
+ * (numeric.ts: blockMapped, solveInto with one step of working-precision refinement), so factors
+ * and solutions are the same bit for bit. The pivot checks (threshold, growth, zero and non-finite
+ * values) are kept; when one fails, `factor` returns false and the caller runs the generic pass,
+ * which re-pivots or reports the error.
  *
- * The code is split into functions of about CHUNK statements: V8's optimizing compiler leaves
- * larger functions to the interpreter (measured: beyond ~1,500 statements a function runs 50–100×
- * slower), and smaller ones tier up sooner.
+ * Candidates measured before this one (reports/bench-lu-time.md): the same straight-line code as
+ * JavaScript (new Function) ran 0.6× the mapped kernel's time once optimized, but V8 took 0.15–1.6 s
+ * to optimize each function of ~100 statements on a loaded machine, running 10–100× slower until
+ * then; WebAssembly runs 2× faster than the mapped kernel from the first call and 4–5× once tiered up.
  *
- * Measured (scripts/bench-lu-time.ts, reports/bench-lu-time.md): once optimized, the compiled refactor
- * of a 24-link chain's forward dynamics runs in 0.6× the mapped kernel's time; but V8's optimizing
- * compiler takes 0.15–1.6 s per function of straight-line typed-array code on a loaded machine, so
- * the code runs in the interpreter, 10–100× slower than the generic kernels, for thousands of calls
- * first. Hence opt-in (FactorOptions.compile), for long runs on one robot.
+ * Memory (one WebAssembly.Memory, f64 slots): X = LU values (NumericLU.LUx is a view on it), A =
+ * C's values in A's order (copied in at each refactor), Cb = in-block values of C (refinement), then
+ * the solve's w, rb, dz and out (out[q_j] = y_j), and one scratch slot.
  */
 
 /** Everything the generator reads: the numeric layout of a NumericLU and its options. */
 export interface CompileInput {
   n: number;
+  /** number of entries of A */
+  nnz: number;
   /** block boundaries r[0..nblocks] */
   r: Int32Array;
   nblocks: number;
-  /** in-block entries of C: column pointers, rows and slots in A */
+  /** in-block entries of C: column pointers, rows, slots in A */
   Bp: Int32Array;
   Bi: Int32Array;
   Bslot: Int32Array;
   /** off-block entries: column pointers and slots in A */
   Op: Int32Array;
   Oslot: Int32Array;
-  p: Int32Array;
   q: Int32Array;
   cs: Int32Array;
   us: Int32Array;
@@ -49,209 +51,350 @@ export interface CompileInput {
   Lhi: Int32Array;
   growthLimit: number;
   checkTol: number;
-  /** refinement steps (the solve is compiled for 0 or 1 working-precision step) */
+  /** refinement steps: the solve is compiled for 0 or 1 working-precision step, not for more */
   refine: number;
-  scaled: boolean;
 }
 
-/** Compiled refactor and solve of one layout. */
+/** Compiled refactor and solve of one layout, with the views on their memory. */
 export interface CompiledLU {
-  /**
-   * LU values into X (= LUx) from A (C's values in A's order; the scaled copy when rows are
-   * scaled), the in-block values of C into Cb (refinement); false when a check failed (X is then
-   * partly written; the caller refactors with the generic kernel).
-   */
-  factor(X: Float64Array, A: Float64Array, Cb: Float64Array): boolean;
-  /** solution of one right-hand side: out[xo + ·] = C⁻¹ B[bo + ·], as NumericLU.solveInto; null when not compiled */
-  solve: ((X: Float64Array, w: Float64Array, B: Float64Array, bo: number, out: Float64Array, xo: number, rb: Float64Array, dz: Float64Array, Cb: Float64Array, R: Float64Array) => void) | null;
-  /** statements generated (factor, solve) */
+  /** LU values (length cs[n]) */
+  readonly X: Float64Array;
+  /** C's values in A's order: set before `factor` */
+  readonly A: Float64Array;
+  /** in-block values of C (refinement; length Bp[n] or 0) */
+  readonly Cb: Float64Array;
+  /** right-hand side, permuted (w_k = b_{p_k}, scaled): set before `solve` */
+  readonly w: Float64Array;
+  /** solution after `solve` (in A's column order) */
+  readonly out: Float64Array;
+  /** X from A (and Cb); false when a check failed (X is then partly written) */
+  factor(): boolean;
+  /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled */
+  readonly solve: (() => void) | null;
+  /** statements generated and bytes of WebAssembly */
   readonly statements: number;
+  readonly bytes: number;
 }
 
-/** statements per generated function */
-const CHUNK = 60;
+/** statements per generated function (a function's locals do not outlive it; V8 tiers functions up one by one) */
+const CHUNK = 20000;
 
-type Chunked = { fns: ((...a: unknown[]) => unknown)[]; statements: number };
+// WebAssembly opcodes used
+const OP = {
+  block: 0x02, if: 0x04, end: 0x0b, return: 0x0f, localGet: 0x20, localSet: 0x21, localTee: 0x22,
+  i32Const: 0x41, f64Const: 0x44, f64Load: 0x2b, f64Store: 0x39, i32Eqz: 0x45, i32And: 0x71, i32Or: 0x72,
+  f64Eq: 0x61, f64Lt: 0x63, f64Gt: 0x64, f64Le: 0x65, f64Abs: 0x99, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
+  f64Div: 0xa3, f64Max: 0xa5, void: 0x40,
+} as const;
 
-/** Splits groups of statements (each self-contained) into functions of about CHUNK statements. */
-function build(params: string, prologue: string, groups: string[][], epilogue: string): Chunked {
-  const fns: ((...a: unknown[]) => unknown)[] = [];
-  let cur: string[] = [];
-  let statements = 0;
-  const flush = () => {
-    if (cur.length === 0) return;
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval
-    fns.push(new Function(...params.split(','), `'use strict';${prologue}\n${cur.join('\n')}\n${epilogue}`) as (...a: unknown[]) => unknown);
-    cur = [];
-  };
-  for (const g of groups) {
-    if (cur.length > 0 && cur.length + g.length > CHUNK) flush();
-    for (const s of g) cur.push(s);
-    statements += g.length;
+/** A growable byte buffer with WebAssembly's encodings. */
+class Bytes {
+  buf: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 12);
+  len = 0;
+  byte(b: number): void {
+    if (this.len === this.buf.length) {
+      const nb = new Uint8Array(this.buf.length * 2);
+      nb.set(this.buf);
+      this.buf = nb;
+    }
+    this.buf[this.len++] = b;
   }
-  flush();
-  return { fns, statements };
+  bytes(a: ArrayLike<number>): void {
+    for (let i = 0; i < a.length; i++) this.byte(a[i]);
+  }
+  /** unsigned LEB128 */
+  u32(n: number): void {
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n !== 0) b |= 0x80;
+      this.byte(b);
+    } while (n !== 0);
+  }
+  f64(x: number): void {
+    const d = new DataView(new ArrayBuffer(8));
+    d.setFloat64(0, x, true);
+    for (let i = 0; i < 8; i++) this.byte(d.getUint8(i));
+  }
+  view(): Uint8Array<ArrayBuffer> {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
+/** Function bodies under construction: statements are counted; a new function starts past CHUNK. */
+class Functions {
+  readonly bodies: Uint8Array[] = [];
+  code = new Bytes();
+  count = 0;
+  statements = 0;
+  constructor(private readonly nlocals: number, private readonly result: boolean) {}
+  /** begin a self-contained group of statements (may start a new function) */
+  group(size: number): Bytes {
+    if (this.count > 0 && this.count + size > CHUNK) this.close();
+    this.count += size;
+    this.statements += size;
+    return this.code;
+  }
+  close(): void {
+    if (this.count === 0 && this.bodies.length > 0) return;
+    const c = this.code;
+    if (this.result) { c.byte(OP.i32Const); c.byte(1); }
+    c.byte(OP.end);
+    const body = new Bytes();
+    body.byte(1); // one run of locals
+    body.u32(this.nlocals);
+    body.byte(0x7c); // f64
+    body.bytes(c.view());
+    this.bodies.push(body.view().slice());
+    this.code = new Bytes();
+    this.count = 0;
+  }
+}
+
+/** The module: imported memory, functions of type () → i32 (factor) then () → () (solve), exported as f0, f1, … */
+function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], pages: number): Uint8Array<ArrayBuffer> {
+  const m = new Bytes();
+  m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+  const section = (id: number, s: Bytes) => {
+    m.byte(id);
+    m.u32(s.len);
+    m.bytes(s.view());
+  };
+  const types = new Bytes();
+  types.bytes([2, 0x60, 0, 1, 0x7f, 0x60, 0, 0]);
+  section(1, types);
+  const imports = new Bytes();
+  imports.bytes([1, 1, 0x65, 1, 0x6d, 0x02, 0x00]); // "e"."m": memory, min pages
+  imports.u32(pages);
+  section(2, imports);
+  const nf = factorBodies.length + solveBodies.length;
+  const funcs = new Bytes();
+  funcs.u32(nf);
+  for (let i = 0; i < nf; i++) funcs.byte(i < factorBodies.length ? 0 : 1);
+  section(3, funcs);
+  const exports = new Bytes();
+  exports.u32(nf);
+  for (let i = 0; i < nf; i++) {
+    const name = `f${i}`;
+    exports.u32(name.length);
+    for (let k = 0; k < name.length; k++) exports.byte(name.charCodeAt(k));
+    exports.byte(0x00);
+    exports.u32(i);
+  }
+  section(7, exports);
+  const code = new Bytes();
+  code.u32(nf);
+  for (const b of [...factorBodies, ...solveBodies]) {
+    code.u32(b.length);
+    code.bytes(b);
+  }
+  section(10, code);
+  return m.view();
+}
+
+/** whether this JavaScript engine runs WebAssembly */
+export function canCompile(): boolean {
+  return typeof WebAssembly === 'object' && typeof WebAssembly.Module === 'function';
 }
 
 /**
- * Generates the compiled refactor (always) and solve (without refinement or with one step in
- * working precision). Allocates the generated functions; run once per layout.
+ * Generates, compiles and instantiates the refactor (always) and the solve (without refinement or
+ * with one working-precision step). Allocates; run once per layout.
  */
 export function compileLU(c: CompileInput): CompiledLU {
-  const { r, nblocks, Bp, Bslot, Op, Oslot, cs, us, dpos, Bpos, Opos, T, Tp, Llo, Lhi } = c;
+  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos, T, Tp, Llo, Lhi } = c;
+  const nX = cs[n];
+  const nC = c.refine > 0 ? Bp[n] : 0;
+  // memory layout, in f64 slots
+  const xO = 0, aO = xO + nX, cO = aO + nnz, wO = cO + nC, rbO = wO + n, dzO = rbO + n, outO = dzO + n, scO = outO + n;
+  const slots = scO + 1;
+  const pages = Math.max(1, Math.ceil((slots * 8) / 65536));
   const G = c.growthLimit;
   const RT = 1 / c.checkTol;
-  // ---- factor: groups per 1×1 run, per block start, per column
-  const fg: string[][] = [];
-  let ones: string[] = [];
-  for (let b = 0; b < nblocks; b++) {
-    const k1 = r[b];
-    const k2 = r[b + 1];
+  // factor locals: 0 v, 1 m, 2 ul, 3 u, 4 p, 5 a, 6 l
+  const V = 0, M = 1, UL = 2, U = 3, P = 4, AA = 5, L = 6;
+  const F = new Functions(7, true);
+  let b: Bytes = F.code;
+  const load = (slot: number) => { b.byte(OP.i32Const); b.byte(0); b.byte(OP.f64Load); b.byte(3); b.u32(slot * 8); };
+  const addr = () => { b.byte(OP.i32Const); b.byte(0); };
+  const store = (slot: number) => { b.byte(OP.f64Store); b.byte(3); b.u32(slot * 8); };
+  const get = (i: number) => { b.byte(OP.localGet); b.byte(i); };
+  const set = (i: number) => { b.byte(OP.localSet); b.byte(i); };
+  const fconst = (x: number) => { b.byte(OP.f64Const); b.f64(x); };
+  /** the i32 on the stack is 1 when a check fails: return 0 */
+  const failIf = () => { b.byte(OP.if); b.byte(OP.void); b.byte(OP.i32Const); b.byte(0); b.byte(OP.return); b.byte(OP.end); };
+  /** fail unless |local i| ≤ local lim (NaN fails) */
+  const checkAbsLe = (i: number, lim: number) => { get(i); b.byte(OP.f64Abs); get(lim); b.byte(OP.f64Le); b.byte(OP.i32Eqz); failIf(); };
+  for (let blk = 0; blk < nblocks; blk++) {
+    const k1 = r[blk];
+    const k2 = r[blk + 1];
     if (k2 - k1 === 1) {
-      ones.push(`v=A[${Bslot[Bp[k1]]}];if(v===0||!(v-v===0))return false;X[${dpos[k1]}]=v;`);
-      if (ones.length >= CHUNK / 2) { fg.push(ones); ones = []; }
+      // v = A(slot); fail if v === 0 or not finite; X[d] = v
+      b = F.group(1);
+      load(aO + Bslot[Bp[k1]]);
+      set(V);
+      get(V); fconst(0); b.byte(OP.f64Eq);
+      get(V); get(V); b.byte(OP.f64Sub); fconst(0); b.byte(OP.f64Eq); b.byte(OP.i32Eqz);
+      b.byte(OP.i32Or);
+      failIf();
+      addr(); get(V); store(xO + dpos[k1]);
       continue;
     }
-    if (ones.length > 0) { fg.push(ones); ones = []; }
-    // zero the block's slots that C does not fill, scatter C_bb, max |C_bb| → growth limit
+    // zero the block's slots C does not fill, scatter C_bb, m = max |C_bb|; ul = G m kept in the scratch slot
     const filled = new Uint8Array(cs[k2] - cs[k1]);
-    let g: string[] = ['m=0;'];
+    b = F.group(Bp[k2] - Bp[k1] + (cs[k2] - cs[k1]) + 2);
+    fconst(0); set(M);
     for (let e = Bp[k1]; e < Bp[k2]; e++) {
       filled[Bpos[e] - cs[k1]] = 1;
-      g.push(`v=A[${Bslot[e]}];X[${Bpos[e]}]=v;m=Math.max(m,Math.abs(v));`);
-      if (g.length >= CHUNK) { g.push('st[0]=m;'); fg.push(g); g = ['m=st[0];']; }
+      addr(); load(aO + Bslot[e]); b.byte(OP.localTee); b.byte(V); store(xO + Bpos[e]);
+      get(M); get(V); b.byte(OP.f64Abs); b.byte(OP.f64Max); set(M);
     }
     for (let t = cs[k1]; t < cs[k2]; t++) {
-      if (filled[t - cs[k1]] === 0) g.push(`X[${t}]=0;`);
+      if (filled[t - cs[k1]] === 0) { addr(); fconst(0); store(xO + t); }
     }
-    g.push(`if(!(m<Infinity))return false;st[0]=${G}*m;`);
-    fg.push(g);
+    get(M); fconst(Infinity); b.byte(OP.f64Lt); b.byte(OP.i32Eqz); failIf();
+    addr(); fconst(G); get(M); b.byte(OP.f64Mul); store(scO);
     let o = Tp[k1];
     for (let k = k1; k < k2; k++) {
       const c0 = cs[k];
       const d = dpos[k];
       const c1 = cs[k + 1];
-      const col: string[] = ['ul=st[0];'];
+      let size = 2 + (c1 - d);
+      for (let pu = us[k]; pu < d; pu++) size += 1 + Lhi[pu] - Llo[pu];
+      b = F.group(size);
+      load(scO); set(UL);
       for (let pu = us[k]; pu < d; pu++) {
-        col.push(`u=X[${pu}];if(!(Math.abs(u)<=ul))return false;`);
-        for (let s = Llo[pu]; s < Lhi[pu]; s++) col.push(`X[${c0 + T[o++]}]-=X[${s}]*u;`);
+        load(xO + pu); set(U);
+        checkAbsLe(U, UL);
+        for (let s = Llo[pu]; s < Lhi[pu]; s++) {
+          const t = c0 + T[o++];
+          addr(); load(xO + t); load(xO + s); get(U); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(xO + t);
+        }
       }
-      col.push(`p=X[${d}];a=Math.abs(p);if(!(a>0&&a<=ul))return false;l=a*${RT};`);
-      for (let s = d + 1; s < c1; s++) col.push(`v=X[${s}];if(!(Math.abs(v)<=l))return false;X[${s}]=v/p;`);
-      fg.push(col);
-    }
-  }
-  if (ones.length > 0) fg.push(ones);
-  let g: string[] = [];
-  for (let e = 0; e < Op[c.n]; e++) {
-    g.push(`X[${Opos[e]}]=A[${Oslot[e]}];`);
-    if (g.length >= CHUNK) { fg.push(g); g = []; }
-  }
-  if (c.refine > 0) {
-    for (let b = 0; b < nblocks; b++) {
-      if (r[b + 1] - r[b] < 2) continue;
-      for (let e = Bp[r[b]]; e < Bp[r[b + 1]]; e++) {
-        g.push(`Cb[${e}]=A[${Bslot[e]}];`);
-        if (g.length >= CHUNK) { fg.push(g); g = []; }
+      // pivot: fail unless 0 < |p| ≤ ul; l = |p| / checkTol; L(:,k) = x / p with |x| ≤ l
+      load(xO + d); set(P);
+      get(P); b.byte(OP.f64Abs); set(AA);
+      get(AA); fconst(0); b.byte(OP.f64Gt); get(AA); get(UL); b.byte(OP.f64Le); b.byte(OP.i32And); b.byte(OP.i32Eqz); failIf();
+      get(AA); fconst(RT); b.byte(OP.f64Mul); set(L);
+      for (let s = d + 1; s < c1; s++) {
+        load(xO + s); set(V);
+        checkAbsLe(V, L);
+        addr(); get(V); get(P); b.byte(OP.f64Div); store(xO + s);
       }
     }
   }
-  if (g.length > 0) fg.push(g);
-  const fc = build('X,A,Cb,st', 'let v=0,m=0,ul=0,u=0,p=0,a=0,l=0;', fg, 'return true;');
-  const st = new Float64Array(1);
-  const ffns = fc.fns as ((X: Float64Array, A: Float64Array, Cb: Float64Array, st: Float64Array) => boolean)[];
-  const factor = (X: Float64Array, A: Float64Array, Cb: Float64Array): boolean => {
-    for (let i = 0; i < ffns.length; i++) if (!ffns[i](X, A, Cb, st)) return false;
-    return true;
-  };
-  if (c.refine > 1) return { factor, solve: null, statements: fc.statements };
-  const sc = compileSolve(c);
-  return { factor, solve: sc.solve, statements: fc.statements + sc.statements };
-}
+  // entries above the diagonal blocks, and the in-block values of C for the refinement
+  for (let e = 0; e < Op[n]; e++) {
+    b = F.group(1);
+    addr(); load(aO + Oslot[e]); store(xO + Opos[e]);
+  }
+  if (nC > 0) {
+    for (let blk = 0; blk < nblocks; blk++) {
+      if (r[blk + 1] - r[blk] < 2) continue;
+      for (let e = Bp[r[blk]]; e < Bp[r[blk + 1]]; e++) {
+        b = F.group(1);
+        addr(); load(aO + Bslot[e]); store(cO + e);
+      }
+    }
+  }
+  F.close();
+  const factorStatements = F.statements;
 
-/** The solve of NumericLU.solveInto (refinement: none or one working-precision step), straight-line. */
-function compileSolve(c: CompileInput): { solve: CompiledLU['solve']; statements: number } {
-  const { n, r, nblocks, Bp, Bi, p, q, cs, us, dpos, LUi } = c;
-  const refine = c.refine > 0;
-  const sg: string[][] = [];
-  let g: string[] = [];
-  const push = () => { if (g.length > 0) { sg.push(g); g = []; } };
-  for (let k = 0; k < n; k++) {
-    g.push(c.scaled ? `w[${k}]=B[bo+${p[k]}]*R[${p[k]}];` : `w[${k}]=B[bo+${p[k]}];`);
-    if (g.length >= CHUNK) push();
-  }
-  push();
-  // L and U solves of a block on vector v (block only), as NumericLU.blockSolve
-  const blockSolve = (v: string, k1: number, k2: number) => {
-    for (let j = k1; j < k2; j++) {
-      const s1 = cs[j + 1];
-      if (dpos[j] + 1 >= s1) continue;
-      g = [`x=${v}[${j}];`];
-      for (let s = dpos[j] + 1; s < s1; s++) g.push(`${v}[${LUi[s]}]-=X[${s}]*x;`);
-      push();
-    }
-    for (let j = k2 - 1; j >= k1; j--) {
-      const d = dpos[j];
-      g = [`x=${v}[${j}]/X[${d}];${v}[${j}]=x;`];
-      for (let t = us[j]; t < d; t++) g.push(`${v}[${LUi[t]}]-=X[${t}]*x;`);
-      push();
-    }
-  };
-  // segments as in NumericLU: runs of 1×1 blocks or one block of size ≥ 2, from the last one up
-  for (let b = nblocks - 1; b >= 0; b--) {
-    const k1 = r[b];
-    const k2 = r[b + 1];
-    if (k2 - k1 === 1) {
-      const d = dpos[k1];
-      g = [`x=w[${k1}]/X[${d}];out[xo+${q[k1]}]=x;`];
-      for (let t = cs[k1]; t < d; t++) g.push(`w[${LUi[t]}]-=X[${t}]*x;`);
-      push();
-      continue;
-    }
-    if (refine) {
-      g = [];
-      for (let j = k1; j < k2; j++) g.push(`rb[${j}]=w[${j}];`);
-      push();
-      blockSolve('w', k1, k2);
-      // one step: dz = rb − C_bb y; dz = C_bb \ dz; y += dz
-      g = [];
-      for (let k = k1; k < k2; k++) g.push(`dz[${k}]=rb[${k}];`);
-      push();
-      for (let k = k1; k < k2; k++) {
-        g = [`x=w[${k}];`];
-        for (let e = Bp[k]; e < Bp[k + 1]; e++) g.push(`dz[${Bi[e]}]-=Cb[${e}]*x;`);
-        push();
+  // ---- solve (local 0: x)
+  const compileSolve = c.refine <= 1;
+  const S = new Functions(1, false);
+  if (compileSolve) {
+    const X0 = 0;
+    const refine = c.refine > 0;
+    /** v[i] -= X[t] x  for the slots t of [t0, t1) with rows LUi[t] */
+    const updates = (vO: number, t0: number, t1: number) => {
+      for (let t = t0; t < t1; t++) {
+        addr(); load(vO + LUi[t]); load(xO + t); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(vO + LUi[t]);
       }
-      blockSolve('dz', k1, k2);
-      g = [];
-      for (let k = k1; k < k2; k++) g.push(`w[${k}]=w[${k}]+dz[${k}];`);
-      push();
+    };
+    /** NumericLU.blockSolve on vector vO, block [k1, k2) */
+    const blockSolve = (vO: number, k1: number, k2: number) => {
       for (let j = k1; j < k2; j++) {
-        g = [`x=w[${j}];out[xo+${q[j]}]=x;`];
-        for (let t = cs[j]; t < us[j]; t++) g.push(`w[${LUi[t]}]-=X[${t}]*x;`);
-        push();
+        const s1 = cs[j + 1];
+        b = S.group(1 + s1 - dpos[j] - 1);
+        load(vO + j); set(X0);
+        updates(vO, dpos[j] + 1, s1);
       }
-      continue;
+      for (let j = k2 - 1; j >= k1; j--) {
+        const d = dpos[j];
+        b = S.group(1 + d - us[j]);
+        load(vO + j); load(xO + d); b.byte(OP.f64Div); set(X0);
+        addr(); get(X0); store(vO + j);
+        updates(vO, us[j], d);
+      }
+    };
+    for (let blk = nblocks - 1; blk >= 0; blk--) {
+      const k1 = r[blk];
+      const k2 = r[blk + 1];
+      if (k2 - k1 === 1 || !refine) {
+        if (k2 - k1 > 1) {
+          for (let j = k1; j < k2; j++) {
+            const s1 = cs[j + 1];
+            b = S.group(1 + s1 - dpos[j] - 1);
+            load(wO + j); set(X0);
+            updates(wO, dpos[j] + 1, s1);
+          }
+        }
+        for (let j = k2 - 1; j >= k1; j--) {
+          const d = dpos[j];
+          b = S.group(1 + d - cs[j]);
+          load(wO + j); load(xO + d); b.byte(OP.f64Div); set(X0);
+          addr(); get(X0); store(outO + q[j]);
+          updates(wO, cs[j], d);
+        }
+        continue;
+      }
+      // refined block: rb = w; w = C_bb \ w; dz = rb − C_bb w; dz = C_bb \ dz; w += dz; then the rows above
+      b = S.group(k2 - k1);
+      for (let j = k1; j < k2; j++) { addr(); load(wO + j); store(rbO + j); }
+      blockSolve(wO, k1, k2);
+      b = S.group(k2 - k1);
+      for (let j = k1; j < k2; j++) { addr(); load(rbO + j); store(dzO + j); }
+      for (let k = k1; k < k2; k++) {
+        b = S.group(1 + Bp[k + 1] - Bp[k]);
+        load(wO + k); set(X0);
+        for (let e = Bp[k]; e < Bp[k + 1]; e++) {
+          addr(); load(dzO + Bi[e]); load(cO + e); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(dzO + Bi[e]);
+        }
+      }
+      blockSolve(dzO, k1, k2);
+      b = S.group(k2 - k1);
+      for (let j = k1; j < k2; j++) { addr(); load(wO + j); load(dzO + j); b.byte(OP.f64Add); store(wO + j); }
+      for (let j = k1; j < k2; j++) {
+        b = S.group(1 + us[j] - cs[j]);
+        load(wO + j); set(X0);
+        addr(); get(X0); store(outO + q[j]);
+        updates(wO, cs[j], us[j]);
+      }
     }
-    for (let j = k1; j < k2; j++) {
-      const s1 = cs[j + 1];
-      if (dpos[j] + 1 >= s1) continue;
-      g = [`x=w[${j}];`];
-      for (let s = dpos[j] + 1; s < s1; s++) g.push(`w[${LUi[s]}]-=X[${s}]*x;`);
-      push();
-    }
-    for (let j = k2 - 1; j >= k1; j--) {
-      const d = dpos[j];
-      g = [`x=w[${j}]/X[${d}];out[xo+${q[j]}]=x;`];
-      for (let t = cs[j]; t < d; t++) g.push(`w[${LUi[t]}]-=X[${t}]*x;`);
-      push();
-    }
+    S.close();
   }
-  const built = build('X,w,B,bo,out,xo,rb,dz,Cb,R', 'let x=0;', sg, '');
-  type SolveChunk = (X: Float64Array, w: Float64Array, B: Float64Array, bo: number, out: Float64Array, xo: number, rb: Float64Array, dz: Float64Array, Cb: Float64Array, R: Float64Array) => void;
-  const fns = built.fns as SolveChunk[];
-  const solve: SolveChunk = (X, w, B, bo, out, xo, rb, dz, Cb, R) => {
-    for (let i = 0; i < fns.length; i++) fns[i](X, w, B, bo, out, xo, rb, dz, Cb, R);
+  const bytes = assemble(F.bodies, compileSolve ? S.bodies : [], pages);
+  const memory = new WebAssembly.Memory({ initial: pages });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
+  const ex = instance.exports as Record<string, () => number>;
+  const ffns: (() => number)[] = [];
+  for (let i = 0; i < F.bodies.length; i++) ffns.push(ex[`f${i}`]);
+  const sfns: (() => number)[] = [];
+  if (compileSolve) for (let i = 0; i < S.bodies.length; i++) sfns.push(ex[`f${F.bodies.length + i}`]);
+  const buf = memory.buffer;
+  return {
+    X: new Float64Array(buf, xO * 8, nX),
+    A: new Float64Array(buf, aO * 8, nnz),
+    Cb: new Float64Array(buf, cO * 8, nC),
+    w: new Float64Array(buf, wO * 8, n),
+    out: new Float64Array(buf, outO * 8, n),
+    factor(): boolean {
+      for (let i = 0; i < ffns.length; i++) if (ffns[i]() === 0) return false;
+      return true;
+    },
+    solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
+    statements: factorStatements + S.statements,
+    bytes: bytes.length,
   };
-  return { solve, statements: built.statements };
 }

@@ -36,7 +36,7 @@
  * with the object.
  */
 import type { CscMatrix } from './csc.ts';
-import { compileLU, type CompiledLU } from './compiled.ts';
+import { canCompile, compileLU, type CompiledLU } from './compiled.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
@@ -76,14 +76,14 @@ export interface FactorOptions extends MatrixNames {
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
   /**
-   * straight-line code for this factorization (compiled.ts): 'never' (default) keeps the generic
-   * kernels; 'auto' generates it at the `compileAfter`-th refactor when the mapped kernel is in use
-   * and the code has at most `compileLimit` statements; 'always' at the first refactor (mapped
-   * kernel). Same arithmetic, same results bit for bit, same counts. Opt-in: the generated code is
-   * slow until V8 has optimized it, which takes thousands of calls (compiled.ts).
+   * straight-line WebAssembly for this factorization (compiled.ts): 'auto' (default) generates it
+   * at the `compileAfter`-th refactor when the mapped kernel is in use and the code has at most
+   * `compileLimit` statements; 'always' with every layout (mapped kernel); 'never' keeps the generic
+   * kernels. Same arithmetic, same results bit for bit, same counts; without WebAssembly, or when
+   * the engine refuses the module, the generic kernels run.
    */
   readonly compile?: 'auto' | 'always' | 'never';
-  /** refactors before 'auto' compiles (default 64: one-off factorizations stay generic) */
+  /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
   readonly compileAfter?: number;
   /** largest factorization (multiplications + slots of L and U) that 'auto' compiles (default 2^19) */
   readonly compileLimit?: number;
@@ -198,6 +198,8 @@ export class NumericLU {
   private readonly compileLimit: number;
   private refactors = 0;
   private code: CompiledLU | null = null;
+  /** compiling failed once (engine limits): not tried again */
+  private compileFailed = false;
   /** static counts of the compiled code: factor muls and divs; solve muls, adds, divs, and their refinement part */
   private cFactorMuls = 0;
   private cFactorDivs = 0;
@@ -223,11 +225,11 @@ export class NumericLU {
       throw new RangeError(`kernel is "${String(this.kernelOption)}", expected auto, mapped or scatter`);
     }
     this.mapLimit = options.mapLimit ?? 1 << 24;
-    this.compileOption = options.compile ?? 'never';
+    this.compileOption = options.compile ?? 'auto';
     if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'never') {
       throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
     }
-    this.compileAfter = options.compileAfter ?? 64;
+    this.compileAfter = options.compileAfter ?? 16;
     this.compileLimit = options.compileLimit ?? 1 << 19;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
@@ -370,7 +372,7 @@ export class NumericLU {
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
     this.code = null;
     this.refactors = 0;
-    if (this.compileOption === 'always' && mapped) this.compileNow();
+    if (this.compileOption === 'always' && mapped && canCompile()) this.compileNow();
   }
 
   /** whether the refactor and solve run compiled code (FactorOptions.compile) */
@@ -380,15 +382,33 @@ export class NumericLU {
 
   /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
   private compileNow(): void {
+    try {
+      this.compileLayout();
+    } catch {
+      // no WebAssembly memory or module for this layout (engine limits): the generic kernels go on
+      this.code = null;
+      this.compileFailed = true;
+    }
+  }
+
+  private compileLayout(): void {
     const S = this.symbolic;
     const { n, r, nblocks, Bp } = S;
     const { cs, us, dpos } = this;
-    this.code = compileLU({
-      n, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, p: S.p, q: S.q,
+    const code = compileLU({
+      n, nnz: S.nnz, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, q: S.q,
       cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
       growthLimit: this.growthLimit, checkTol: this.checkTol,
-      refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine, scaled: this.scaling !== 'none',
+      refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
     });
+    // the factors live in the module's memory from now on (the generic kernels work on the same views)
+    code.X.set(this.LUx);
+    this.LUx = code.X;
+    if (this.refine > 0) {
+      code.Cb.set(this.Cx);
+      this.Cx = code.Cb;
+    }
+    this.code = code;
     // the counts of blockMapped and of one working-precision refinement step per block (refineBlock)
     let divs = 0, rm = 0, ra = 0, rd = 0, steps = 0;
     for (let b = 0; b < nblocks; b++) {
@@ -422,13 +442,13 @@ export class NumericLU {
     const S = this.symbolic;
     if (Ax.length < S.nnz) throw new RangeError(`Ax has length ${Ax.length}, expected nnz(A) = ${S.nnz}`);
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
-    if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never') {
+    if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never' && !this.compileFailed && canCompile()) {
       this.refactors++;
       if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
         this.compileNow();
       }
     }
-    if (this.code !== null && this.code.factor(this.LUx, A, this.Cx)) {
+    if (this.code !== null && this.loadAndFactor(A)) {
       this.factorMuls = this.cFactorMuls + this.scaleMuls;
       this.factorAdds = this.cFactorMuls;
       this.factorDivs = this.cFactorDivs;
@@ -441,6 +461,15 @@ export class NumericLU {
     this.factorMuls += this.scaleMuls;
     if (this.refine > 0) this.keepBlockValues(A);
     return this;
+  }
+
+  /** compiled refactor: A into the module's memory, then its factor code */
+  private loadAndFactor(A: Float64Array): boolean {
+    const code = this.code!;
+    const CA = code.A;
+    if (A.length === CA.length) CA.set(A);
+    else for (let t = 0; t < CA.length; t++) CA[t] = A[t];
+    return code.factor();
   }
 
   /** As = R·A (R by powers of two: the largest entry of each row, or the fixed factors); returns As. */
@@ -912,7 +941,14 @@ export class NumericLU {
     const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
     const solveCode = this.code === null ? null : this.code.solve;
     if (solveCode !== null) {
-      solveCode(LUx, w, B, bo, X, xo, this.rb, this.dz, this.Cx, Rs);
+      const cw = this.code!.w;
+      if (this.scaling === 'none') {
+        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+      } else {
+        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+      }
+      solveCode();
+      X.set(this.code!.out, xo);
       const fl = cs[n] - n;
       this.solveMuls += fl + this.cRefMuls + (this.scaling === 'none' ? 0 : n);
       this.solveAdds += fl + this.cRefAdds;
