@@ -380,6 +380,11 @@ export class NumericLU {
     return this.code !== null;
   }
 
+  /** statements and WebAssembly bytes of the compiled code, or null */
+  get compiledSize(): { statements: number; bytes: number } | null {
+    return this.code === null ? null : { statements: this.code.statements, bytes: this.code.bytes };
+  }
+
   /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
   private compileNow(): void {
     try {
