@@ -36,6 +36,13 @@ describe('compiled LU', () => {
         const xc = c.solveMany(new Float64Array(2 * n), B, 2);
         expect(Array.from(xc), `trial ${trial}`).toEqual(Array.from(xg));
         expect(counts(c), `trial ${trial}`).toEqual(counts(g));
+        // sparse right-hand sides (unit vectors and a sparse column): same solutions and counts
+        const E = new Float64Array(3 * n);
+        E[0] = 1; E[n + n - 1] = 1; E[2 * n + (n >> 1)] = -2; E[2 * n + 1] = 0.5;
+        const zg = g.solveManySparse(new Float64Array(3 * n), E, 3);
+        const zc = c.solveManySparse(new Float64Array(3 * n), E, 3);
+        expect(Array.from(zc), `trial ${trial}`).toEqual(Array.from(zg));
+        expect(counts(c), `trial ${trial}`).toEqual(counts(g));
       }
     }
   });

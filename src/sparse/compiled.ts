@@ -71,6 +71,8 @@ export interface CompiledLU {
   factor(): boolean;
   /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled */
   readonly solve: (() => void) | null;
+  /** out = C⁻¹ w skipping the columns whose unknown is zero (NumericLU.solveManySparse); returns the multiply-subtracts done; null with refinement */
+  readonly solveSparse: (() => number) | null;
   /** statements generated and bytes of WebAssembly */
   readonly statements: number;
   readonly bytes: number;
@@ -127,7 +129,8 @@ class Functions {
   code = new Bytes();
   count = 0;
   statements = 0;
-  constructor(private readonly nlocals: number, private readonly result: boolean) {}
+  /** `epilogue`: the bytes that end every function (its result) */
+  constructor(private readonly nlocals: number, private readonly epilogue: readonly number[]) {}
   /** begin a self-contained group of statements (may start a new function) */
   group(size: number): Bytes {
     if (this.count > 0 && this.count + size > CHUNK) this.close();
@@ -138,7 +141,7 @@ class Functions {
   close(): void {
     if (this.count === 0 && this.bodies.length > 0) return;
     const c = this.code;
-    if (this.result) { c.byte(OP.i32Const); c.byte(1); }
+    c.bytes(this.epilogue);
     c.byte(OP.end);
     const body = new Bytes();
     body.byte(1); // one run of locals
@@ -152,7 +155,7 @@ class Functions {
 }
 
 /** The module: imported memory, functions of type () → i32 (factor) then () → () (solve), exported as f0, f1, … */
-function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], pages: number): Uint8Array<ArrayBuffer> {
+function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], sparseBodies: Uint8Array[], pages: number): Uint8Array<ArrayBuffer> {
   const m = new Bytes();
   m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
   const section = (id: number, s: Bytes) => {
@@ -167,10 +170,10 @@ function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], pages: 
   imports.bytes([1, 1, 0x65, 1, 0x6d, 0x02, 0x00]); // "e"."m": memory, min pages
   imports.u32(pages);
   section(2, imports);
-  const nf = factorBodies.length + solveBodies.length;
+  const nf = factorBodies.length + solveBodies.length + sparseBodies.length;
   const funcs = new Bytes();
   funcs.u32(nf);
-  for (let i = 0; i < nf; i++) funcs.byte(i < factorBodies.length ? 0 : 1);
+  for (let i = 0; i < nf; i++) funcs.byte(i < factorBodies.length || i >= factorBodies.length + solveBodies.length ? 0 : 1);
   section(3, funcs);
   const exports = new Bytes();
   exports.u32(nf);
@@ -184,7 +187,7 @@ function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], pages: 
   section(7, exports);
   const code = new Bytes();
   code.u32(nf);
-  for (const b of [...factorBodies, ...solveBodies]) {
+  for (const b of [...factorBodies, ...solveBodies, ...sparseBodies]) {
     code.u32(b.length);
     code.bytes(b);
   }
@@ -213,7 +216,7 @@ export function compileLU(c: CompileInput): CompiledLU {
   const RT = 1 / c.checkTol;
   // factor locals: 0 v, 1 m, 2 ul, 3 u, 4 p, 5 a, 6 l
   const V = 0, M = 1, UL = 2, U = 3, P = 4, AA = 5, L = 6;
-  const F = new Functions(7, true);
+  const F = new Functions(7, [OP.i32Const, 1]);
   let b: Bytes = F.code;
   const load = (slot: number) => { b.byte(OP.i32Const); b.byte(0); b.byte(OP.f64Load); b.byte(3); b.u32(slot * 8); };
   const addr = () => { b.byte(OP.i32Const); b.byte(0); };
@@ -302,7 +305,7 @@ export function compileLU(c: CompileInput): CompiledLU {
 
   // ---- solve (local 0: x)
   const compileSolve = c.refine <= 1;
-  const S = new Functions(1, false);
+  const S = new Functions(1, []);
   if (compileSolve) {
     const X0 = 0;
     const refine = c.refine > 0;
@@ -374,7 +377,43 @@ export function compileLU(c: CompileInput): CompiledLU {
     }
     S.close();
   }
-  const bytes = assemble(F.bodies, compileSolve ? S.bodies : [], pages);
+  // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
+  // each function returns the multiply-subtracts it did (local 1 counts them)
+  const compileSparse = c.refine === 0 || nblocks === n;
+  const Z = new Functions(2, [OP.localGet, 1, 0xaa /* i32.trunc_f64_s */]);
+  if (compileSparse) {
+    const X0 = 0, CNT = 1;
+    const guarded = (t0: number, t1: number, vO: number) => {
+      if (t1 <= t0) return;
+      get(X0); fconst(0); b.byte(0x62 /* f64.ne */); b.byte(OP.if); b.byte(OP.void);
+      for (let t = t0; t < t1; t++) {
+        addr(); load(vO + LUi[t]); load(xO + t); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(vO + LUi[t]);
+      }
+      get(CNT); fconst(t1 - t0); b.byte(OP.f64Add); set(CNT);
+      b.byte(OP.end);
+    };
+    for (let blk = nblocks - 1; blk >= 0; blk--) {
+      const k1 = r[blk];
+      const k2 = r[blk + 1];
+      if (k2 - k1 > 1) {
+        for (let j = k1; j < k2; j++) {
+          const s1 = cs[j + 1];
+          b = Z.group(1 + s1 - dpos[j] - 1);
+          load(wO + j); set(X0);
+          guarded(dpos[j] + 1, s1, wO);
+        }
+      }
+      for (let j = k2 - 1; j >= k1; j--) {
+        const d = dpos[j];
+        b = Z.group(1 + d - cs[j]);
+        load(wO + j); load(xO + d); b.byte(OP.f64Div); set(X0);
+        addr(); get(X0); store(outO + q[j]);
+        guarded(cs[j], d, wO);
+      }
+    }
+    Z.close();
+  }
+  const bytes = assemble(F.bodies, compileSolve ? S.bodies : [], compileSparse ? Z.bodies : [], pages);
   const memory = new WebAssembly.Memory({ initial: pages });
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
@@ -382,6 +421,9 @@ export function compileLU(c: CompileInput): CompiledLU {
   for (let i = 0; i < F.bodies.length; i++) ffns.push(ex[`f${i}`]);
   const sfns: (() => number)[] = [];
   if (compileSolve) for (let i = 0; i < S.bodies.length; i++) sfns.push(ex[`f${F.bodies.length + i}`]);
+  const zfns: (() => number)[] = [];
+  const z0 = F.bodies.length + (compileSolve ? S.bodies.length : 0);
+  if (compileSparse) for (let i = 0; i < Z.bodies.length; i++) zfns.push(ex[`f${z0 + i}`]);
   const buf = memory.buffer;
   return {
     X: new Float64Array(buf, xO * 8, nX),
@@ -394,6 +436,7 @@ export function compileLU(c: CompileInput): CompiledLU {
       return true;
     },
     solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
+    solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
     statements: factorStatements + S.statements,
     bytes: bytes.length,
   };

@@ -817,7 +817,23 @@ export class NumericLU {
     if (X.length !== n * nrhs) throw new RangeError(`X has length ${X.length}, expected n·nrhs = ${n * nrhs}`);
     this.resetSolveCounts();
     let fl = 0;
-    for (let c = 0; c < nrhs; c++) fl += this.solveSparseInto(X, c * n, B, c * n);
+    const sparseCode = this.code === null ? null : this.code.solveSparse;
+    if (sparseCode !== null) {
+      const { p } = this.symbolic;
+      const cw = this.code!.w, out = this.code!.out, Rs = this.Rs;
+      for (let c = 0; c < nrhs; c++) {
+        const bo = c * n;
+        if (this.scaling === 'none') {
+          for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+        } else {
+          for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+        }
+        fl += sparseCode();
+        X.set(out, bo);
+      }
+    } else {
+      for (let c = 0; c < nrhs; c++) fl += this.solveSparseInto(X, c * n, B, c * n);
+    }
     this.solveMuls += fl + (this.scaling === 'none' ? 0 : n * nrhs);
     this.solveAdds += fl;
     this.solveDivs += n * nrhs;
