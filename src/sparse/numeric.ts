@@ -85,7 +85,10 @@ export interface FactorOptions extends MatrixNames {
   readonly compile?: 'auto' | 'always' | 'never';
   /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
   readonly compileAfter?: number;
-  /** largest factorization (multiplications + slots of L and U) that 'auto' compiles (default 2^19) */
+  /**
+   * largest code that 'auto' compiles, in statements (default 65,536: beyond it the straight-line
+   * code runs slower than the generic kernels on the machines measured, compiled.ts)
+   */
   readonly compileLimit?: number;
 }
 
@@ -230,7 +233,7 @@ export class NumericLU {
       throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
-    this.compileLimit = options.compileLimit ?? 1 << 19;
+    this.compileLimit = options.compileLimit ?? 65536;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -405,7 +408,12 @@ export class NumericLU {
       cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
       growthLimit: this.growthLimit, checkTol: this.checkTol,
       refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
+      maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
     });
+    if (code === null) {
+      this.compileFailed = true; // larger than compileLimit: the generic kernels are faster
+      return;
+    }
     // the factors live in the module's memory from now on (the generic kernels work on the same views)
     code.X.set(this.LUx);
     this.LUx = code.X;
@@ -449,6 +457,7 @@ export class NumericLU {
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
     if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never' && !this.compileFailed && canCompile()) {
       this.refactors++;
+      // Tp[n] + cs[n] (multiplications + slots) is below the statement count: a quick bound
       if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
         this.compileNow();
       }
