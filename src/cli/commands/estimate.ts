@@ -15,11 +15,14 @@ import { Option, type Command } from 'commander';
 import { analyzeProblem, directionsAt } from '../../estimation/analysis.ts';
 import { EstimateConditioning } from '../../estimation/conditioning.ts';
 import { Estimator } from '../../estimation/estimator.ts';
-import { columnUnits, csvColumn, flatten, namedEstimate, TruthComparison, type AccuracyRow, type NamedEstimate } from '../../estimation/outputs.ts';
+import { columnUnits, csvColumn, dofUnits, flatten, namedEstimate, TruthComparison, type AccuracyRow, type NamedEstimate } from '../../estimation/outputs.ts';
 import { inputsFromReadings } from '../../estimation/synthesize.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
 import { logRows, type LogFormat } from '../../io/log-reader.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
+import { estimatePage } from '../../report/estimate-page.ts';
+import { EstimateSeries } from '../../report/estimate-series.ts';
+import { d3MinSource } from '../../report/write-study.ts';
 import { SingularPivotError } from '../../sparse/errors.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
@@ -29,6 +32,7 @@ interface Opts {
   data: string;
   out: string;
   report?: string;
+  html?: string | false;
   format?: LogFormat;
   covariance?: boolean;
   conditionLimit: string;
@@ -75,6 +79,8 @@ export function register(program: Command, state: CliState): void {
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON or CSV); "-" writes standard output')
     .addOption(new Option('--format <format>', 'format of the estimates (default: the log\'s)').choices(['ndjson', 'csv']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
+    .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
+    .option('--no-html', 'write no HTML report')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
@@ -89,8 +95,10 @@ export function register(program: Command, state: CliState): void {
       const { problem, model, modelFile, es } = loadEstimationSystem(file);
       const warnings = reportModelWarnings(state, model);
       const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.md`);
-      refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
+      const htmlPath = opts.html === false ? undefined : (opts.html ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.html`));
+      refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
+      if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
       const check = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
       if (check.verdict === 'ill_posed') {
         printMessage(formatAnalysis(check, `estimate: ${file} is ill posed; refusing to estimate`));
@@ -116,8 +124,10 @@ export function register(program: Command, state: CliState): void {
       let csvHeader: string[] | null = null;
       let run: { key: string; direction: string } | null = null;
       const y = new Float64Array(es.sys.ny);
-      const skip = (line: number, message: string) => {
+      const series = htmlPath !== undefined ? new EstimateSeries() : null;
+      const skip = (line: number, message: string, t?: number) => {
         errors.push({ line, message });
+        series?.skip(line, message, t);
         if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${line}: skipped: ${message}`);
       };
       try {
@@ -154,16 +164,16 @@ export function register(program: Command, state: CliState): void {
           } catch (e) {
             if (e instanceof SingularPivotError) {
               const at = directionsAt(es, s.q);
-              skip(s.line, `singular configuration of the sensor layout: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`);
+              skip(s.line, `singular configuration of the sensor layout: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`, s.t);
             } else if (e instanceof RangeError && /finite/.test(e.message)) {
-              skip(s.line, `the inputs give values that are not finite (${largestInput(s)})`);
+              skip(s.line, `the inputs give values that are not finite (${largestInput(s)})`, s.t);
             } else if (e instanceof RangeError) {
-              skip(s.line, e.message);
+              skip(s.line, e.message, s.t);
             } else throw e;
             continue;
           }
           if (!allFinite(d) || !allFinite(est.residual)) {
-            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`, s.t);
             continue;
           }
           let condition = NaN, direction: string | undefined;
@@ -189,13 +199,14 @@ export function register(program: Command, state: CliState): void {
           }
           const named = namedEstimate(es, est, d, opts.covariance);
           if (!namedFinite(named)) {
-            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`, s.t);
             continue;
           }
           if (cond && Number.isFinite(condition)) conditions.push(condition);
           samples++;
           flops += est.totalFlops().total;
           truth.add(named, s.truth);
+          series?.add(s.line, s.t, condition, named, s.truth);
           outFormat ??= inFormat ?? 'ndjson';
           if (outFormat === 'csv') {
             const flat = flatten(named);
@@ -247,8 +258,16 @@ export function register(program: Command, state: CliState): void {
             warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est.analyzeMs,
           }));
         }
+        if (htmlPath !== undefined && series !== null) {
+          writeFileAtomic(htmlPath, estimatePage({
+            title: file, summary: lines, series, jointRows, contactRows, limit: cond ? limit : null, d3Source: d3MinSource(),
+            joints: model.movingJoints().map((j) => ({ name: j.name, type: j.type, units: dofUnits(j).tau })),
+            contacts: es.contacts.map((c) => c.link), sensors: es.sensors.filter((x) => x.block >= 0).map((x) => x.spec.name),
+          }));
+        }
         sink.commit();
-        lines.push(`  wrote ${sink.name}${reportPath !== undefined ? ` and ${reportPath}` : ''}`);
+        const wrote = [reportPath, htmlPath].filter((x) => x !== undefined);
+        lines.push(`  wrote ${sink.name}${wrote.length ? ` and ${wrote.join(' and ')}` : ''}`);
         printMessage(lines.join('\n'));
       } catch (e) {
         sink.abort();
