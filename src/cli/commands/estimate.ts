@@ -282,10 +282,15 @@ function allFinite(x: Float64Array): boolean {
   return true;
 }
 
+/** whether every number of an estimate is finite (a walk over its values; no string is built) */
 function namedFinite(e: NamedEstimate): boolean {
-  let ok = true;
-  JSON.stringify(e, (_k, v) => { if (typeof v === 'number' && !Number.isFinite(v)) ok = false; return v; });
-  return ok;
+  const fin = (x: unknown): boolean => {
+    if (typeof x === 'number') return x - x === 0;
+    if (Array.isArray(x)) { for (const v of x) if (!fin(v)) return false; return true; }
+    if (typeof x === 'object' && x !== null) { for (const k in x) if (!fin((x as Record<string, unknown>)[k])) return false; return true; }
+    return true;
+  };
+  return fin(e);
 }
 
 /** the input of largest magnitude of a sample, named (a hint for values out of range) */
