@@ -12,18 +12,14 @@
  */
 import { createReadStream } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { analyzeProblem, directionsAt } from '../../estimation/analysis.ts';
-import { EstimateConditioning } from '../../estimation/conditioning.ts';
-import { Estimator } from '../../estimation/estimator.ts';
-import { columnUnits, csvColumn, dofUnits, flatten, namedEstimate, TruthComparison, type AccuracyRow, type NamedEstimate } from '../../estimation/outputs.ts';
-import { inputsFromReadings } from '../../estimation/synthesize.ts';
+import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
+import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
 import { logRows, type LogFormat } from '../../io/log-reader.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
-import { SingularPivotError } from '../../sparse/errors.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
@@ -40,7 +36,7 @@ interface Opts {
 }
 
 /** the default limit of the condition figure (see the README: measured distributions) */
-export const DEFAULT_CONDITION_LIMIT = 10;
+export { DEFAULT_CONDITION_LIMIT };
 
 /** per-row messages printed on stderr before they are only counted (all are in the report) */
 const ROW_MESSAGES = 20;
@@ -99,31 +95,26 @@ export function register(program: Command, state: CliState): void {
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
-      const check = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
-      if (check.verdict === 'ill_posed') {
-        printMessage(formatAnalysis(check, `estimate: ${file} is ill posed; refusing to estimate`));
+      const session = new EstimationSession(es, { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance });
+      if (session.analysis.verdict === 'ill_posed') {
+        printMessage(formatAnalysis(session.analysis, `estimate: ${file} is ill posed; refusing to estimate`));
         state.exitCode = 1;
         return;
       }
-      const est = new Estimator(es);
-      const t0 = performance.now();
-      const cond = opts.condition ? new EstimateConditioning(est) : null;
-      const condSetupMs = performance.now() - t0;
+      const est = session.estimator;
+      const cond = opts.condition;
       const schema = new LogSchema(es);
       const units = columnUnits(model);
-      const truth = new TruthComparison(model);
+      const truth = session.truth;
+      const st = session.stats;
       // 2. the run; outputs under temporary names until the end
       const sink = openDataSink(opts.out);
       const errors: LogError[] = [];
-      const flagged: { line: number; t: number; condition: number; direction: string }[] = [];
-      const times: number[] = [], condTimes: number[] = [], conditions: number[] = [];
-      let flops = 0, condFlops = 0, samples = 0, rows = 0, printed = 0, printedFlags = 0;
+      let rows = 0, printed = 0, printedFlags = 0;
       let inFormat: LogFormat | null = null;
       let outFormat: LogFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
-      let run: { key: string; direction: string } | null = null;
-      const y = new Float64Array(es.sys.ny);
       const series = htmlPath !== undefined ? new EstimateSeries() : null;
       const skip = (line: number, message: string, t?: number) => {
         errors.push({ line, message });
@@ -153,83 +144,33 @@ export function register(program: Command, state: CliState): void {
             parsed = parseNdjsonLine(schema, raw.text, raw.line);
           }
           if ('message' in parsed) { skip(parsed.line, parsed.message); continue; }
-          const s = parsed;
-          // estimate; a singular sample is named in the layout's words
-          let d: Float64Array;
-          try {
-            inputsFromReadings(es, s.readings, y);
-            const ta = performance.now();
-            d = est.estimate(s.q, s.v, y);
-            times.push((performance.now() - ta) * 1000);
-          } catch (e) {
-            if (e instanceof SingularPivotError) {
-              const at = directionsAt(es, s.q);
-              skip(s.line, `singular configuration of the sensor layout: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`, s.t);
-            } else if (e instanceof RangeError && /finite/.test(e.message)) {
-              skip(s.line, `the inputs give values that are not finite (${largestInput(s)})`, s.t);
-            } else if (e instanceof RangeError) {
-              skip(s.line, e.message, s.t);
-            } else throw e;
-            continue;
+          const out = session.estimate(parsed);
+          if (!out.ok) { skip(out.line, out.message, parsed.t); continue; }
+          const r = out.record;
+          series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, parsed.truth);
+          if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
+            printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
           }
-          if (!allFinite(d) || !allFinite(est.residual)) {
-            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`, s.t);
-            continue;
-          }
-          let condition = NaN, direction: string | undefined;
-          if (cond) {
-            const tc = performance.now();
-            cond.update();
-            condition = cond.value;
-            condTimes.push((performance.now() - tc) * 1000);
-            condFlops += cond.flops.mul + cond.flops.add + cond.flops.div;
-            if (!(condition <= limit)) {
-              // one analysis per run of flagged samples with the same dominant outputs
-              const key = cond.dominant().slice(0, 3).sort().join(',');
-              if (run === null || run.key !== key) {
-                const at = directionsAt(es, s.q);
-                run = { key, direction: at.directions.join('; ') };
-              }
-              direction = run.direction;
-              flagged.push({ line: s.line, t: s.t, condition, direction });
-              if (!state.quiet && printedFlags++ < ROW_MESSAGES) {
-                printMessage(`${dataName}:${s.line}: near a singular configuration of the sensor layout (condition ${fmt(condition)} > ${fmt(limit)}): poorly observed: ${direction}`);
-              }
-            } else run = null;
-          }
-          const named = namedEstimate(es, est, d, opts.covariance);
-          if (!namedFinite(named)) {
-            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`, s.t);
-            continue;
-          }
-          if (cond && Number.isFinite(condition)) conditions.push(condition);
-          samples++;
-          flops += est.totalFlops().total;
-          truth.add(named, s.truth);
-          series?.add(s.line, s.t, condition, named, s.truth);
           outFormat ??= inFormat ?? 'ndjson';
           if (outFormat === 'csv') {
-            const flat = flatten(named);
+            const cols = session.toColumns(r);
             if (csvHeader === null) {
-              csvHeader = ['t', 'line', ...(cond ? ['condition', 'flagged'] : []), ...flat.keys()];
+              csvHeader = [...cols.keys()];
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
             }
-            const lead = [s.t, s.line, ...(cond ? [condition, direction !== undefined ? 1 : 0] : [])];
-            sink.write([...lead, ...csvHeader.slice(lead.length).map((k) => flat.get(k))].join(',') + '\n');
+            sink.write(csvHeader.map((k) => cols.get(k)).join(',') + '\n');
           } else {
-            const head: Record<string, unknown> = { t: s.t, line: s.line };
-            if (cond) head.condition = condition;
-            if (direction !== undefined) head.near_singular = direction;
-            sink.write(JSON.stringify({ ...head, ...named }) + '\n');
+            sink.write(JSON.stringify(session.toJson(r)) + '\n');
           }
-          if (samples % 50 === 0) progress(s.line, total);
+          if (st.samples % 50 === 0) progress(r.line, total);
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
         if (rows === 0) {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
         // 3. summary, report, then the outputs under their final names
-        const method = est.mode === 'square' ? 'square system, permuted sparse LU' : 'redundant sensors, weighted least squares (augmented system, sparse LU)';
+        const method = session.method;
+        const { samples, flagged, conditions, times, condTimes, flops, condFlops, condSetupMs } = st;
         const jointRows = truth.jointRows(), contactRows = truth.contactRows();
         const lines = [
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
@@ -254,7 +195,7 @@ export function register(program: Command, state: CliState): void {
         if (reportPath !== undefined) {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
-            cond: cond !== null, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
+            cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
             warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est.analyzeMs,
           }));
         }
@@ -275,31 +216,6 @@ export function register(program: Command, state: CliState): void {
       }
       state.exitCode = errors.length > 0 ? 3 : 0;
     });
-}
-
-function allFinite(x: Float64Array): boolean {
-  for (let k = 0; k < x.length; k++) if (!(x[k] - x[k] === 0)) return false;
-  return true;
-}
-
-/** whether every number of an estimate is finite (a walk over its values; no string is built) */
-function namedFinite(e: NamedEstimate): boolean {
-  const fin = (x: unknown): boolean => {
-    if (typeof x === 'number') return x - x === 0;
-    if (Array.isArray(x)) { for (const v of x) if (!fin(v)) return false; return true; }
-    if (typeof x === 'object' && x !== null) { for (const k in x) if (!fin((x as Record<string, unknown>)[k])) return false; return true; }
-    return true;
-  };
-  return fin(e);
-}
-
-/** the input of largest magnitude of a sample, named (a hint for values out of range) */
-function largestInput(s: Sample): string {
-  let best = 0, name = '';
-  s.q.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `q[${k}]`; } });
-  s.v.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `v[${k}]`; } });
-  for (const [sn, r] of s.readings) r.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `sensor "${sn}" reading ${k + 1}`; } });
-  return name ? `largest input: ${name} = ${best.toExponential(3)}` : 'no input';
 }
 
 function accuracyLine(rows: AccuracyRow[]): string {
