@@ -6,7 +6,7 @@
  *   2. esbuild: dist/browser/sparsedyn.js, the root entry as one minified ES module for browsers
  *      (its dependencies bundled; the build fails if anything behind the root entry needs Node);
  *   3. esbuild: dist/cli/sparsedyn.cjs, the command line as one CommonJS file for Node, dependencies
- *      bundled, so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs runs it).
+ *      bundled but piscina (with dist/cli/estimate-worker.cjs, the worker thread of `estimate --jobs`), so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs runs it).
  * Source maps (with the TypeScript sources inlined) come with the library files only: the bundles are
  * for running; to debug in a browser, bundle the root entry with your own bundler, which reads them.
  * Written last, dist/cli/sparsedyn.cjs also stamps the build: the tests rebuild when a source is newer.
@@ -42,10 +42,30 @@ await build({
 });
 step('dist/browser/sparsedyn.js (esbuild)');
 
+// the worker thread of `estimate --jobs N`, beside the command line (src/cli/estimate-pool.ts finds it there);
+// piscina stays a package of node_modules: it starts its workers from its own files
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/estimate-worker.ts'],
+  outfile: 'dist/cli/estimate-worker.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'eof',
+  external: ['piscina'],
+  banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
+  logLevel: 'warning',
+});
+step('dist/cli/estimate-worker.cjs (esbuild)');
+
 await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/cli/sparsedyn.cjs',
+  external: ['piscina'],
   bundle: true,
   // CommonJS, so that bin/sparsedyn.mjs can compile it with a V8 code cache (see there)
   format: 'cjs',

@@ -17,7 +17,8 @@
  *   summarise(session.stats, session.truth);
  */
 import { analyzeProblem, directionsAt, type AnalysisReport } from './analysis.ts';
-import { EstimateConditioning } from './conditioning.ts';
+import { EstimateConditioning, type ConditioningCalibration } from './conditioning.ts';
+import { SymbolicLU, type SymbolicLUJSON } from '../sparse/symbolic.ts';
 import { Estimator } from './estimator.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
 import type { EstimationSystem } from './setup.ts';
@@ -36,6 +37,19 @@ export interface SessionOptions {
   conditionLimit?: number;
   /** add the standard deviation of each estimated torque (tau_std) */
   covariance?: boolean;
+  /** the offline work of another session of the same system (`offline()`): this one repeats none of it */
+  offline?: SessionOffline;
+}
+
+/**
+ * The offline work of a session as plain JSON (the well-posedness analysis, the sparse LU's ordering
+ * and patterns, the calibration of the condition figure), computed once and handed to the sessions
+ * of worker threads, which then start without repeating it and estimate exactly as this one.
+ */
+export interface SessionOffline {
+  analysis: AnalysisReport;
+  symbolic: SymbolicLUJSON;
+  conditioning?: ConditioningCalibration;
 }
 
 /** One estimated sample: the row's time and line, its condition figure and the named estimate. */
@@ -46,6 +60,11 @@ export interface EstimateRecord {
   condition?: number;
   /** present when the condition figure exceeds the limit: the poorly observed direction, named */
   near_singular?: string;
+  /**
+   * with near_singular: the dominant outputs of the sample; a run of consecutive flagged samples with
+   * the same key is named once, at its first sample (the direction above)
+   */
+  flag_key?: string;
   estimate: NamedEstimate;
 }
 
@@ -83,7 +102,8 @@ export interface SessionStats {
 export class EstimationSession {
   /** the analysis of the full layout (verdict, unobservable directions) */
   readonly analysis: AnalysisReport;
-  readonly opts: Required<SessionOptions>;
+  readonly opts: Required<Omit<SessionOptions, 'offline'>>;
+  private readonly given?: SessionOffline;
   readonly stats: SessionStats = { samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0 };
   /** accuracy against the truth the log's rows carry */
   readonly truth: TruthComparison;
@@ -95,7 +115,8 @@ export class EstimationSession {
 
   constructor(readonly es: EstimationSystem, opts: SessionOptions = {}) {
     this.opts = { condition: opts.condition ?? true, conditionLimit: opts.conditionLimit ?? DEFAULT_CONDITION_LIMIT, covariance: opts.covariance ?? false };
-    this.analysis = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
+    this.given = opts.offline;
+    this.analysis = opts.offline?.analysis ?? analyzeProblem(es, { random: 2, special: 0, redundancy: false });
     this.truth = new TruthComparison(es.model);
     this.y = new Float64Array(es.sys.ny);
   }
@@ -104,14 +125,22 @@ export class EstimationSession {
   get estimator(): Estimator {
     if (this.est === null) {
       if (this.analysis.verdict === 'ill_posed') throw new RangeError('the sensor layout is ill posed: no estimator (see the analysis)');
-      this.est = new Estimator(this.es);
+      this.est = new Estimator(this.es, { symbolic: this.given ? SymbolicLU.fromJSON(this.given.symbolic) : undefined });
       if (this.opts.condition) {
         const t0 = performance.now();
-        this.cond = new EstimateConditioning(this.est);
+        this.cond = new EstimateConditioning(this.est, { calibration: this.given?.conditioning });
         this.stats.condSetupMs = performance.now() - t0;
       }
     }
     return this.est;
+  }
+
+  /** The offline work of this session as plain JSON, for other sessions of the same system (`opts.offline`). */
+  offline(): SessionOffline {
+    const est = this.estimator;
+    const out: SessionOffline = { analysis: this.analysis, symbolic: est.offline.toJSON() };
+    if (this.cond) out.conditioning = this.cond.calibration();
+    return out;
   }
 
   /** 'square' or 'wls' (weighted least squares) for the full layout */
@@ -139,7 +168,7 @@ export class EstimationSession {
       throw e;
     }
     if (!allFinite(d) || !allFinite(est.residual)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
-    let condition = NaN, direction: string | undefined;
+    let condition = NaN, direction: string | undefined, flagKey: string | undefined;
     const cond = this.cond;
     if (cond) {
       const tc = performance.now();
@@ -154,6 +183,7 @@ export class EstimationSession {
           this.run = { key, direction: at.directions.join('; ') };
         }
         direction = this.run.direction;
+        flagKey = key;
         st.flagged.push({ line: s.line, t: s.t, condition, direction });
       } else this.run = null;
     }
@@ -165,7 +195,7 @@ export class EstimationSession {
     this.truth.add(named, s.truth);
     const record: EstimateRecord = { t: s.t, line: s.line, estimate: named };
     if (cond) record.condition = condition;
-    if (direction !== undefined) record.near_singular = direction;
+    if (direction !== undefined) { record.near_singular = direction; record.flag_key = flagKey; }
     return { ok: true, record };
   }
 

@@ -11,11 +11,13 @@
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
 import { createReadStream } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
-import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
-import { logRows, type LogFormat } from '../../io/log-reader.ts';
+import { CsvRows, LogSchema, type LogError } from '../../io/log.ts';
+import { logRows, type LogFormat, type RawRow } from '../../io/log-reader.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
@@ -23,6 +25,8 @@ import { d3MinSource } from '../../report/write-study.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
+import { EstimatePool } from '../estimate-pool.ts';
+import { RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
 
 interface Opts {
   data: string;
@@ -33,7 +37,11 @@ interface Opts {
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
+  jobs?: string;
 }
+
+/** rows per batch sent to a worker thread (--jobs above 1) */
+const BATCH = 128;
 
 /** the default limit of the condition figure (see the README: measured distributions) */
 export { DEFAULT_CONDITION_LIMIT };
@@ -79,10 +87,13 @@ export function register(program: Command, state: CliState): void {
     .option('--no-html', 'write no HTML report')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
+    .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
+      const jobs = opts.jobs === undefined ? (opts.data === '-' ? 1 : availableParallelism()) : Number(opts.jobs);
+      if (!(Number.isInteger(jobs) && jobs >= 1 && jobs <= 1024) || (opts.jobs !== undefined && !/^[0-9]+$/.test(opts.jobs))) throw new FileError(`--jobs must be a whole number of worker threads from 1, got "${opts.jobs}"`);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
       // 1. inputs, before any output is touched
       const dataName = opts.data === '-' ? 'standard input' : opts.data;
@@ -115,6 +126,7 @@ export function register(program: Command, state: CliState): void {
       let outFormat: LogFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
+      let csvHeaderRow: { cells: string[]; line: number } | null = null;
       const series = htmlPath !== undefined ? new EstimateSeries() : null;
       const skip = (line: number, message: string, t?: number) => {
         errors.push({ line, message });
@@ -125,44 +137,83 @@ export function register(program: Command, state: CliState): void {
         const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' ? await countLines(opts.data) : 0;
         const source = opts.data === '-' ? process.stdin : createReadStream(opts.data);
         source.setEncoding('utf8');
-        for await (const raw of logRows(source as AsyncIterable<string>, { onFormat: (f) => { inFormat = f; } })) {
-          if (raw.kind === 'error') { rows++; skip(raw.line, raw.message); continue; }
-          let parsed: Sample | LogError;
-          if (raw.kind === 'csv') {
-            if (csvReader === null) {
+        // rows go through RowProcessor (estimate-rows.ts): in this thread one at a time (one job), or
+        // in batches to a pool of worker threads, written back in the batches' order
+        let local: RowProcessor | null = null, pool: EstimatePool | null = null;
+        const pending: Promise<BatchResult>[] = [];
+        let batch: RawRow[] = [];
+        let lastFlag: { key: string; direction: string } | null = null;
+        const setupFor = (): RowSetup => {
+          outFormat ??= inFormat ?? 'ndjson';
+          return { outFormat, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
+        };
+        const accept = (b: BatchResult, fromPool: boolean) => {
+          if (b.header && csvHeader === null) {
+            csvHeader = b.header;
+            sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+          }
+          if (fromPool) {
+            st.times.push(...b.stats.times); st.condTimes.push(...b.stats.condTimes); st.conditions.push(...b.stats.conditions);
+            st.flops += b.stats.flops; st.condFlops += b.stats.condFlops; st.samples += b.stats.samples;
+          }
+          for (const r of b.results) {
+            if (r.kind === 'skip') { skip(r.line, r.message, r.t); continue; }
+            let text = r.text;
+            if (r.near_singular !== undefined) {
+              // a run of flagged samples is named at its first sample, whichever worker estimated it
+              if (lastFlag !== null && lastFlag.key === r.flag_key && lastFlag.direction !== r.near_singular) {
+                text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                r.near_singular = lastFlag.direction;
+              } else if (lastFlag === null || lastFlag.key !== r.flag_key) lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
+              if (fromPool) st.flagged.push({ line: r.line, t: r.t, condition: r.condition ?? NaN, direction: r.near_singular });
+              if (!state.quiet && printedFlags++ < ROW_MESSAGES) {
+                printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
+              }
+            } else if (r.condition !== undefined) lastFlag = null;
+            if (r.estimate) {
+              if (fromPool) truth.add(r.estimate, r.truth);
+              series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, r.truth);
+            }
+            sink.write(text);
+          }
+          if (st.samples % 50 === 0 && b.results.length) progress(b.results[b.results.length - 1].line, total);
+        };
+        const send = async (rowsOut: RawRow[], final: boolean) => {
+          if (rowsOut.length === 0) return;
+          if (pool === null && jobs > 1 && (!final || pending.length > 0)) {
+            pool = new EstimatePool(jobs, {
+              problemFile: resolve(file), options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance },
+              offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+            });
+          }
+          if (pool === null) {
+            local ??= new RowProcessor(session, setupFor());
+            accept(local.run(rowsOut), false);
+            return;
+          }
+          pending.push(pool.run(rowsOut));
+          while (pending.length > (final ? 0 : 2 * jobs)) accept(await pending.shift()!, true);
+        };
+        try {
+          for await (const raw of logRows(source as AsyncIterable<string>, { onFormat: (f) => { inFormat = f; } })) {
+            if (raw.kind === 'csv' && csvHeaderRow === null) {
               try {
                 csvReader = new CsvRows(schema, raw.cells, raw.line);
               } catch (e) {
                 throw new FileError(`${dataName}: ${(e as Error).message}`);
               }
+              csvHeaderRow = { cells: raw.cells, line: raw.line };
               continue;
             }
             rows++;
-            parsed = csvReader.parse(raw.cells, raw.line);
-          } else {
-            rows++;
-            parsed = parseNdjsonLine(schema, raw.text, raw.line);
+            if (jobs === 1) { await send([raw], false); continue; }
+            batch.push(raw);
+            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
           }
-          if ('message' in parsed) { skip(parsed.line, parsed.message); continue; }
-          const out = session.estimate(parsed);
-          if (!out.ok) { skip(out.line, out.message, parsed.t); continue; }
-          const r = out.record;
-          series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, parsed.truth);
-          if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
-            printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
-          }
-          outFormat ??= inFormat ?? 'ndjson';
-          if (outFormat === 'csv') {
-            const cols = session.toColumns(r);
-            if (csvHeader === null) {
-              csvHeader = [...cols.keys()];
-              sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
-            }
-            sink.write(csvHeader.map((k) => cols.get(k)).join(',') + '\n');
-          } else {
-            sink.write(JSON.stringify(session.toJson(r)) + '\n');
-          }
-          if (st.samples % 50 === 0) progress(r.line, total);
+          await send(batch, true);
+          while (pending.length) accept(await pending.shift()!, true);
+        } finally {
+          if (pool !== null) await (pool as EstimatePool).close();
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
         if (rows === 0) {
