@@ -3,11 +3,12 @@
  * in the main thread (one job) or in worker threads (`--jobs N`, estimate-worker.ts): parse each
  * row, estimate it with the session, format the estimate as an NDJSON line or a CSV row. Results
  * come back in the batch's order; the caller writes them in the order of the batches, so that the
- * output is the same, byte for byte, whatever the number of jobs.
+ * output is the same, byte for byte, whatever the number of jobs. What a batch adds to the run's
+ * figures comes back with it (`BatchStats`), for the main thread's session to absorb.
  */
 import type { NamedEstimate } from '../estimation/outputs.ts';
-import type { EstimationSession } from '../estimation/session.ts';
-import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../io/log.ts';
+import type { EstimationSession, SessionStats } from '../estimation/session.ts';
+import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptions, type Sample } from '../io/log.ts';
 import type { LogFormat, RawRow } from '../io/log-reader.ts';
 
 /** One row's outcome. `estimate` and `truth` come with an estimated row when the caller asked for them. */
@@ -15,45 +16,64 @@ export type RowResult =
   | { kind: 'skip'; line: number; message: string; t?: number }
   | {
     kind: 'ok'; line: number; t: number; text: string;
+    /** the layout's key (sensors used | contact mode) */
+    layout: string;
     condition?: number; near_singular?: string; flag_key?: string;
     estimate?: NamedEstimate; truth?: unknown;
   };
 
-/** What a batch adds to the run's figures (merged into the main session's stats). */
-export interface BatchStats { times: number[]; condTimes: number[]; conditions: number[]; flops: number; condFlops: number; samples: number }
+/** A layout met in a batch: what the session's list of layouts keeps, and the batch's samples in it. */
+export interface SeenLayout { key: string; sensors: string[]; mode: string; verdict: string; samples: number; priorOnly: string[]; unchecked: string[]; checked: string[] }
+
+/** What a batch adds to the run's figures. */
+export interface BatchStats {
+  times: number[]; condTimes: number[]; conditions: number[];
+  samples: number; flops: number; condFlops: number; partial: number; maxQuaternionDeviation: number;
+  analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; analyses: number;
+  modes: [string, number][]; suspects: [string, number][]; ignored: string[]; layouts: SeenLayout[];
+}
 
 export interface BatchResult {
   results: RowResult[];
   stats: BatchStats;
-  /** the CSV columns of the estimates (CSV output, once a row was estimated) */
-  header?: string[];
 }
 
 /** How rows are read and written: the formats, the CSV header of the log, what comes back. */
 export interface RowSetup {
   outFormat: LogFormat;
+  schema: LogSchemaOptions;
   /** the log's CSV header cells and line (CSV logs) */
   csvHeader?: { cells: string[]; line: number };
   /** send each estimate (torques, contact wrenches, residuals, tau_std) and the row's truth back */
   withEstimates: boolean;
 }
 
+/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
+export const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
+
+const countMap = (m: Map<string, number>): Map<string, number> => new Map(m);
+function mapDelta(after: Map<string, number>, before: Map<string, number>): [string, number][] {
+  const out: [string, number][] = [];
+  for (const [k, v] of after) { const d = v - (before.get(k) ?? 0); if (d !== 0) out.push([k, d]); }
+  return out;
+}
+
 /** A batch processor bound to one session. */
 export class RowProcessor {
-  private readonly schema: LogSchema;
+  readonly schema: LogSchema;
   private readonly csv: CsvRows | null;
-  /** the CSV columns of the estimates, fixed by the first estimated row */
-  header: string[] | null = null;
 
   constructor(readonly session: EstimationSession, readonly setup: RowSetup) {
-    this.schema = new LogSchema(session.es);
+    this.schema = new LogSchema(session.es, setup.schema);
     this.csv = setup.csvHeader ? new CsvRows(this.schema, setup.csvHeader.cells, setup.csvHeader.line) : null;
   }
 
   /** Parse, estimate and format every row of the batch. */
   run(rows: RawRow[]): BatchResult {
-    const st = this.session.stats;
-    const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length, f0 = st.flops, cf0 = st.condFlops, s0 = st.samples;
+    const session = this.session, st = session.stats;
+    const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
+    const before = { ...st, modes: countMap(st.modes), suspects: countMap(st.suspects), analyses: session.layouts.analyses };
+    const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
     const results: RowResult[] = [];
     for (const raw of rows) {
       if (raw.kind === 'error') { results.push({ kind: 'skip', line: raw.line, message: raw.message }); continue; }
@@ -63,16 +83,11 @@ export class RowProcessor {
         parsed = this.csv.parse(raw.cells, raw.line);
       } else parsed = parseNdjsonLine(this.schema, raw.text, raw.line);
       if ('message' in parsed) { results.push({ kind: 'skip', line: parsed.line, message: parsed.message }); continue; }
-      const out = this.session.estimate(parsed);
+      const out = session.estimate(parsed);
       if (!out.ok) { results.push({ kind: 'skip', line: out.line, message: out.message, t: parsed.t }); continue; }
       const r = out.record;
-      let text: string;
-      if (this.setup.outFormat === 'csv') {
-        const cols = this.session.toColumns(r);
-        this.header ??= [...cols.keys()];
-        text = this.header.map((k) => cols.get(k)).join(',') + '\n';
-      } else text = JSON.stringify(this.session.toJson(r)) + '\n';
-      const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text };
+      const text = this.setup.outFormat === 'csv' ? session.cells(r).map(csvCell).join(',') + '\n' : JSON.stringify(session.toJson(r)) + '\n';
+      const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: `${r.sensors.join(',')}|${r.mode}` };
       if (r.condition !== undefined) res.condition = r.condition;
       if (r.near_singular !== undefined) { res.near_singular = r.near_singular; res.flag_key = r.flag_key; }
       if (this.setup.withEstimates) {
@@ -82,10 +97,42 @@ export class RowProcessor {
       }
       results.push(res);
     }
+    const layouts: SeenLayout[] = [];
+    for (const [key, v] of session.layouts.seen) {
+      const d = v.samples - (seenBefore.get(key) ?? 0);
+      if (d !== 0 || !seenBefore.has(key)) layouts.push({ key, ...v, samples: d });
+    }
     const stats: BatchStats = {
       times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), conditions: st.conditions.slice(k0),
-      flops: st.flops - f0, condFlops: st.condFlops - cf0, samples: st.samples - s0,
+      samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
+      maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
+      badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected,
+      analyses: session.layouts.analyses - before.analyses,
+      modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
     };
-    return this.header ? { results, stats, header: this.header } : { results, stats };
+    return { results, stats };
+  }
+}
+
+/**
+ * Add a batch estimated by another session (a worker's) to this session's figures. Flagged samples,
+ * mode switches and the accuracy against the truth are taken from the ordered rows by the caller.
+ */
+export function absorbStats(session: EstimationSession, b: BatchStats): void {
+  const st: SessionStats = session.stats;
+  for (const x of b.times) st.times.push(x);
+  for (const x of b.condTimes) st.condTimes.push(x);
+  for (const x of b.conditions) st.conditions.push(x);
+  st.samples += b.samples; st.flops += b.flops; st.condFlops += b.condFlops; st.partial += b.partial;
+  st.maxQuaternionDeviation = Math.max(st.maxQuaternionDeviation, b.maxQuaternionDeviation);
+  st.analysesAtSeenSwitches += b.analysesAtSeenSwitches; st.badDataTested += b.badDataTested; st.badDataDetected += b.badDataDetected;
+  for (const [k, d] of b.modes) st.modes.set(k, (st.modes.get(k) ?? 0) + d);
+  for (const [k, d] of b.suspects) st.suspects.set(k, (st.suspects.get(k) ?? 0) + d);
+  for (const c of b.ignored) st.ignored.add(c);
+  session.layouts.analyses += b.analyses;
+  for (const l of b.layouts) {
+    const s = session.layouts.seen.get(l.key);
+    if (s) s.samples += l.samples;
+    else session.layouts.seen.set(l.key, { sensors: l.sensors, mode: l.mode, verdict: l.verdict, samples: l.samples, priorOnly: l.priorOnly, unchecked: l.unchecked, checked: l.checked });
   }
 }

@@ -7,7 +7,8 @@
  */
 import { workerData } from 'piscina';
 import type { RawRow } from '../io/log-reader.ts';
-import { EstimationSession, type SessionOffline, type SessionOptions } from '../estimation/session.ts';
+import type { LayoutOffline } from '../estimation/layouts.ts';
+import { EstimationSession, type SessionOptions } from '../estimation/session.ts';
 import { loadEstimationSystem } from '../node/problem-file.ts';
 import { RowProcessor, type BatchResult, type RowSetup } from './estimate-rows.ts';
 
@@ -16,7 +17,7 @@ export interface WorkerInit {
   /** the problem file (absolute path) */
   problemFile: string;
   options: Omit<SessionOptions, 'offline'>;
-  offline: SessionOffline;
+  offline: LayoutOffline[];
   setup: RowSetup;
   /** size of the estimation system the main thread built: the worker's must match */
   n: number;

@@ -16,10 +16,11 @@
  *   }
  *   summarise(session.stats, session.truth);
  */
-import { analyzeProblem, directionsAt, type AnalysisReport } from './analysis.ts';
-import { EstimateConditioning, type ConditioningCalibration } from './conditioning.ts';
-import { SymbolicLU, type SymbolicLUJSON } from '../sparse/symbolic.ts';
-import { Estimator } from './estimator.ts';
+import { directionsAt, type AnalysisReport } from './analysis.ts';
+import type { BadDataResult } from './bad-data.ts';
+import type { Estimator } from './estimator.ts';
+import { LayoutCache, layoutOffline, type Layout, type LayoutOffline } from './layouts.ts';
+import { WRENCH_COMPONENTS } from './problem.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
 import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
@@ -37,19 +38,15 @@ export interface SessionOptions {
   conditionLimit?: number;
   /** add the standard deviation of each estimated torque (tau_std) */
   covariance?: boolean;
-  /** the offline work of another session of the same system (`offline()`): this one repeats none of it */
-  offline?: SessionOffline;
-}
-
-/**
- * The offline work of a session as plain JSON (the well-posedness analysis, the sparse LU's ordering
- * and patterns, the calibration of the condition figure), computed once and handed to the sessions
- * of worker threads, which then start without repeating it and estimate exactly as this one.
- */
-export interface SessionOffline {
-  analysis: AnalysisReport;
-  symbolic: SymbolicLUJSON;
-  conditioning?: ConditioningCalibration;
+  /** layouts (sensor subset × contact mode) kept with their analyses (default 32) */
+  layoutCache?: number;
+  /** confidence of the χ² bad-data test (default 0.99); 0 turns bad-data detection off */
+  confidence?: number;
+  /**
+   * the offline work of another session of the same problem (its `offline()`, plain JSON): the
+   * layouts it names are built without repeating it (worker threads of one run)
+   */
+  offline?: LayoutOffline[];
 }
 
 /** One estimated sample: the row's time and line, its condition figure and the named estimate. */
@@ -61,11 +58,17 @@ export interface EstimateRecord {
   /** present when the condition figure exceeds the limit: the poorly observed direction, named */
   near_singular?: string;
   /**
-   * with near_singular: the dominant outputs of the sample; a run of consecutive flagged samples with
-   * the same key is named once, at its first sample (the direction above)
+   * with near_singular: the key of the flagged run (layout and dominant outputs); consecutive
+   * flagged samples with the same key are named once, at the first of them
    */
   flag_key?: string;
   estimate: NamedEstimate;
+  /** the sensors whose readings were used (those with equations; problem order) */
+  sensors: string[];
+  /** the contact mode: the active contacts joined by "+", or "none" */
+  mode: string;
+  /** the bad-data test of a redundant layout (absent for square layouts or when turned off) */
+  bad_data?: BadDataResult;
 }
 
 /** The outcome of one row: an estimate record, or the reason the row was skipped. */
@@ -92,6 +95,23 @@ export interface SessionStats {
   flagged: FlaggedSample[];
   /** ms of the condition figure's setup (typical uncertainties of the layout) */
   condSetupMs: number;
+  /** samples per contact mode */
+  modes: Map<string, number>;
+  /** samples estimated from fewer sensors than the problem has */
+  partial: number;
+  /** channels of the log the problem does not use (ignored), by name */
+  ignored: Set<string>;
+  /** largest |‖quaternion‖ − 1| met (before renormalisation) */
+  maxQuaternionDeviation: number;
+  /** mode switches (a sample whose layout differs from the previous one's) */
+  switches: number;
+  /** switches to a layout seen before, and the offline analyses they cost */
+  switchesToSeen: number;
+  analysesAtSeenSwitches: number;
+  /** samples tested for bad data, samples flagged by the χ² test, suspects by sensor */
+  badDataTested: number;
+  badDataDetected: number;
+  suspects: Map<string, number>;
 }
 
 /**
@@ -103,44 +123,76 @@ export class EstimationSession {
   /** the analysis of the full layout (verdict, unobservable directions) */
   readonly analysis: AnalysisReport;
   readonly opts: Required<Omit<SessionOptions, 'offline'>>;
-  private readonly given?: SessionOffline;
-  readonly stats: SessionStats = { samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0 };
+  readonly stats: SessionStats = {
+    samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
+    modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
+    badDataTested: 0, badDataDetected: 0, suspects: new Map(),
+  };
   /** accuracy against the truth the log's rows carry */
   readonly truth: TruthComparison;
-  private est: Estimator | null = null;
-  private cond: EstimateConditioning | null = null;
-  private readonly y: Float64Array<ArrayBuffer>;
+  /** every layout met (sensor subset × contact mode), with its analysis, estimator and bad-data test */
+  readonly layouts: LayoutCache;
+  /** the layout with every sensor and every contact */
+  readonly full: Layout;
+  /** the sensors with equations, and the contacts, of the problem */
+  private readonly allSensors: string[];
+  private readonly allContacts: string[];
   /** the last run of flagged samples with the same dominant outputs (one analysis per run) */
   private run: { key: string; direction: string } | null = null;
+  private lastKey: string | null = null;
 
   constructor(readonly es: EstimationSystem, opts: SessionOptions = {}) {
-    this.opts = { condition: opts.condition ?? true, conditionLimit: opts.conditionLimit ?? DEFAULT_CONDITION_LIMIT, covariance: opts.covariance ?? false };
-    this.given = opts.offline;
-    this.analysis = opts.offline?.analysis ?? analyzeProblem(es, { random: 2, special: 0, redundancy: false });
+    this.opts = {
+      condition: opts.condition ?? true, conditionLimit: opts.conditionLimit ?? DEFAULT_CONDITION_LIMIT, covariance: opts.covariance ?? false,
+      layoutCache: opts.layoutCache ?? 32, confidence: opts.confidence ?? 0.99,
+    };
+    this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
+    this.allContacts = es.contacts.map((c) => c.link);
+    this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence, given: opts.offline });
+    this.full = this.layouts.get(this.allSensors, this.allContacts);
+    this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
+    this.stats.condSetupMs = this.full.setupMs;
+    this.analysis = this.full.analysis;
     this.truth = new TruthComparison(es.model);
-    this.y = new Float64Array(es.sys.ny);
   }
 
-  /** the estimator of the full layout (built on first call); throws for an ill-posed layout */
+  /** Does the problem name contact modes (a schedule or force thresholds)? Then a full layout that is ill posed may still serve the modes. */
+  get hasContactModes(): boolean {
+    return this.es.problem.contact_schedule !== undefined || this.es.problem.contact_detection !== undefined;
+  }
+
+  /** the estimator of the full layout; throws for an ill-posed layout */
   get estimator(): Estimator {
-    if (this.est === null) {
-      if (this.analysis.verdict === 'ill_posed') throw new RangeError('the sensor layout is ill posed: no estimator (see the analysis)');
-      this.est = new Estimator(this.es, { symbolic: this.given ? SymbolicLU.fromJSON(this.given.symbolic) : undefined });
-      if (this.opts.condition) {
-        const t0 = performance.now();
-        this.cond = new EstimateConditioning(this.est, { calibration: this.given?.conditioning });
-        this.stats.condSetupMs = performance.now() - t0;
-      }
-    }
-    return this.est;
+    if (!this.full.estimator) throw new RangeError('the sensor layout is ill posed: no estimator (see the analysis)');
+    return this.full.estimator;
   }
 
-  /** The offline work of this session as plain JSON, for other sessions of the same system (`opts.offline`). */
-  offline(): SessionOffline {
-    const est = this.estimator;
-    const out: SessionOffline = { analysis: this.analysis, symbolic: est.offline.toJSON() };
-    if (this.cond) out.conditioning = this.cond.calibration();
-    return out;
+  /** The active contacts of a sample: its own list, else the schedule at its time, else the force thresholds, else every contact. */
+  contactsOf(s: Sample): string[] {
+    if (s.contacts) return s.contacts;
+    const p = this.es.problem;
+    if (p.contact_schedule) {
+      let phase = p.contact_schedule[0];
+      for (const ph of p.contact_schedule) if (ph.t <= s.t) phase = ph;
+      return phase.contacts;
+    }
+    if (p.contact_detection) {
+      const off = new Set<string>();
+      for (const d of p.contact_detection) {
+        const r = s.readings.get(d.sensor);
+        if (!r) continue; // no reading: the contact stays unknown (active)
+        const comps = this.es.sensors.find((x) => x.spec.name === d.sensor)!.spec.components;
+        const f = Math.hypot(r[comps.indexOf('fx')], r[comps.indexOf('fy')], r[comps.indexOf('fz')]);
+        if (!(f > d.threshold)) off.add(d.contact);
+      }
+      return this.allContacts.filter((c) => !off.has(c));
+    }
+    return this.allContacts;
+  }
+
+  /** The offline work of this session (the full layout's) as plain JSON, for sessions of worker threads (`opts.offline`). */
+  offline(): LayoutOffline[] {
+    return [layoutOffline(this.full)];
   }
 
   /** 'square' or 'wls' (weighted least squares) for the full layout */
@@ -150,18 +202,38 @@ export class EstimationSession {
 
   /** Estimate one parsed row: its record, or the reason it is skipped (line and message). */
   estimate(s: Sample): SessionOutcome {
-    const est = this.estimator, es = this.es, st = this.stats;
+    const st = this.stats;
     const skip = (message: string): SessionOutcome => ({ ok: false, line: s.line, message });
+    if (s.ignored) for (const c of s.ignored) st.ignored.add(c);
+    if (s.quaternionDeviation !== undefined && s.quaternionDeviation > st.maxQuaternionDeviation) st.maxQuaternionDeviation = s.quaternionDeviation;
+    // the layout of this row: the sensors it has readings for, its contact mode
+    const present = this.allSensors.filter((n) => s.readings.has(n));
+    const contacts = this.contactsOf(s);
+    const before = this.layouts.analyses;
+    const layout = this.layouts.get(present, contacts);
+    if (this.lastKey !== null && layout.key !== this.lastKey) {
+      st.switches++;
+      if (this.layouts.seen.get(layout.key)!.samples > 1) { st.switchesToSeen++; st.analysesAtSeenSwitches += this.layouts.analyses - before; }
+    }
+    this.lastKey = layout.key;
+    const est = layout.estimator;
+    if (!est) {
+      const missing = this.allSensors.filter((n) => !s.readings.has(n));
+      const what = missing.length ? `the sensors it has (${present.join(', ') || 'none'}; no readings for ${missing.join(', ')})` : 'its sensors';
+      return skip(`${what} in contact mode ${layout.mode} do not determine every unknown: ${layout.analysis.unobservable.slice(0, 3).join('; ') || layout.analysis.undetermined.slice(0, 6).join(', ')} (no estimate)`);
+    }
+    const es = layout.es;
     let d: Float64Array;
+    const y = new Float64Array(es.sys.ny);
     try {
-      inputsFromReadings(es, s.readings, this.y);
+      inputsFromReadings(es, s.readings, y);
       const ta = performance.now();
-      d = est.estimate(s.q, s.v, this.y);
+      d = est.estimate(s.q, s.v, y);
       st.times.push((performance.now() - ta) * 1000);
     } catch (e) {
       if (e instanceof SingularPivotError) {
         const at = directionsAt(es, s.q);
-        return skip(`singular configuration of the sensor layout: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`);
+        return skip(`singular configuration of the sensor layout${layout === this.full ? '' : ` (sensors ${present.join(', ')}; contact mode ${layout.mode})`}: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`);
       }
       if (e instanceof RangeError && /finite/.test(e.message)) return skip(`the inputs give values that are not finite (${largestInput(s)})`);
       if (e instanceof RangeError) return skip(e.message);
@@ -169,7 +241,7 @@ export class EstimationSession {
     }
     if (!allFinite(d) || !allFinite(est.residual)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
     let condition = NaN, direction: string | undefined, flagKey: string | undefined;
-    const cond = this.cond;
+    const cond = layout.conditioning;
     if (cond) {
       const tc = performance.now();
       cond.update();
@@ -177,7 +249,7 @@ export class EstimationSession {
       st.condTimes.push((performance.now() - tc) * 1000);
       st.condFlops += cond.flops.mul + cond.flops.add + cond.flops.div;
       if (!(condition <= this.opts.conditionLimit)) {
-        const key = cond.dominant().slice(0, 3).sort().join(',');
+        const key = `${layout.key}#${cond.dominant().slice(0, 3).sort().join(',')}`;
         if (this.run === null || this.run.key !== key) {
           const at = directionsAt(es, s.q);
           this.run = { key, direction: at.directions.join('; ') };
@@ -188,14 +260,31 @@ export class EstimationSession {
       } else this.run = null;
     }
     const named = namedEstimate(es, est, d, this.opts.covariance);
+    // inactive contacts: their wrench is known to be zero
+    for (const c of this.allContacts) if (!(c in named.contact_wrenches)) named.contact_wrenches[c] = { torque: [0, 0, 0], force: [0, 0, 0] };
+    if (layout !== this.full && es.contacts.length !== this.allContacts.length) {
+      named.contact_wrenches = Object.fromEntries(this.allContacts.map((c) => [c, named.contact_wrenches[c]]));
+    }
     if (!namedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+    let bad: BadDataResult | undefined;
+    if (layout.badData) {
+      bad = layout.badData.test();
+      st.badDataTested++;
+      if (bad.detected) {
+        st.badDataDetected++;
+        if (bad.suspect !== undefined) st.suspects.set(bad.suspect, (st.suspects.get(bad.suspect) ?? 0) + 1);
+      }
+    }
     if (cond && Number.isFinite(condition)) st.conditions.push(condition);
     st.samples++;
+    st.modes.set(layout.mode, (st.modes.get(layout.mode) ?? 0) + 1);
+    if (present.length < this.allSensors.length) st.partial++;
     st.flops += est.totalFlops().total;
     this.truth.add(named, s.truth);
-    const record: EstimateRecord = { t: s.t, line: s.line, estimate: named };
+    const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode };
     if (cond) record.condition = condition;
     if (direction !== undefined) { record.near_singular = direction; record.flag_key = flagKey; }
+    if (bad) record.bad_data = bad;
     return { ok: true, record };
   }
 
@@ -204,13 +293,44 @@ export class EstimationSession {
     const head: Record<string, unknown> = { t: r.t, line: r.line };
     if (r.condition !== undefined) head.condition = r.condition;
     if (r.near_singular !== undefined) head.near_singular = r.near_singular;
-    return { ...head, ...r.estimate };
+    const tail: Record<string, unknown> = { sensors: r.sensors, mode: r.mode };
+    if (r.bad_data) tail.bad_data = r.bad_data;
+    return { ...head, ...r.estimate, ...tail };
+  }
+
+  /** Every CSV column of this problem's records, in order (the header; text columns last). */
+  columns(): string[] {
+    const cols = ['t', 'line', ...(this.opts.condition ? ['condition', 'flagged'] : [])];
+    const model = this.es.model;
+    const dofs = (p: string) => model.movingJoints().flatMap((j) => (j.nv === 1 ? [`${p}.${j.name}`] : Array.from({ length: j.nv }, (_x, k) => `${p}.${j.name}[${k}]`)));
+    cols.push(...dofs('tau'), ...dofs('qdd'));
+    for (const c of this.allContacts) for (const w of WRENCH_COMPONENTS) cols.push(`contact.${c}.${w}`);
+    for (const j of model.jointNames) for (const w of WRENCH_COMPONENTS) cols.push(`wrench.${j}.${w}`);
+    for (const n of this.allSensors) cols.push(`residual.${n}`);
+    if (this.opts.covariance) cols.push(...dofs('tau_std'));
+    if (this.full.badData || this.opts.confidence > 0) cols.push('chi2', 'chi2_threshold', 'suspect');
+    cols.push('mode', 'sensors');
+    return cols;
+  }
+
+  /** The CSV cells of a record under `columns()`: numbers, text for mode, sensors and suspect, empty where the record has no value. */
+  cells(r: EstimateRecord): string[] {
+    const m = this.toColumns(r);
+    return this.columns().map((k) => {
+      if (k === 'mode') return r.mode;
+      if (k === 'sensors') return r.sensors.join(';');
+      if (k === 'suspect') return r.bad_data?.suspect ?? '';
+      if (k === 'chi2') return r.bad_data ? String(r.bad_data.chi2) : '';
+      if (k === 'chi2_threshold') return r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : '';
+      const v = m.get(k);
+      return v === undefined || !Number.isFinite(v) ? '' : String(v);
+    });
   }
 
   /** The CSV cells of a record by column name (t, line, condition, flagged, then the estimate's columns). */
   toColumns(r: EstimateRecord): Map<string, number> {
     const m = new Map<string, number>([['t', r.t], ['line', r.line]]);
-    if (this.opts.condition) { m.set('condition', r.condition ?? NaN); m.set('flagged', r.near_singular !== undefined ? 1 : 0); }
+    if (r.condition !== undefined) { m.set('condition', r.condition); m.set('flagged', r.near_singular !== undefined ? 1 : 0); }
     for (const [k, v] of flatten(r.estimate)) m.set(k, v);
     return m;
   }

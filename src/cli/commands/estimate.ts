@@ -16,28 +16,33 @@ import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
-import { CsvRows, LogSchema, type LogError } from '../../io/log.ts';
+import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, type LogError } from '../../io/log.ts';
 import { logRows, type LogFormat, type RawRow } from '../../io/log-reader.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
+import { EstimatePool } from '../estimate-pool.ts';
+import { absorbStats, RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
-import { EstimatePool } from '../estimate-pool.ts';
-import { RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
 
 interface Opts {
   data: string;
   out: string;
   report?: string;
   html?: string | false;
+  jobs?: string;
   format?: LogFormat;
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
-  jobs?: string;
+  strict?: boolean;
+  quaternionTolerance: string;
+  falseAlarm: string;
+  badData: boolean;
+  layoutCache: string;
 }
 
 /** rows per batch sent to a worker thread (--jobs above 1) */
@@ -85,16 +90,27 @@ export function register(program: Command, state: CliState): void {
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
+    .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
-    .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
+    .option('--strict', 'refuse log channels the problem does not use (default: ignored, named in one note)')
+    .option('--quaternion-tolerance <x>', 'largest |norm - 1| of a quaternion in the log; within it the quaternion is renormalised, beyond it the row is refused', String(DEFAULT_QUATERNION_TOLERANCE))
+    .option('--false-alarm <p>', 'bad-data test: probability that a sample with only normal noise is flagged (the chi-square test runs at confidence 1 - p)', '0.01')
+    .option('--no-bad-data', 'skip the bad-data test of redundant layouts')
+    .option('--layout-cache <n>', 'sensor layouts (sensor subset x contact mode) kept with their offline analyses', '32')
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
       const jobs = opts.jobs === undefined ? (opts.data === '-' ? 1 : availableParallelism()) : Number(opts.jobs);
-      if (!(Number.isInteger(jobs) && jobs >= 1 && jobs <= 1024) || (opts.jobs !== undefined && !/^[0-9]+$/.test(opts.jobs))) throw new FileError(`--jobs must be a whole number of worker threads from 1, got "${opts.jobs}"`);
+      if (opts.jobs !== undefined && !(/^[0-9]+$/.test(opts.jobs) && jobs >= 1 && jobs <= 1024)) throw new FileError(`--jobs must be a whole number of worker threads from 1 to 1024, got "${opts.jobs}"`);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
+      const qtol = Number(opts.quaternionTolerance);
+      if (!(qtol > 0 && qtol < 1) || !/^[0-9.eE+-]+$/.test(opts.quaternionTolerance)) throw new FileError(`--quaternion-tolerance must be a decimal number between 0 and 1, got "${opts.quaternionTolerance}"`);
+      const falseAlarm = Number(opts.falseAlarm);
+      if (!(falseAlarm > 0 && falseAlarm < 1) || !/^[0-9.eE+-]+$/.test(opts.falseAlarm)) throw new FileError(`--false-alarm must be a probability between 0 and 1 (e.g. 0.01), got "${opts.falseAlarm}"`);
+      const cacheSize = Number(opts.layoutCache);
+      if (!(Number.isInteger(cacheSize) && cacheSize >= 1)) throw new FileError(`--layout-cache must be a whole number of layouts >= 1, got "${opts.layoutCache}"`);
       // 1. inputs, before any output is touched
       const dataName = opts.data === '-' ? 'standard input' : opts.data;
       checkInputFile('problem file', file);
@@ -106,15 +122,16 @@ export function register(program: Command, state: CliState): void {
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
-      const session = new EstimationSession(es, { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance });
-      if (session.analysis.verdict === 'ill_posed') {
+      const session = new EstimationSession(es, {
+        condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
+      });
+      if (session.analysis.verdict === 'ill_posed' && !session.hasContactModes) {
         printMessage(formatAnalysis(session.analysis, `estimate: ${file} is ill posed; refusing to estimate`));
         state.exitCode = 1;
         return;
       }
-      const est = session.estimator;
       const cond = opts.condition;
-      const schema = new LogSchema(es);
+      const schema = new LogSchema(es, { strict: opts.strict, quaternionTolerance: qtol });
       const units = columnUnits(model);
       const truth = session.truth;
       const st = session.stats;
@@ -137,34 +154,36 @@ export function register(program: Command, state: CliState): void {
         const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' ? await countLines(opts.data) : 0;
         const source = opts.data === '-' ? process.stdin : createReadStream(opts.data);
         source.setEncoding('utf8');
-        // rows go through RowProcessor (estimate-rows.ts): in this thread one at a time (one job), or
-        // in batches to a pool of worker threads, written back in the batches' order
+        // rows go through RowProcessor (src/cli/estimate-rows.ts): in this thread one at a time (one
+        // job), or in batches to a pool of worker threads, written back in the batches' order
         let local: RowProcessor | null = null, pool: EstimatePool | null = null;
         const pending: Promise<BatchResult>[] = [];
         let batch: RawRow[] = [];
-        let lastFlag: { key: string; direction: string } | null = null;
+        let lastFlag: { key: string; direction: string } | null = null, lastLayout: string | null = null;
+        const layoutsMet = new Set<string>();
+        const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
         const setupFor = (): RowSetup => {
           outFormat ??= inFormat ?? 'ndjson';
-          return { outFormat, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
+          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
         };
         const accept = (b: BatchResult, fromPool: boolean) => {
-          if (b.header && csvHeader === null) {
-            csvHeader = b.header;
-            sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
-          }
-          if (fromPool) {
-            st.times.push(...b.stats.times); st.condTimes.push(...b.stats.condTimes); st.conditions.push(...b.stats.conditions);
-            st.flops += b.stats.flops; st.condFlops += b.stats.condFlops; st.samples += b.stats.samples;
-          }
+          if (fromPool) absorbStats(session, b.stats);
           for (const r of b.results) {
             if (r.kind === 'skip') { skip(r.line, r.message, r.t); continue; }
             let text = r.text;
+            if (fromPool) {
+              // mode switches counted along the rows' order, not per worker
+              if (lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
+              lastLayout = r.layout; layoutsMet.add(r.layout);
+            }
             if (r.near_singular !== undefined) {
               // a run of flagged samples is named at its first sample, whichever worker estimated it
-              if (lastFlag !== null && lastFlag.key === r.flag_key && lastFlag.direction !== r.near_singular) {
-                text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
-                r.near_singular = lastFlag.direction;
-              } else if (lastFlag === null || lastFlag.key !== r.flag_key) lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
+              if (lastFlag !== null && lastFlag.key === r.flag_key) {
+                if (lastFlag.direction !== r.near_singular) {
+                  text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                  r.near_singular = lastFlag.direction;
+                }
+              } else lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
               if (fromPool) st.flagged.push({ line: r.line, t: r.t, condition: r.condition ?? NaN, direction: r.near_singular });
               if (!state.quiet && printedFlags++ < ROW_MESSAGES) {
                 printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
@@ -174,24 +193,28 @@ export function register(program: Command, state: CliState): void {
               if (fromPool) truth.add(r.estimate, r.truth);
               series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, r.truth);
             }
+            if (csvHeader === null && outFormat === 'csv') {
+              csvHeader = session.columns();
+              sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+            }
             sink.write(text);
           }
-          if (st.samples % 50 === 0 && b.results.length) progress(b.results[b.results.length - 1].line, total);
+          if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
-        const send = async (rowsOut: RawRow[], final: boolean) => {
-          if (rowsOut.length === 0) return;
-          if (pool === null && jobs > 1 && (!final || pending.length > 0)) {
+        const send = async (part: RawRow[], final: boolean) => {
+          if (part.length === 0) return;
+          if (pool === null && jobs > 1 && !final) {
             pool = new EstimatePool(jobs, {
-              problemFile: resolve(file), options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance },
-              offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+              problemFile: resolve(file), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+              options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
             });
           }
           if (pool === null) {
             local ??= new RowProcessor(session, setupFor());
-            accept(local.run(rowsOut), false);
+            accept(local.run(part), false);
             return;
           }
-          pending.push(pool.run(rowsOut));
+          pending.push(pool.run(part));
           while (pending.length > (final ? 0 : 2 * jobs)) accept(await pending.shift()!, true);
         };
         try {
@@ -202,11 +225,12 @@ export function register(program: Command, state: CliState): void {
               } catch (e) {
                 throw new FileError(`${dataName}: ${(e as Error).message}`);
               }
+              for (const c of csvReader.ignored) session.stats.ignored.add(c);
               csvHeaderRow = { cells: raw.cells, line: raw.line };
               continue;
             }
             rows++;
-            if (jobs === 1) { await send([raw], false); continue; }
+            if (jobs === 1) { await send([raw], true); continue; }
             batch.push(raw);
             if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
           }
@@ -220,18 +244,20 @@ export function register(program: Command, state: CliState): void {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
         // 3. summary, report, then the outputs under their final names
-        const method = session.method;
+        const method = session.full.estimator ? session.method : 'by contact mode (the layout with every contact is ill posed)';
+        const est = session.full.estimator;
         const { samples, flagged, conditions, times, condTimes, flops, condFlops, condSetupMs } = st;
         const jointRows = truth.jointRows(), contactRows = truth.contactRows();
         const lines = [
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
-          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est.analyzeMs.toFixed(1)} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
+          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
         ];
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
         }
+        for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
         if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
@@ -247,7 +273,7 @@ export function register(program: Command, state: CliState): void {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
             cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
-            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est.analyzeMs,
+            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: layoutLines(session, dataName),
           }));
         }
         if (htmlPath !== undefined && series !== null) {
@@ -280,6 +306,29 @@ interface ReportData {
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
+  extra: string[];
+}
+
+
+/** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data. */
+function layoutLines(session: EstimationSession, dataName: string): string[] {
+  const st = session.stats, out: string[] = [];
+  if (st.ignored.size) out.push(`note: ${dataName} has ${st.ignored.size === 1 ? 'a channel' : 'channels'} the problem does not use, ignored: ${[...st.ignored].slice(0, 12).join(', ')}${st.ignored.size > 12 ? ', …' : ''} (--strict refuses them)`);
+  if (st.maxQuaternionDeviation > 0) out.push(`quaternions renormalised: largest |norm - 1| ${st.maxQuaternionDeviation.toExponential(2)}`);
+  if (st.partial) out.push(`samples estimated from the sensors they have (some readings missing): ${st.partial}`);
+  const seen = [...session.layouts.seen.values()].filter((l) => l.samples > 0);
+  if (seen.length > 1 || st.modes.size > 1) {
+    out.push(`layouts met ${seen.length} (sensor subset x contact mode), offline analyses ${session.layouts.analyses}; mode switches ${st.switches}, of which to a layout seen before ${st.switchesToSeen}, costing ${st.analysesAtSeenSwitches} new analyses`);
+    out.push(`samples by contact mode: ${[...st.modes].map(([m, n]) => `${m} ${n}`).join(', ')}`);
+  }
+  for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
+  if (st.badDataTested) {
+    const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    const unchecked = new Set(seen.flatMap((l) => l.unchecked));
+    if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
+  }
+  return out;
 }
 
 const MAX_REPORT_ROWS = 500;
@@ -330,6 +379,7 @@ function reportMarkdown(r: ReportData): string {
     if (r.errors.length > MAX_REPORT_ROWS) md.push(`- … ${r.errors.length - MAX_REPORT_ROWS} more`);
   }
   md.push('');
+  if (r.extra.length) md.push('## Layouts, contact modes and bad data', '', ...r.extra.map((w) => `- ${w}`), '');
   if (r.warnings.length) md.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   if (r.notes.length) md.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   return md.join('\n');
