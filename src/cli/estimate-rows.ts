@@ -51,7 +51,11 @@ export interface RowSetup {
 /** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
 export const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 
-const countMap = (m: Map<string, number>): Map<string, number> => new Map(m);
+/** the figures of a batch estimated by the caller's own session (nothing to absorb) */
+const NO_STATS: BatchStats = {
+  times: [], condTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
+  analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, analyses: 0, modes: [], suspects: [], ignored: [], layouts: [],
+};
 function mapDelta(after: Map<string, number>, before: Map<string, number>): [string, number][] {
   const out: [string, number][] = [];
   for (const [k, v] of after) { const d = v - (before.get(k) ?? 0); if (d !== 0) out.push([k, d]); }
@@ -68,12 +72,35 @@ export class RowProcessor {
     this.csv = setup.csvHeader ? new CsvRows(this.schema, setup.csvHeader.cells, setup.csvHeader.line) : null;
   }
 
-  /** Parse, estimate and format every row of the batch. */
-  run(rows: RawRow[]): BatchResult {
+  /**
+   * Parse, estimate and format every row of the batch; with `withStats` (a worker's batch), what it
+   * added to the session's figures comes back with it.
+   */
+  run(rows: RawRow[], withStats = true): BatchResult {
     const session = this.session, st = session.stats;
+    if (!withStats) return { results: this.rows(rows), stats: NO_STATS };
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
-    const before = { ...st, modes: countMap(st.modes), suspects: countMap(st.suspects), analyses: session.layouts.analyses };
+    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), analyses: session.layouts.analyses };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
+    const results = this.rows(rows);
+    const layouts: SeenLayout[] = [];
+    for (const [key, v] of session.layouts.seen) {
+      const d = v.samples - (seenBefore.get(key) ?? 0);
+      if (d !== 0 || !seenBefore.has(key)) layouts.push({ key, ...v, samples: d });
+    }
+    const stats: BatchStats = {
+      times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), conditions: st.conditions.slice(k0),
+      samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
+      maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
+      badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected,
+      analyses: session.layouts.analyses - before.analyses,
+      modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
+    };
+    return { results, stats };
+  }
+
+  private rows(rows: RawRow[]): RowResult[] {
+    const session = this.session;
     const results: RowResult[] = [];
     for (const raw of rows) {
       if (raw.kind === 'error') { results.push({ kind: 'skip', line: raw.line, message: raw.message }); continue; }
@@ -97,20 +124,7 @@ export class RowProcessor {
       }
       results.push(res);
     }
-    const layouts: SeenLayout[] = [];
-    for (const [key, v] of session.layouts.seen) {
-      const d = v.samples - (seenBefore.get(key) ?? 0);
-      if (d !== 0 || !seenBefore.has(key)) layouts.push({ key, ...v, samples: d });
-    }
-    const stats: BatchStats = {
-      times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), conditions: st.conditions.slice(k0),
-      samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
-      maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
-      badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected,
-      analyses: session.layouts.analyses - before.analyses,
-      modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
-    };
-    return { results, stats };
+    return results;
   }
 }
 

@@ -29,6 +29,7 @@ export class EstimateSeries {
   stride = 1;
   /** samples offered to add() */
   seen = 0;
+  private readonly keys = new Map<string, string[]>();
 
   constructor(readonly maxPoints = 2000) {}
 
@@ -42,19 +43,28 @@ export class EstimateSeries {
       if (!c) { c = new Array<number>(n).fill(NaN); this.columns.set(key, c); }
       c.push(v);
     };
+    // the keys of a name under a prefix, built once (this runs once per sample)
+    const keys = (prefix: string, name: string, count: number, sub: (k: number) => string): string[] => {
+      const id = `${prefix}\u0000${name}`;
+      let ks = this.keys.get(id);
+      if (!ks || ks.length !== count) { ks = Array.from({ length: count }, (_, k) => `${prefix}.${name}${sub(k)}`); this.keys.set(id, ks); }
+      return ks;
+    };
     const dofs = (prefix: string, rec: Record<string, number | number[]>) => {
-      for (const [name, x] of Object.entries(rec)) {
-        if (typeof x === 'number') put(`${prefix}.${name}`, x);
-        else for (let k = 0; k < x.length; k++) put(`${prefix}.${name}[${k}]`, x[k]);
+      for (const name in rec) {
+        const x = rec[name];
+        if (typeof x === 'number') put(keys(prefix, name, 1, () => '')[0], x);
+        else { const ks = keys(prefix, name, x.length, (k) => `[${k}]`); for (let k = 0; k < x.length; k++) put(ks[k], x[k]); }
       }
     };
     const wrench = (prefix: string, link: string, w: Wrench) => {
-      for (let c = 0; c < 3; c++) { put(`${prefix}.${link}.${COMPONENTS[c]}`, w.torque[c]); put(`${prefix}.${link}.${COMPONENTS[c + 3]}`, w.force[c]); }
+      const ks = keys(prefix, link, 6, (k) => `.${COMPONENTS[k]}`);
+      for (let c = 0; c < 3; c++) { put(ks[c], w.torque[c]); put(ks[c + 3], w.force[c]); }
     };
     dofs('tau', e.tau);
     if (e.tau_std) dofs('tau_std', e.tau_std);
     for (const [link, w] of Object.entries(e.contact_wrenches)) wrench('contact', link, w);
-    for (const [s, r] of Object.entries(e.residuals)) put(`residual.${s}`, r);
+    for (const s in e.residuals) put(keys('residual', s, 1, () => '')[0], e.residuals[s]);
     if (typeof truth === 'object' && truth !== null) {
       const tr = truth as { tau?: Record<string, unknown>; contact_wrenches?: Record<string, unknown> };
       if (typeof tr.tau === 'object' && tr.tau !== null) {

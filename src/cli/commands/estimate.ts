@@ -211,7 +211,7 @@ export function register(program: Command, state: CliState): void {
           }
           if (pool === null) {
             local ??= new RowProcessor(session, setupFor());
-            accept(local.run(part), false);
+            accept(local.run(part, false), false);
             return;
           }
           pending.push(pool.run(part));
