@@ -12,7 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LogSchema } from '../../src/io/log.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
 import { ensureBuilt } from '../package/dist.ts';
+import { Rng } from '../../src/model/rng.ts';
 import { runCli as run } from './run.ts';
+import { slipperyProblem, syntheticRow } from './synthetic.ts';
 
 const DEMO = 'data/problems/humanoid-demo.json';
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-jobs-'));
@@ -84,6 +86,34 @@ describe('estimate --jobs N', () => {
       }
     });
   }
+
+  it('flagged samples (near a singular configuration) across batches: the same bytes, each run of them named at its first sample', async () => {
+    const pf = join(dir, 'slippery.json');
+    writeFileSync(pf, JSON.stringify(slipperyProblem(`${process.cwd()}/models/humanoid.urdf`)));
+    const { es } = loadEstimationSystem(pf);
+    const rng = new Rng(5);
+    const legs = ['hip_yaw', 'hip_roll', 'hip_pitch', 'knee', 'ankle_pitch', 'ankle_roll'];
+    const wrenches = { l_sole: [4, -3, 2, 0, 0, 300], r_sole: [-2, 5, -1, 0, 0, 280] };
+    // runs of samples near the singular neutral pose, broken now and then by a typical configuration
+    const log = join(dir, 'slippery.ndjson');
+    const lines: string[] = [];
+    for (let k = 0; k < 400; k++) {
+      const w = k % 97 === 50 ? 0.6 : 0.01;
+      const q = Object.fromEntries(legs.flatMap((j) => [[`l_${j}`, rng.uniform(-w, w)], [`r_${j}`, rng.uniform(-w, w)]]));
+      lines.push(JSON.stringify(syntheticRow(es, { t: k * 0.01, q, wrenches }, rng)));
+    }
+    writeFileSync(log, lines.join('\n') + '\n');
+    const texts: string[] = [];
+    for (const jobs of [1, 2]) {
+      const o = join(dir, `slip-${jobs}.ndjson`);
+      const r = await run(['estimate', pf, '--data', log, '--out', o, '--jobs', String(jobs), '--no-html', '-q']);
+      expect(r.code).toBe(0);
+      texts.push(readFileSync(o, 'utf8'));
+    }
+    const flagged = texts[0].trim().split('\n').filter((l) => l.includes('"near_singular"'));
+    expect(flagged.length).toBeGreaterThan(300);
+    expect(texts[1] === texts[0]).toBe(true);
+  }, 120_000);
 
   it('--jobs must be a whole number from 1', async () => {
     for (const bad of ['0', 'two', '1.5', '-1']) {

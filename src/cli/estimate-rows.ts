@@ -79,6 +79,10 @@ export class RowProcessor {
   run(rows: RawRow[], withStats = true): BatchResult {
     const session = this.session, st = session.stats;
     if (!withStats) return { results: this.rows(rows), stats: NO_STATS };
+    // a worker's batch need not follow its previous one: a run of flagged samples starts afresh (the
+    // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
+    session.breakRun();
+    session.restartPivoting();
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), analyses: session.layouts.analyses };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));

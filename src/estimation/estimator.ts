@@ -64,6 +64,19 @@ export class Estimator {
   readonly analyzeMs: number;
   /** the offline analysis (ordering and L, U patterns) this estimator started from */
   readonly offline: SymbolicLU;
+
+  /**
+   * The analysis in force now: the offline one, or the one a numeric re-pivoting replaced it with
+   * (a block whose pivots failed at some sample). An estimator given it continues exactly as this one.
+   */
+  get symbolicInForce(): SymbolicLU {
+    return (this.lu ?? this.solver!.lu).symbolic;
+  }
+
+  /** Return to the row order of `S` (e.g. an earlier `symbolicInForce`); the next sample follows it. */
+  restartPivoting(S: SymbolicLU): void {
+    (this.lu ?? this.solver!.lu).restart(S);
+  }
   /** square mode: the sparse solver of [D; D_Y] */
   readonly solver?: SparseSolver;
   /** the values of [D; D_Y] and [b; b_Y] at the last sample */

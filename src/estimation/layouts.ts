@@ -42,7 +42,7 @@ export interface LayoutOffline {
 /** A layout's offline work as plain JSON (see LayoutOffline). */
 export function layoutOffline(l: Layout): LayoutOffline {
   const out: LayoutOffline = { key: l.key, analysis: l.analysis, priorOnly: l.priorOnly, priorOnlyUnknowns: l.priorOnlyUnknowns };
-  if (l.estimator) out.symbolic = l.estimator.offline.toJSON();
+  if (l.estimator) out.symbolic = l.estimator.symbolicInForce.toJSON();
   if (l.conditioning) out.conditioning = l.conditioning.calibration();
   return out;
 }
@@ -64,6 +64,8 @@ export interface Layout {
   /** the unknowns those directions leave undetermined by the data */
   priorOnlyUnknowns: string[];
   estimator?: Estimator;
+  /** the estimator's row order once the layout was built (offline analysis and calibration): `restartPivoting` returns to it */
+  initial?: SymbolicLU;
   conditioning?: EstimateConditioning;
   badData?: BadDataDetector;
   /** ms of the offline work of this layout (analysis, ordering, condition setup, bad-data setup) */
@@ -85,6 +87,14 @@ export class LayoutCache {
 
   constructor(readonly es: EstimationSystem, readonly opts: LayoutOptions = {}) {
     this.capacity = Math.max(1, opts.capacity ?? 32);
+  }
+
+  /**
+   * Every cached layout's estimator returns to its row order at build time, so that what follows
+   * does not depend on the samples before (the runs of worker threads start their batches here).
+   */
+  restartPivoting(): void {
+    for (const l of this.map.values()) if (l.estimator && l.initial) l.estimator.restartPivoting(l.initial);
   }
 
   /** The layout of these sensors (names, any order) and active contacts; built on first need. */
@@ -137,6 +147,7 @@ export class LayoutCache {
       if (conf > 0 && est.mode === 'wls') layout.badData = new BadDataDetector(est, conf);
       if (this.opts.condition ?? true) layout.conditioning = new EstimateConditioning(est, { calibration: given?.conditioning });
     }
+    if (layout.estimator) layout.initial = layout.estimator.symbolicInForce;
     layout.setupMs = performance.now() - t0;
     return layout;
   }

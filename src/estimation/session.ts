@@ -190,6 +190,23 @@ export class EstimationSession {
     return this.allContacts;
   }
 
+  /**
+   * Forget the run of flagged samples in progress, so that the next flagged sample is named at
+   * itself (a worker thread starting a batch that does not follow its previous one).
+   */
+  breakRun(): void {
+    this.run = null;
+  }
+
+  /**
+   * Every layout's sparse LU returns to its row order at build time (after re-pivotings at earlier
+   * samples): called every fixed number of rows, in one thread as in worker threads, it makes the
+   * estimates independent of how the rows are shared out.
+   */
+  restartPivoting(): void {
+    this.layouts.restartPivoting();
+  }
+
   /** The offline work of this session (the full layout's) as plain JSON, for sessions of worker threads (`opts.offline`). */
   offline(): LayoutOffline[] {
     return [layoutOffline(this.full)];

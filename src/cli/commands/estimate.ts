@@ -45,7 +45,7 @@ interface Opts {
   layoutCache: string;
 }
 
-/** rows per batch sent to a worker thread (--jobs above 1) */
+/** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
 const BATCH = 128;
 
 /** the default limit of the condition figure (see the README: measured distributions) */
@@ -230,7 +230,12 @@ export function register(program: Command, state: CliState): void {
               continue;
             }
             rows++;
-            if (jobs === 1) { await send([raw], true); continue; }
+            if (jobs === 1) {
+              // the pivot order returns to its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
+              if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
+              await send([raw], true);
+              continue;
+            }
             batch.push(raw);
             if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
           }
