@@ -17,8 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EstimateConditioning } from '../src/estimation/conditioning.ts';
-import { Estimator } from '../src/estimation/estimator.ts';
+import { EstimationSession } from '../src/estimation/session.ts';
 import { inputsFromReadings } from '../src/estimation/synthesize.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../src/io/log.ts';
 import { loadEstimationSystem } from '../src/node/problem-file.ts';
@@ -77,8 +76,10 @@ writeFileSync(logs.csv.small, toCsv(lines.slice(0, S)));
 const samples = lines.map((l, k) => parseNdjsonLine(schema, l, k + 1) as Sample);
 /** µs per sample of the solve: wall (least of 3 passes) and CPU time of this process (least of 3 passes) */
 function solveMicros(condition: boolean): { wall: number; cpu: number } {
-  const est = new Estimator(es);
-  const cond = condition ? new EstimateConditioning(est) : null;
+  // the numerical work the command does on each sample of the full layout: the estimate, the
+  // condition check when asked, the chi-square bad-data test (on by default)
+  const session = new EstimationSession(es, { condition });
+  const est = session.full.estimator!, cond = session.full.conditioning ?? null, bad = session.full.badData ?? null;
   const y = new Float64Array(es.sys.ny);
   let best = Infinity, bestCpu = Infinity;
   for (let pass = 0; pass < 4; pass++) {
@@ -89,6 +90,7 @@ function solveMicros(condition: boolean): { wall: number; cpu: number } {
       const t0 = performance.now();
       est.estimate(s.q, s.v, y);
       cond?.update();
+      bad?.test();
       total += performance.now() - t0;
       const c = process.cpuUsage(c0);
       cpu += c.user + c.system;
@@ -160,7 +162,7 @@ const md = [
   `Written by \`npx tsx scripts/bench-estimate.ts --samples ${N} --reps ${REPS} --jobs ${JOBS.join(',')}\` on ${new Date().toISOString().slice(0, 10)}: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}.`,
   `Demo humanoid (${PROBLEM}: 610 unknowns, 616 equations, weighted least squares), a log of ${N} samples from scripts/make-demo-log.ts, as NDJSON (with truth) and as CSV (without).`,
   `Wall: (T(${N}) − T(${S})) / ${N - S} per sample, each T the least of ${REPS} runs of the built command line (fresh process, HTML and Markdown reports written), the sizes run alternately, so start-up and offline analysis cancel.`,
-  'Solve: the same samples estimated in the benchmark\'s process (estimate, plus the condition check when the run makes it), mean per sample, least of 3 passes after a warm-up; wall time (performance.now) and CPU time (process.cpuUsage) around each solve.',
+  'Solve: the same samples estimated in the benchmark\'s process (the estimate, the chi-square bad-data test, and the condition check when the run makes it: the numerical work on each sample), mean per sample, least of 3 passes after a warm-up; wall time (performance.now) and CPU time (process.cpuUsage) around each solve.',
   `Other sessions share this machine (1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end): times are indicative; ratios are of runs made side by side.`,
   '',
   'CPU: user + system time of the run (/usr/bin/time; all its threads), same differencing: what a sample costs whatever the load of the machine. On a loaded machine compare the CPU columns; wall times there include waiting for a core.',

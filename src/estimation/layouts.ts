@@ -73,6 +73,12 @@ export interface Layout {
 }
 
 /** The contact mode's name of a list of active contacts. */
+const sameList = (a: readonly string[], b: readonly string[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+};
+
 export const modeName = (contacts: readonly string[]): string => (contacts.length ? contacts.join('+') : 'none');
 
 /** A least-recently-used cache of the layouts of one estimation system. */
@@ -82,6 +88,8 @@ export class LayoutCache {
   analyses = 0;
   hits = 0;
   private readonly map = new Map<string, Layout>();
+  /** the arguments of the last get() and the key they gave */
+  private last: { sensors: string[]; contacts: string[]; used: string[]; active: string[]; key: string } | null = null;
   /** every layout met, by key: its sensors, mode and verdict (kept when dropped from the cache) */
   readonly seen = new Map<string, { sensors: string[]; mode: string; verdict: string; samples: number; priorOnly: string[]; unchecked: string[]; checked: string[] }>();
 
@@ -100,10 +108,17 @@ export class LayoutCache {
   /** The layout of these sensors (names, any order) and active contacts; built on first need. */
   get(sensors: readonly string[], contacts: readonly string[]): Layout {
     const p = this.es.problem;
-    const sset = new Set(sensors), cset = new Set(contacts);
-    const used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
-    const active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
-    const key = `${used.join(',')}|${active.join(',')}`;
+    let used: string[], active: string[], key: string;
+    const last = this.last;
+    if (last !== null && sameList(sensors, last.sensors) && sameList(contacts, last.contacts)) ({ used, active, key } = last);
+    else {
+      // the key of the layout, worked out again only when the row's sensors or contacts change (this runs once per sample)
+      const sset = new Set(sensors), cset = new Set(contacts);
+      used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
+      active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
+      key = `${used.join(',')}|${active.join(',')}`;
+      this.last = { sensors: [...sensors], contacts: [...contacts], used, active, key };
+    }
     const hit = this.map.get(key);
     if (hit) {
       this.hits++;

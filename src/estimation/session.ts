@@ -332,6 +332,42 @@ export class EstimationSession {
 
   /** The CSV cells of a record under `columns()`: numbers, text for mode, sensors and suspect, empty where the record has no value. */
   cells(r: EstimateRecord): string[] {
+    // in the order of columns(), read straight from the record (this runs once per sample)
+    const e = r.estimate, out: string[] = [String(r.t), String(r.line)];
+    const num = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '' : String(v));
+    if (this.opts.condition) {
+      out.push(num(r.condition), r.condition === undefined ? '' : r.near_singular !== undefined ? '1' : '0');
+    }
+    const joints = this.joints ??= this.es.model.movingJoints();
+    const dofs = (rec: Record<string, number | number[]> | undefined) => {
+      for (const j of joints) {
+        const x = rec?.[j.name];
+        if (j.nv === 1) out.push(typeof x === 'number' ? num(x) : '');
+        else for (let k = 0; k < j.nv; k++) out.push(Array.isArray(x) ? num(x[k]) : '');
+      }
+    };
+    const wrench = (w: { torque: number[]; force: number[] } | undefined) => {
+      for (let k = 0; k < 3; k++) out.push(w ? num(w.torque[k]) : '');
+      for (let k = 0; k < 3; k++) out.push(w ? num(w.force[k]) : '');
+    };
+    dofs(e.tau);
+    dofs(e.qdd);
+    for (const c of this.allContacts) wrench(e.contact_wrenches[c]);
+    for (const j of this.es.model.jointNames) wrench(e.joint_wrenches[j]);
+    for (const n of this.allSensors) out.push(num(e.residuals[n]));
+    if (this.opts.covariance) dofs(e.tau_std);
+    if (this.full.badData || this.opts.confidence > 0) {
+      out.push(r.bad_data ? String(r.bad_data.chi2) : '', r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : '', r.bad_data?.suspect ?? '');
+    }
+    out.push(r.mode, r.sensors.join(';'));
+    return out;
+  }
+
+  /** the model's moving joints (listed once) */
+  private joints?: ReturnType<EstimationSystem['model']['movingJoints']>;
+
+  /** The CSV cells of a record under `columns()`, by name (the reference for `cells`). */
+  cellsByName(r: EstimateRecord): string[] {
     const m = this.toColumns(r);
     return this.columns().map((k) => {
       if (k === 'mode') return r.mode;
