@@ -18,7 +18,7 @@ declare const __WORKER_SOURCE__: string;
 type Tool = 'inspect' | 'ft' | 'cell' | 'imu' | 'accelerometer' | 'torque' | 'qdd' | 'contact' | 'slippery';
 const TOOLS: { id: Tool; label: string; help: string }[] = [
   { id: 'inspect', label: 'Inspect', help: 'click a link or joint to see its name' },
-  { id: 'ft', label: 'F/T sensor', help: 'click a joint: a six-axis force/torque sensor in it' },
+  { id: 'ft', label: 'F/T sensor', help: 'click a joint: a six-axis force/torque sensor in it (where joints coincide, the ball picks the one furthest from the root; each joint\'s axis rod picks that joint)' },
   { id: 'cell', label: 'Load cell', help: 'click a link: a load cell under it (normal force fz and the tilting moments tx, ty of its contact)' },
   { id: 'imu', label: 'IMU', help: 'click a link: angular and linear acceleration of the link' },
   { id: 'accelerometer', label: 'Accelerometer', help: 'click a link: linear acceleration (3 axes)' },
@@ -79,7 +79,7 @@ function analyse(what: string, t0 = performance.now()): void {
 }
 
 worker.onmessage = (ev: MessageEvent) => {
-  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; ms: number };
+  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; final?: boolean; ms: number };
   if (r.id !== requestId) return; // a newer change is on its way
   if (r.error) {
     $('verdict').textContent = 'error';
@@ -99,8 +99,10 @@ worker.onmessage = (ev: MessageEvent) => {
       // measured when the new verdict is painted
       requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, worker: r.ms }); sentAt.delete(r.id); });
     }
-    $('status').textContent = r.step === 'first' ? 'redundancy, flops and spy plots…' : '';
-    $('status').className = r.step === 'first' ? 'busy' : '';
+    const final = r.step === 'at' && r.final === true;
+    $('status').textContent = final ? '' : 'redundancy, flops and spy plots…';
+    $('status').className = final ? 'done' : 'busy';
+    if (final) $('status').dataset.done = String(r.id);
   } else {
     showReport();
     if (r.flops) showFlops(r.flops);
@@ -138,6 +140,8 @@ const pickables: THREE.Object3D[] = [];
 const bodyMeshes = new Map<number, THREE.Mesh[]>();
 const jointMeshes = new Map<number, THREE.Mesh>();
 let scale = 1;
+/** radius of the drawn links */
+let rLink = 0.01;
 
 const MAT = {
   link: () => new THREE.MeshStandardMaterial({ color: 0x9aa6b2, roughness: 0.6, metalness: 0.05 }),
@@ -205,7 +209,7 @@ function buildRobot(m: Model): void {
   }
   const size = box.getSize(new THREE.Vector3()).length() || 1;
   scale = size;
-  const rLink = size * 0.012;
+  rLink = size * 0.012;
   const massMax = Math.max(...Array.from({ length: m.nb }, (_, i) => m.I[i][0]), 1e-9);
   for (let i = 0; i < m.nb; i++) {
     const g = new THREE.Group();
@@ -241,7 +245,7 @@ function buildRobot(m: Model): void {
     bodyMeshes.set(i, meshes);
     if (m.nvi[i] > 0 && m.jointTypes[i] !== 'floating') {
       const js = new THREE.Mesh(new THREE.SphereGeometry(rLink * 1.9, 14, 10), MAT.joint());
-      tag(js, { kind: 'joint', body: i, joint: m.jointNames[i] });
+      tag(js, { kind: 'joint', body: i, joint: m.jointNames[i], sphere: true });
       const ax = new THREE.Vector3(m.axis[3 * i], m.axis[3 * i + 1], m.axis[3 * i + 2]);
       if (ax.lengthSq() > 0) {
         const cyl = new THREE.Mesh(new THREE.CylinderGeometry(rLink * 0.7, rLink * 0.7, rLink * 6, 10), MAT.joint());
@@ -253,7 +257,8 @@ function buildRobot(m: Model): void {
   }
   const center = box.getCenter(new THREE.Vector3());
   controls.target.copy(center);
-  camera.position.set(center.x + size * 1.1, center.y - size * 1.5, center.z + size * 0.5);
+  // from the front-left, a little above (x forward, z up)
+  camera.position.set(center.x + size * 1.45, center.y - size * 1.0, center.z + size * 0.45);
   camera.near = size / 200;
   camera.far = size * 50;
   camera.updateProjectionMatrix();
@@ -397,7 +402,13 @@ renderer.domElement.addEventListener('pointerup', (e) => {
   if (!hits.length) return;
   // joints win over the link they sit in when both are hit
   const wantJoint = tool === 'ft' || tool === 'torque' || tool === 'qdd';
-  const hit = (wantJoint ? hits.find((h) => h.object.userData.kind === 'joint') : undefined) ?? hits[0];
+  // joints at one place (an ankle's pitch and roll): the sphere picks the one furthest from the root,
+  // the axis rods pick each
+  const firstJoint = wantJoint ? hits.find((h) => h.object.userData.kind === 'joint') : undefined;
+  let hit = firstJoint ?? hits[0];
+  if (firstJoint && firstJoint.object.userData.sphere) {
+    for (const h of hits) if (h.object.userData.sphere && h.distance - firstJoint.distance < scale * 1e-4 && h.object.userData.body > hit.object.userData.body) hit = h;
+  }
   pick(hit.object.userData as { kind: 'link' | 'joint'; body: number; link?: string; joint?: string }, t0);
 });
 
@@ -542,11 +553,14 @@ function buildSliders(m: Model): void {
   for (const j of m.movingJoints()) {
     if (j.nq !== 1) continue;
     const row = el('div', { class: 'slider' });
-    const input = el('input', { type: 'range', min: String(-Math.PI), max: String(Math.PI), step: '0.01', value: '0', 'data-joint': j.name }) as HTMLInputElement;
-    const out = el('span', {}, '0.00');
+    // whole degrees, so that 0 and the multiples of 90° (the special configurations) are reached exactly
+    const prismatic = j.type === 'prismatic';
+    const input = el('input', { type: 'range', min: prismatic ? '-100' : '-180', max: prismatic ? '100' : '180', step: '1', value: '0', 'data-joint': j.name, title: prismatic ? 'cm' : 'degrees' }) as HTMLInputElement;
+    const out = el('span', {}, prismatic ? '0 cm' : '0°');
     input.oninput = () => {
-      q[j.iq] = Number(input.value);
-      out.textContent = Number(input.value).toFixed(2);
+      const x = Number(input.value);
+      q[j.iq] = prismatic ? x / 100 : (x * Math.PI) / 180;
+      out.textContent = prismatic ? `${x} cm` : `${x}°`;
       placeRobot();
       analyse(`slider ${j.name}`);
     };
@@ -661,12 +675,17 @@ function init(): void {
 /** for scripted use (the browser test): where a link or joint is on screen, the timings */
 (window as unknown as { playground: unknown }).playground = {
   timings,
-  screenPoint(name: string): { x: number; y: number } | null {
+  /** a link's frame origin, or a joint's origin (with `alongAxis`: that many link radii along its axis rod) */
+  screenPoint(name: string, alongAxis = 0): { x: number; y: number } | null {
     if (!model) return null;
     let p: THREE.Vector3 | null = null;
-    if (model.hasJoint(name) && model.joint(name) >= 0) p = bodyPose(model.joint(name)).p;
-    else if (model.hasFrame(name)) p = linkPose(name)?.p ?? null;
+    if (model.hasJoint(name) && model.joint(name) >= 0) {
+      const i = model.joint(name), at = bodyPose(i);
+      const ax = rotate(at.R, new THREE.Vector3(model.axis[3 * i], model.axis[3 * i + 1], model.axis[3 * i + 2]));
+      p = at.p.addScaledVector(ax, alongAxis * rLink);
+    } else if (model.hasFrame(name)) p = linkPose(name)?.p ?? null;
     if (!p) return null;
+    camera.updateMatrixWorld();
     const v = p.clone().project(camera);
     const r = renderer.domElement.getBoundingClientRect();
     return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
@@ -679,6 +698,8 @@ function init(): void {
   },
   arrows: () => directionGroup.children.filter((c) => c instanceof THREE.ArrowHelper).map((c) => c.userData),
   problem: () => problemJson(problem()),
+  /** the id of the newest change and of the last one fully analysed */
+  pending: () => requestId,
   select: (t: Tool) => (document.querySelector(`[data-tool="${t}"]`) as HTMLButtonElement).click(),
 };
 

@@ -30,7 +30,7 @@ function step(): void {
       const current = layout.at(req.q);
       post({ id: req.id, step: 'first', report, current, removed: layout.removed, ms: performance.now() - t0 });
     } else {
-      post({ id: req.id, step: 'at', current: layout.at(req.q), ms: performance.now() - t0 });
+      post({ id: req.id, step: 'at', current: layout.at(req.q), final: restDone === key, ms: performance.now() - t0 });
     }
     if (restDone !== key) {
       // let a newer request in before the slower part
