@@ -34,8 +34,10 @@ interface State {
   base: 'fixed' | 'floating';
   contacts: ContactSpec[];
   sensors: SensorSpec[];
+  /** the other fields of an imported problem (gravity, priors, contact schedule, …), kept for the export */
+  extra: Partial<ProblemFile>;
 }
-let state: State = { model: 'humanoid', base: 'floating', contacts: [], sensors: [] };
+let state: State = { model: 'humanoid', base: 'floating', contacts: [], sensors: [], extra: {} };
 const urdfs: Record<string, string> = {};
 let model: Model | null = null;
 let q: Float64Array = new Float64Array(0);
@@ -53,7 +55,7 @@ const el = (tag: string, attrs: Record<string, string> = {}, text = ''): HTMLEle
 const origin0 = () => ({ xyz: [0, 0, 0] as [number, number, number], rpy: [0, 0, 0] as [number, number, number] });
 
 function problem(): ProblemFile {
-  return { model: state.model, base: state.base, contacts: state.contacts, sensors: state.sensors };
+  return { ...state.extra, model: state.model, base: state.base, contacts: state.contacts, sensors: state.sensors };
 }
 
 function defaultSensors(m: Model): SensorSpec[] {
@@ -123,6 +125,12 @@ scene.background = new THREE.Color(0xf4f5f7);
 const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 200);
 camera.up.set(0, 0, 1);
 const controls = new OrbitControls(camera, renderer.domElement);
+/** render on demand only (a software renderer must not take the CPU the worker needs) */
+let needsRender = true;
+/** how long each frame took to render (ms) */
+const renderMs: number[] = [];
+const redraw = () => { needsRender = true; };
+controls.addEventListener('change', redraw);
 scene.add(new THREE.HemisphereLight(0xffffff, 0x8899aa, 2.2));
 const sun = new THREE.DirectionalLight(0xffffff, 1.6);
 sun.position.set(3, -4, 6);
@@ -155,6 +163,7 @@ function resize(): void {
   renderer.setSize(w, h, false);
   camera.aspect = w / Math.max(h, 1);
   camera.updateProjectionMatrix();
+  redraw();
 }
 new ResizeObserver(resize).observe(canvasHost);
 
@@ -304,6 +313,7 @@ function glyph(geom: THREE.BufferGeometry, color: number, at: { R: number[]; p: 
 }
 
 function drawSensors(): void {
+  redraw();
   sensorGroup.clear();
   if (!model) return;
   const s = scale;
@@ -337,6 +347,7 @@ function drawSensors(): void {
 
 const HIGHLIGHT = new THREE.Color(0xd62828);
 function drawDirections(): void {
+  redraw();
   directionGroup.clear();
   for (const [, ms] of bodyMeshes) for (const m of ms) (m.material as THREE.MeshStandardMaterial).emissive.setHex(0);
   for (const [, m] of jointMeshes) (m.material as THREE.MeshStandardMaterial).emissive.setHex(0);
@@ -383,8 +394,12 @@ function drawDirections(): void {
 }
 
 function frame(): void {
-  controls.update();
-  renderer.render(scene, camera);
+  if (needsRender) {
+    needsRender = false;
+    const t0 = performance.now();
+    renderer.render(scene, camera);
+    renderMs.push(performance.now() - t0);
+  }
   requestAnimationFrame(frame);
 }
 
@@ -469,9 +484,9 @@ function pick(d: { kind: 'link' | 'joint'; body: number; link?: string; joint?: 
 
 // ── panels ───────────────────────────────────────────────────────────────────────────────────
 function changed(what: string, t0 = performance.now()): void {
+  analyse(what, t0); // first: the worker starts while the page redraws
   drawSensors();
   showLayout();
-  analyse(what, t0);
 }
 
 function showLayout(): void {
@@ -616,7 +631,10 @@ function importProblem(text: string): void {
     const name = p.model.trim().replace(/\+(floating|fixed)$/, '');
     const spec = /\.urdf$/i.test(name) ? (name.split(/[\\/]/).pop() ?? name) : name;
     if (/\.urdf$/i.test(spec) && urdfs[spec] === undefined) throw new Error(`the problem's model is the URDF file "${spec}": drop that file on the page first`);
-    state = { model: spec, base: p.base, contacts: p.contacts, sensors: p.sensors };
+    const { model: _m, base: _b, contacts, sensors, notes: _n, ...extra } = p;
+    void _m; void _b; void _n;
+    for (const k of Object.keys(extra) as (keyof typeof extra)[]) if (extra[k] === undefined) delete extra[k];
+    state = { model: spec, base: p.base, contacts, sensors, extra };
     addModelOption(spec);
     loadModel(true);
   } catch (e) {
@@ -642,7 +660,7 @@ function exportProblem(): void {
 function init(): void {
   const sel = $<HTMLSelectElement>('model');
   for (const m of MODELS) sel.append(el('option', { value: m }, m));
-  sel.onchange = () => { state.model = sel.value; state.base = /^humanoid/.test(sel.value) ? 'floating' : 'fixed'; loadModel(false); };
+  sel.onchange = () => { state.model = sel.value; state.extra = {}; state.base = /^humanoid/.test(sel.value) ? 'floating' : 'fixed'; loadModel(false); };
   const tools = $('tools');
   for (const t of TOOLS) {
     const b = el('button', { 'data-tool': t.id, title: t.help }, t.label);
@@ -675,6 +693,7 @@ function init(): void {
 /** for scripted use (the browser test): where a link or joint is on screen, the timings */
 (window as unknown as { playground: unknown }).playground = {
   timings,
+  renderMs,
   /** a link's frame origin, or a joint's origin (with `alongAxis`: that many link radii along its axis rod) */
   screenPoint(name: string, alongAxis = 0): { x: number; y: number } | null {
     if (!model) return null;

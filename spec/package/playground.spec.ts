@@ -189,6 +189,8 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     expect(clicks.length).toBe(4);
     const ms = clicks.map((t) => t.ms).sort((a, b) => a - b);
     const median = (ms[1] + ms[2]) / 2;
+    const renders = (await page.evaluate(() => (window as unknown as { playground: { renderMs: number[] } }).playground.renderMs)).slice().sort((a, b) => a - b);
+    process.stdout.write(`playground: ${renders.length} frames rendered, median ${renders[renders.length >> 1].toFixed(0)} ms\n`);
     const line = `playground: click → verdict on the humanoid ${ms.map((x) => x.toFixed(0)).join(', ')} ms (median ${median.toFixed(0)} ms; in the worker ${clicks.map((t) => t.worker.toFixed(0)).join(', ')} ms); file:// load → first verdict ${loadMs} ms`;
     process.stdout.write(`${line}\n`);
     if (WRITE) {
