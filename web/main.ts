@@ -69,7 +69,7 @@ const worker = new Worker(URL.createObjectURL(new Blob([__WORKER_SOURCE__], { ty
 let requestId = 0;
 const sentAt = new Map<number, { t: number; what: string }>();
 /** click → verdict on screen, per analysed change (for the tests' trace) */
-const timings: { what: string; ms: number; worker: number }[] = [];
+const timings: { what: string; ms: number; received: number; worker: number }[] = [];
 
 function analyse(what: string, t0 = performance.now()): void {
   if (!model) return;
@@ -99,7 +99,8 @@ worker.onmessage = (ev: MessageEvent) => {
     const s = sentAt.get(r.id);
     if (s) {
       // measured when the new verdict is painted
-      requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, worker: r.ms }); sentAt.delete(r.id); });
+      const received = performance.now() - s.t;
+      requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, received, worker: r.ms }); sentAt.delete(r.id); });
     }
     const final = r.step === 'at' && r.final === true;
     $('status').textContent = final ? '' : 'redundancy, flops and spy plots…';
