@@ -588,7 +588,15 @@ function buildSliders(m: Model): void {
 /** Load the model of the current state (draw it, fit the layout to it, analyse). */
 function loadModel(keepLayout: boolean): void {
   try {
-    const m = problemModel(problem(), urdfs);
+    // the model with the layout's F/T sensors in URDF fixed joints kept as joints; a layout that does not
+    // fit (another robot) is dropped or fitted below
+    let m: Model;
+    try {
+      m = problemModel(keepLayout ? problem() : { ...problem(), contacts: [], sensors: [] }, urdfs);
+    } catch (e) {
+      if (!keepLayout) throw e;
+      m = problemModel({ ...problem(), sensors: [] }, urdfs);
+    }
     model = m;
     if (!keepLayout) { state.contacts = []; state.sensors = defaultSensors(m); }
     const fit = fitProblem(problem(), m);
@@ -621,6 +629,8 @@ async function openFiles(files: FileList | File[]): Promise<void> {
   const urdf = list.find((f) => urdfs[f.name] !== undefined);
   if (urdf) {
     state.model = urdf.name;
+    state.base = 'fixed'; // as the URDF says: the root link welded to the world (the button toggles)
+    state.extra = {};
     addModelOption(urdf.name);
     loadModel(false);
   }
