@@ -69,7 +69,7 @@ const worker = new Worker(URL.createObjectURL(new Blob([__WORKER_SOURCE__], { ty
 let requestId = 0;
 const sentAt = new Map<number, { t: number; what: string }>();
 /** click → verdict on screen, per analysed change (for the tests' trace) */
-const timings: { what: string; ms: number; received: number; worker: number }[] = [];
+const timings: { what: string; ms: number; received: number; started: number; worker: number }[] = [];
 
 function analyse(what: string, t0 = performance.now()): void {
   if (!model) return;
@@ -81,9 +81,10 @@ function analyse(what: string, t0 = performance.now()): void {
 }
 
 worker.onmessage = (ev: MessageEvent) => {
-  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; final?: boolean; ms: number };
+  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
   if (r.id !== requestId) return; // a newer change is on its way
   if (r.error) {
+    holdRenderUntil = 0;
     $('verdict').textContent = 'error';
     $('verdict').className = 'verdict error';
     $('error').textContent = r.error;
@@ -94,13 +95,15 @@ worker.onmessage = (ev: MessageEvent) => {
   if (r.report) report = r.report;
   if (r.current) current = r.current;
   if (r.step !== 'rest') {
+    holdRenderUntil = 0;
     showReport();
     drawDirections();
     const s = sentAt.get(r.id);
     if (s) {
       // measured when the new verdict is painted
       const received = performance.now() - s.t;
-      requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, received, worker: r.ms }); sentAt.delete(r.id); });
+      const started = r.startedAt !== undefined ? r.startedAt - (performance.timeOrigin + s.t) : NaN;
+      requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, received, started, worker: r.ms }); sentAt.delete(r.id); });
     }
     const final = r.step === 'at' && r.final === true;
     $('status').textContent = final ? '' : 'redundancy, flops and spy plots…';
@@ -128,10 +131,16 @@ camera.up.set(0, 0, 1);
 const controls = new OrbitControls(camera, renderer.domElement);
 /** render on demand only (a software renderer must not take the CPU the worker needs) */
 let needsRender = true;
+/**
+ * after a change of the layout, the view waits (at most 300 ms) for its analysis, so that the new
+ * sensor and the directions it leaves appear in one frame, and the renderer (in software, on
+ * machines without a GPU) does not hold up the result
+ */
+let holdRenderUntil = 0;
 /** how long each frame took to render (ms) */
 const renderMs: number[] = [];
 const redraw = () => { needsRender = true; };
-controls.addEventListener('change', redraw);
+controls.addEventListener('change', () => { holdRenderUntil = 0; redraw(); });
 scene.add(new THREE.HemisphereLight(0xffffff, 0x8899aa, 2.2));
 const sun = new THREE.DirectionalLight(0xffffff, 1.6);
 sun.position.set(3, -4, 6);
@@ -395,7 +404,7 @@ function drawDirections(): void {
 }
 
 function frame(): void {
-  if (needsRender) {
+  if (needsRender && performance.now() >= holdRenderUntil) {
     needsRender = false;
     const t0 = performance.now();
     renderer.render(scene, camera);
@@ -485,7 +494,8 @@ function pick(d: { kind: 'link' | 'joint'; body: number; link?: string; joint?: 
 
 // ── panels ───────────────────────────────────────────────────────────────────────────────────
 function changed(what: string, t0 = performance.now()): void {
-  analyse(what, t0); // first: the worker starts while the page redraws
+  holdRenderUntil = performance.now() + 300;
+  analyse(what, t0); // first: the worker starts while the page updates
   drawSensors();
   showLayout();
 }
