@@ -80,7 +80,7 @@ export function register(program: Command, state: CliState): void {
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON or CSV); "-" writes standard output')
     .addOption(new Option('--format <format>', 'format of the estimates (default: the log\'s)').choices(['ndjson', 'csv']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
-    .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
+    .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; square and redundant layouts, posterior with priors)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
     .option('--strict', 'refuse log channels the problem does not use (default: ignored, named in one note)')
