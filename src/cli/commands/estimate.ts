@@ -168,7 +168,7 @@ export function register(program: Command, state: CliState): void {
         const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
         const setupFor = (): RowSetup => {
           outFormat ??= inFormat ?? 'ndjson';
-          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
+          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: true }; // a worker's estimates come back for the accuracy figures (and the HTML series)
         };
         const accept = (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b.stats);
