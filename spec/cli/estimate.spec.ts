@@ -441,6 +441,12 @@ describe('sparsedyn estimate: real experiments (the walking log)', () => {
     expect((await run(['estimate', WALK, '--data', walk, '--out', '-', '--false-alarm', '5'])).err).toMatch(/--false-alarm must be a probability between 0 and 1/);
     expect((await run(['estimate', WALK, '--data', walk, '--out', '-', '--quaternion-tolerance', 'x'])).err).toMatch(/--quaternion-tolerance must be a decimal number/);
     expect((await run(['estimate', WALK, '--data', walk, '--out', '-', '--layout-cache', '0'])).err).toMatch(/--layout-cache must be a whole number of layouts >= 1/);
+    // worker threads: the same modes, bad-data and accuracy figures (without the HTML report too)
+    const jobs = await run(['estimate', WALK, '--data', walk, '--out', '-', '--no-condition', '--jobs', '2', '--no-html']);
+    expect(jobs.code).toBe(0);
+    expect(jobs.err).toMatch(/samples by contact mode: l_sole\+r_sole 40, l_sole 20, r_sole 20/);
+    expect(jobs.err).toMatch(/accuracy against the log's truth \(80 samples\)/);
+    expect(jobs.err).toMatch(/bad data \(chi-square at confidence 0\.99\): \d+ of 80 samples flagged/);
     // a cache of one layout: every mode switch is a new analysis, counted
     const one = await run(['estimate', WALK, '--data', walk, '--out', '-', '--no-condition', '--layout-cache', '1']);
     expect(one.code).toBe(0);

@@ -29,7 +29,7 @@ export interface SeenLayout { key: string; sensors: string[]; mode: string; verd
 export interface BatchStats {
   times: number[]; condTimes: number[]; conditions: number[];
   samples: number; flops: number; condFlops: number; partial: number; maxQuaternionDeviation: number;
-  analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; analyses: number;
+  analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; badDataAmbiguous: number; analyses: number;
   modes: [string, number][]; suspects: [string, number][]; ignored: string[]; layouts: SeenLayout[];
 }
 
@@ -54,7 +54,7 @@ export const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(
 /** the figures of a batch estimated by the caller's own session (nothing to absorb) */
 const NO_STATS: BatchStats = {
   times: [], condTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
-  analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, analyses: 0, modes: [], suspects: [], ignored: [], layouts: [],
+  analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, badDataAmbiguous: 0, analyses: 0, modes: [], suspects: [], ignored: [], layouts: [],
 };
 function mapDelta(after: Map<string, number>, before: Map<string, number>): [string, number][] {
   const out: [string, number][] = [];
@@ -96,7 +96,7 @@ export class RowProcessor {
       times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), conditions: st.conditions.slice(k0),
       samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
       maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
-      badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected,
+      badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected, badDataAmbiguous: st.badDataAmbiguous - before.badDataAmbiguous,
       analyses: session.layouts.analyses - before.analyses,
       modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
     };
@@ -143,7 +143,7 @@ export function absorbStats(session: EstimationSession, b: BatchStats): void {
   for (const x of b.conditions) st.conditions.push(x);
   st.samples += b.samples; st.flops += b.flops; st.condFlops += b.condFlops; st.partial += b.partial;
   st.maxQuaternionDeviation = Math.max(st.maxQuaternionDeviation, b.maxQuaternionDeviation);
-  st.analysesAtSeenSwitches += b.analysesAtSeenSwitches; st.badDataTested += b.badDataTested; st.badDataDetected += b.badDataDetected;
+  st.analysesAtSeenSwitches += b.analysesAtSeenSwitches; st.badDataTested += b.badDataTested; st.badDataDetected += b.badDataDetected; st.badDataAmbiguous += b.badDataAmbiguous;
   for (const [k, d] of b.modes) st.modes.set(k, (st.modes.get(k) ?? 0) + d);
   for (const [k, d] of b.suspects) st.suspects.set(k, (st.suspects.get(k) ?? 0) + d);
   for (const c of b.ignored) st.ignored.add(c);

@@ -95,7 +95,7 @@ export function register(program: Command, state: CliState): void {
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
     .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
-    .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
+    .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; square and redundant layouts, posterior with priors)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
     .option('--strict', 'refuse log channels the problem does not use (default: ignored, named in one note)')
@@ -168,7 +168,7 @@ export function register(program: Command, state: CliState): void {
         const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
         const setupFor = (): RowSetup => {
           outFormat ??= inFormat ?? 'ndjson';
-          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
+          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: true }; // a worker's estimates come back for the accuracy figures (and the HTML series)
         };
         const accept = (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b.stats);
