@@ -68,6 +68,8 @@ export interface Layout {
   initial?: SymbolicLU;
   conditioning?: EstimateConditioning;
   badData?: BadDataDetector;
+  /** the input vector of this layout's system (reused row after row) */
+  y: Float64Array<ArrayBuffer>;
   /** ms of the offline work of this layout (analysis, ordering, condition setup, bad-data setup) */
   setupMs: number;
 }
@@ -154,7 +156,7 @@ export class LayoutCache {
       priorOnly = data.unobservable;
       priorOnlyUnknowns = data.undetermined;
     }
-    const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, setupMs: 0 };
+    const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, y: new Float64Array(es.sys.ny), setupMs: 0 };
     if (analysis.verdict !== 'ill_posed' && es.sys.m >= es.sys.n) {
       const est = new Estimator(es, { symbolic: given?.symbolic ? SymbolicLU.fromJSON(given.symbolic) : undefined });
       layout.estimator = est;

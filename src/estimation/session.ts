@@ -112,6 +112,8 @@ export interface SessionStats {
   badDataTested: number;
   badDataDetected: number;
   suspects: Map<string, number>;
+  /** flagged samples whose suspect another sensor explains about as well (BadDataResult.alternatives) */
+  badDataAmbiguous: number;
 }
 
 /**
@@ -126,7 +128,7 @@ export class EstimationSession {
   readonly stats: SessionStats = {
     samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
     modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
-    badDataTested: 0, badDataDetected: 0, suspects: new Map(),
+    badDataTested: 0, badDataDetected: 0, suspects: new Map(), badDataAmbiguous: 0,
   };
   /** accuracy against the truth the log's rows carry */
   readonly truth: TruthComparison;
@@ -241,7 +243,7 @@ export class EstimationSession {
     }
     const es = layout.es;
     let d: Float64Array;
-    const y = new Float64Array(es.sys.ny);
+    const y = layout.y;
     try {
       inputsFromReadings(es, s.readings, y);
       const ta = performance.now();
@@ -290,6 +292,7 @@ export class EstimationSession {
       if (bad.detected) {
         st.badDataDetected++;
         if (bad.suspect !== undefined) st.suspects.set(bad.suspect, (st.suspects.get(bad.suspect) ?? 0) + 1);
+        if (bad.alternatives?.length) st.badDataAmbiguous++;
       }
     }
     if (cond && Number.isFinite(condition)) st.conditions.push(condition);

@@ -60,7 +60,11 @@ environment applies on each contact link, in the link's frame, torque about its 
 joint_wrenches: the wrench the parent applies on the child, in the child link's frame; residuals:
 RMS of each sensor's residual over its standard deviation; condition: the estimate's uncertainty
 relative to its typical value for the layout (1 at a typical configuration; a sample above
---condition-limit, default 10, is flagged as near a singular configuration of the layout). CSV
+--condition-limit, default 10, is flagged as near a singular configuration of the layout);
+sensors: the sensors whose readings were used (a row lacking some is estimated from the others
+when that layout is well posed); mode: the active contacts (the row's "contacts", else the
+problem's contact_schedule or contact_detection); bad_data (redundant layouts): chi-square test
+at confidence 1 - --false-alarm, and the suspect sensor. CSV
 headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
@@ -329,7 +333,7 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
     const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
-    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}${st.badDataAmbiguous ? ` (in ${st.badDataAmbiguous} of them another sensor explains the disagreement about as well: see bad_data.alternatives)` : ''}`);
     const unchecked = new Set(seen.flatMap((l) => l.unchecked));
     if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
   }
