@@ -54,7 +54,7 @@ describe('EstimationSession', () => {
 });
 
 describe('EstimationSession.cells', () => {
-  it('the CSV cells read straight from a record equal those looked up by column name (full and partial rows, tau_std, bad data, condition)', () => {
+  it('the CSV cells read straight from a record equal those looked up by column name, and the NDJSON text written part by part equals JSON.stringify of the object (full and partial rows, tau_std, bad data, condition)', () => {
     const { es } = loadEstimationSystem(DEMO);
     for (const opts of [{ covariance: true }, { condition: false, confidence: 0 }]) {
       const session = new EstimationSession(es, opts);
@@ -70,6 +70,8 @@ describe('EstimationSession.cells', () => {
         const cells = session.cells(out.record);
         expect(cells.length).toBe(session.columns().length);
         expect(cells).toEqual(session.cellsByName(out.record));
+        expect(session.toJsonText(out.record)).toBe(JSON.stringify(session.toJson(out.record)));
+        expect(session.toJsonText({ ...out.record, near_singular: 'w[l_sole].tz "quoted"', condition: 12.5 })).toBe(JSON.stringify(session.toJson({ ...out.record, near_singular: 'w[l_sole].tz "quoted"', condition: 12.5 })));
       });
       expect(n).toBeGreaterThanOrEqual(5);
     }

@@ -117,7 +117,7 @@ export class RowProcessor {
       const out = session.estimate(parsed);
       if (!out.ok) { results.push({ kind: 'skip', line: out.line, message: out.message, t: parsed.t }); continue; }
       const r = out.record;
-      const text = this.setup.outFormat === 'csv' ? session.cells(r).map(csvCell).join(',') + '\n' : JSON.stringify(session.toJson(r)) + '\n';
+      const text = this.setup.outFormat === 'csv' ? session.cells(r).map(csvCell).join(',') + '\n' : session.toJsonText(r) + '\n';
       const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: `${r.sensors.join(',')}|${r.mode}` };
       if (r.condition !== undefined) res.condition = r.condition;
       if (r.near_singular !== undefined) { res.near_singular = r.near_singular; res.flag_key = r.flag_key; }

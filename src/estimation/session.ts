@@ -284,7 +284,7 @@ export class EstimationSession {
     if (layout !== this.full && es.contacts.length !== this.allContacts.length) {
       named.contact_wrenches = Object.fromEntries(this.allContacts.map((c) => [c, named.contact_wrenches[c]]));
     }
-    if (!namedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+    if (!derivedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
     let bad: BadDataResult | undefined;
     if (layout.badData) {
       bad = layout.badData.test();
@@ -316,6 +316,17 @@ export class EstimationSession {
     const tail: Record<string, unknown> = { sensors: r.sensors, mode: r.mode };
     if (r.bad_data) tail.bad_data = r.bad_data;
     return { ...head, ...r.estimate, ...tail };
+  }
+
+  /** JSON.stringify(toJson(r)), written part by part (the same text; this runs once per sample). */
+  toJsonText(r: EstimateRecord): string {
+    let head = `{"t":${JSON.stringify(r.t)},"line":${JSON.stringify(r.line)}`;
+    if (r.condition !== undefined) head += `,"condition":${JSON.stringify(r.condition)}`;
+    if (r.near_singular !== undefined) head += `,"near_singular":${JSON.stringify(r.near_singular)}`;
+    const body = JSON.stringify(r.estimate);
+    let tail = `"sensors":${JSON.stringify(r.sensors)},"mode":${JSON.stringify(r.mode)}`;
+    if (r.bad_data) tail += `,"bad_data":${JSON.stringify(r.bad_data)}`;
+    return `${head}${body.length > 2 ? `,${body.slice(1, -1)}` : ''},${tail}}`;
   }
 
   /** Every CSV column of this problem's records, in order (the header; text columns last). */
@@ -397,7 +408,21 @@ function allFinite(x: Float64Array): boolean {
   return true;
 }
 
-/** whether every number of an estimate is finite (a walk over its values; no string is built: this runs once per sample) */
+/**
+ * Whether the values of an estimate computed from d are finite: contact wrenches (transformed),
+ * residuals and standard deviations; torques, accelerations and joint wrenches are copies of d,
+ * checked before (this runs once per sample).
+ */
+function derivedFinite(e: NamedEstimate): boolean {
+  for (const c in e.contact_wrenches) {
+    const w = e.contact_wrenches[c];
+    for (let k = 0; k < 3; k++) if (!(w.torque[k] - w.torque[k] === 0 && w.force[k] - w.force[k] === 0)) return false;
+  }
+  for (const n in e.residuals) if (!(e.residuals[n] - e.residuals[n] === 0)) return false;
+  return e.tau_std === undefined || namedFinite({ tau: e.tau_std, qdd: {}, contact_wrenches: {}, joint_wrenches: {}, residuals: {} });
+}
+
+/** whether every number of an estimate is finite (a walk over its values; no string is built) */
 function namedFinite(e: NamedEstimate): boolean {
   const fin = (x: unknown): boolean => {
     if (typeof x === 'number') return x - x === 0;

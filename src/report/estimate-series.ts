@@ -29,7 +29,8 @@ export class EstimateSeries {
   stride = 1;
   /** samples offered to add() */
   seen = 0;
-  private readonly keys = new Map<string, string[]>();
+  /** the columns by prefix and name (the same arrays as in `columns`) */
+  private readonly byPrefix = new Map<string, Map<string, number[][]>>();
 
   constructor(readonly maxPoints = 2000) {}
 
@@ -38,40 +39,47 @@ export class EstimateSeries {
     if (this.seen++ % this.stride !== 0) return;
     const n = this.t.length;
     this.t.push(t); this.line.push(line); this.condition.push(condition);
-    const put = (key: string, v: number) => {
-      let c = this.columns.get(key);
-      if (!c) { c = new Array<number>(n).fill(NaN); this.columns.set(key, c); }
-      c.push(v);
-    };
-    // the keys of a name under a prefix, built once (this runs once per sample)
-    const keys = (prefix: string, name: string, count: number, sub: (k: number) => string): string[] => {
-      const id = `${prefix}\u0000${name}`;
-      let ks = this.keys.get(id);
-      if (!ks || ks.length !== count) { ks = Array.from({ length: count }, (_, k) => `${prefix}.${name}${sub(k)}`); this.keys.set(id, ks); }
-      return ks;
+    // the columns of a name under a prefix, looked up by (prefix, name) without building their keys (this runs once per sample)
+    const cols = (prefix: string, name: string, count: number, sub: (k: number) => string): number[][] => {
+      let byName = this.byPrefix.get(prefix);
+      if (!byName) { byName = new Map(); this.byPrefix.set(prefix, byName); }
+      let cs = byName.get(name);
+      if (!cs || cs.length !== count) {
+        cs = Array.from({ length: count }, (_, k) => {
+          const key = `${prefix}.${name}${sub(k)}`;
+          let c = this.columns.get(key);
+          if (!c) { c = new Array<number>(this.t.length - 1).fill(NaN); this.columns.set(key, c); }
+          return c;
+        });
+        byName.set(name, cs);
+      }
+      return cs;
     };
     const dofs = (prefix: string, rec: Record<string, number | number[]>) => {
       for (const name in rec) {
         const x = rec[name];
-        if (typeof x === 'number') put(keys(prefix, name, 1, () => '')[0], x);
-        else { const ks = keys(prefix, name, x.length, (k) => `[${k}]`); for (let k = 0; k < x.length; k++) put(ks[k], x[k]); }
+        if (typeof x === 'number') cols(prefix, name, 1, () => '')[0].push(x);
+        else { const cs = cols(prefix, name, x.length, (k) => `[${k}]`); for (let k = 0; k < x.length; k++) cs[k].push(x[k]); }
       }
     };
     const wrench = (prefix: string, link: string, w: Wrench) => {
-      const ks = keys(prefix, link, 6, (k) => `.${COMPONENTS[k]}`);
-      for (let c = 0; c < 3; c++) { put(ks[c], w.torque[c]); put(ks[c + 3], w.force[c]); }
+      const cs = cols(prefix, link, 6, (k) => `.${COMPONENTS[k]}`);
+      for (let c = 0; c < 3; c++) { cs[c].push(w.torque[c]); cs[c + 3].push(w.force[c]); }
     };
     dofs('tau', e.tau);
     if (e.tau_std) dofs('tau_std', e.tau_std);
     for (const [link, w] of Object.entries(e.contact_wrenches)) wrench('contact', link, w);
-    for (const s in e.residuals) put(keys('residual', s, 1, () => '')[0], e.residuals[s]);
+    for (const s in e.residuals) cols('residual', s, 1, () => '')[0].push(e.residuals[s]);
     if (typeof truth === 'object' && truth !== null) {
       const tr = truth as { tau?: Record<string, unknown>; contact_wrenches?: Record<string, unknown> };
       if (typeof tr.tau === 'object' && tr.tau !== null) {
         for (const [name, x] of Object.entries(tr.tau)) {
           if (!(name in e.tau)) continue;
-          if (typeof x === 'number') put(`truth.tau.${name}`, x);
-          else if (Array.isArray(x)) x.forEach((v, k) => { if (typeof v === 'number') put(`truth.tau.${name}[${k}]`, v); });
+          if (typeof x === 'number') cols('truth.tau', name, 1, () => '')[0].push(x);
+          else if (Array.isArray(x)) {
+            const cs = cols('truth.tau', name, x.length, (k) => `[${k}]`);
+            x.forEach((v, k) => cs[k].push(typeof v === 'number' ? v : NaN));
+          }
         }
       }
       if (typeof tr.contact_wrenches === 'object' && tr.contact_wrenches !== null) {
