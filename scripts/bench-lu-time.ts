@@ -186,7 +186,7 @@ the best round's (other processes only ever add time); a ratio divides two figur
 scalar kernels (FactorOptions.compile 'never', the engine before this work); "now": the defaults, which switch at the
 16th refactor to the factorization compiled to straight-line WebAssembly (src/sparse/compiled.ts) when its code has
 at most 65,536 statements (FactorOptions.compileLimit) and keep the generic kernels above (larger straight-line code
-runs slower than the generic loops: see below).
+runs slower than the generic loops: src/sparse/compiled.ts).
 Both give the same factors, solutions and flop counts bit for bit (spec/sparse/compiled.spec.ts). Refinement is on, as
 by default (one step in each diagonal block of size ≥ 2). Flops: exact counts of the kernels, kinematics included.
 

@@ -18,7 +18,7 @@
  * then; WebAssembly runs 2× faster than the mapped kernel from the first call and 4–5× once tiered up.
  *
  * Size: straight-line code trades index loads for instruction fetches. Measured on this project's
- * machine (AMD EPYC, V8 11.3, scripts/bench-lu-time.ts): forward dynamics (a large irreducible block,
+ * machine (2-core Xeon, V8 11.3, scripts/bench-lu-time.ts): forward dynamics (a large irreducible block,
  * refined) gains 1.5–3× up to ~45,000 statements (a 48-link chain), between 45,000 and 65,000 it
  * gains or loses by robot (the estimator's 59,600-statement system gains 2.4×, a 64-link chain's
  * forward dynamics loses), and at 90,000 (96 links) it loses 1.4–2×; inverse dynamics (triangular:
