@@ -90,6 +90,8 @@ export class SymbolicSystem {
   readonly xCode: Uint8Array;
   readonly xSlotA: Int32Array;
   readonly xSlotF: Int32Array;
+  /** per structural entry of ⁱX_λ, where fillSystem reads its value: E (0–8, row-major) or −E r× (9–17) */
+  readonly xSrc: Uint8Array;
   /** per body, 9 term codes of −E r× (patterns.ts) */
   readonly skewTerms: Uint8Array;
   /** known scalars: their rows (input index = position in `known`) */
@@ -202,6 +204,12 @@ export class SymbolicSystem {
     for (let k = 0; k < this.constSlot.length; k++) A.Ax[this.constSlot[k]] = this.constVal[k];
     this.xStart = xStart;
     this.xCode = Uint8Array.from(xCode);
+    // [E 0; −E r× E]: rows 0–2 read E (columns 0–2), rows 3–5 read −E r× (columns 0–2) or E (3–5)
+    this.xSrc = Uint8Array.from(xCode, (code) => {
+      const r = (code / 6) | 0, c = code - 6 * r;
+      if (r < 3 && c >= 3) throw new Error(`internal error: structural entry (${r}, ${c}) in the zero block of a motion transform`);
+      return r < 3 ? 3 * r + c : c >= 3 ? 3 * (r - 3) + c - 3 : 9 + 3 * (r - 3) + c;
+    });
     this.xSlotA = Int32Array.from(xEntA, (e) => slot[e]);
     this.xSlotF = Int32Array.from(xEntF, (e) => slot[e]);
     this.skewTerms = skewTerms;
@@ -231,8 +239,8 @@ export class SystemValues implements FillContext {
   readonly b: Float64Array;
   /** flops of the last fill, kinematics excluded (those are in kin.flops) */
   readonly flops = new Flops();
-  /** scratch: −E r× of the current body (3×3 row-major), 6-vectors */
-  readonly skew = new Float64Array(9);
+  /** scratch: E then −E r× of the current body (two 3×3 row-major blocks), 6-vectors */
+  readonly skew = new Float64Array(18);
   readonly t6 = new Float64Array(6);
 
   constructor(readonly sys: SymbolicSystem) {
@@ -264,19 +272,16 @@ export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLi
       const st = sys.skewTerms;
       for (let k = 0; k < 3; k++) {
         const e0 = X[3 * k], e1 = X[3 * k + 1], e2 = X[3 * k + 2];
-        E[3 * k] = skewEntry(st[9 * i + 3 * k], e1, r2, e2, r1, fl);
-        E[3 * k + 1] = skewEntry(st[9 * i + 3 * k + 1], e2, r0, e0, r2, fl);
-        E[3 * k + 2] = skewEntry(st[9 * i + 3 * k + 2], e0, r1, e1, r0, fl);
+        E[3 * k] = e0; E[3 * k + 1] = e1; E[3 * k + 2] = e2;
+        E[9 + 3 * k] = skewEntry(st[9 * i + 3 * k], e1, r2, e2, r1, fl);
+        E[9 + 3 * k + 1] = skewEntry(st[9 * i + 3 * k + 1], e2, r0, e0, r2, fl);
+        E[9 + 3 * k + 2] = skewEntry(st[9 * i + 3 * k + 2], e0, r1, e1, r0, fl);
       }
+      const xSrc = sys.xSrc, xSlotA = sys.xSlotA, xSlotF = sys.xSlotF;
       for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
-        const code = sys.xCode[e];
-        const r = (code / 6) | 0, c = code - 6 * r;
-        let v: number;
-        if (r < 3) v = X[3 * r + c];
-        else if (c >= 3) v = X[3 * (r - 3) + c - 3];
-        else v = E[3 * (r - 3) + c];
-        Ax[sys.xSlotA[e]] = v;
-        Ax[sys.xSlotF[e]] = v;
+        const v = E[xSrc[e]];
+        Ax[xSlotA[e]] = v;
+        Ax[xSlotF[e]] = v;
       }
       // b(3a) = c_i
       const c = kin.c[i];

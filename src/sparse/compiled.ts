@@ -18,10 +18,12 @@
  * then; WebAssembly runs 2× faster than the mapped kernel from the first call and 4–5× once tiered up.
  *
  * Size: straight-line code trades index loads for instruction fetches. Measured on this project's
- * machine (AMD EPYC, V8 11.3): up to ~45,000 statements (a 48-link chain's forward dynamics) the
- * compiled refactor + solve is 1.5–3.6× faster than the generic kernels; between 45,000 and 65,000
- * the forward dynamics gains little or loses (the refactor alone still gains 2×, the refined solve
- * loses); at 90,000 (96 links) it loses 1.4–2×. FactorOptions.compileLimit bounds what 'auto' compiles.
+ * machine (2-core Xeon, V8 11.3, scripts/bench-lu-time.ts): forward dynamics (a large irreducible block,
+ * refined) gains 1.5–3× up to ~45,000 statements (a 48-link chain), between 45,000 and 65,000 it
+ * gains or loses by robot (the estimator's 59,600-statement system gains 2.4×, a 64-link chain's
+ * forward dynamics loses), and at 90,000 (96 links) it loses 1.4–2×; inverse dynamics (triangular:
+ * copies and one substitution) gains 1.6–1.8× up to ~12,000 statements and loses from ~40,000.
+ * FactorOptions.compileLimit bounds what 'auto' compiles (60,000; 20,000 when triangular).
  *
  * Memory (one WebAssembly.Memory, f64 slots): X = LU values (NumericLU.LUx is a view on it), A =
  * C's values in A's order (copied in at each refactor), Cb = in-block values of C (refinement), then

@@ -86,8 +86,9 @@ export interface FactorOptions extends MatrixNames {
   /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
   readonly compileAfter?: number;
   /**
-   * largest code that 'auto' compiles, in statements (default 65,536: beyond it the straight-line
-   * code runs slower than the generic kernels on the machines measured, compiled.ts)
+   * largest code that 'auto' compiles, in statements (default 60,000, or 20,000 for a triangular
+   * matrix, all blocks 1×1: beyond, the straight-line code ran slower than the generic kernels on
+   * the machine measured, compiled.ts)
    */
   readonly compileLimit?: number;
 }
@@ -233,7 +234,7 @@ export class NumericLU {
       throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
-    this.compileLimit = options.compileLimit ?? 65536;
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 60000 : 20000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
