@@ -113,11 +113,31 @@ interface ProductPlan {
   readonly tk: Int8Array;
 }
 
+/** A growable typed array (doubling), for plans whose size is known only at the end. */
+class Grow<T extends Int32Array | Int8Array | Float64Array> {
+  length = 0;
+  constructor(private buf: T) {}
+  push(v: number): void {
+    if (this.length === this.buf.length) {
+      const b = new (this.buf.constructor as { new(n: number): T })(Math.max(16, 2 * this.buf.length));
+      b.set(this.buf);
+      this.buf = b;
+    }
+    this.buf[this.length++] = v;
+  }
+  /** the values pushed, in an array of their exact length */
+  done(): T { return this.buf.slice(0, this.length) as T; }
+}
+
 function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan {
   if (A.n !== B.m) throw new RangeError(`planProduct: A is ${A.m}×${A.n}, B is ${B.m}×${B.n}`);
-  const entries: Entry[] = [];
-  const ts: number[] = [0], ta: number[] = [], tb: number[] = [], tk: number[] = [];
+  // C is built by rows, columns ascending within a row: straight into CSR, no sort, no objects
+  const Rp = new Int32Array(A.m + 1);
+  const Cj = new Grow(new Int32Array(1024)), Cx = new Grow(new Float64Array(1024)), Cu = new Grow(new Int8Array(1024));
+  const ts = new Grow(new Int32Array(1024)), ta = new Grow(new Int32Array(1024)), tb = new Grow(new Int32Array(1024)), tk = new Grow(new Int8Array(1024));
+  ts.push(0);
   const trip: number[] = [];
+  const kinds: number[] = [];
   for (let i = 0; i < A.m; i++) {
     trip.length = 0;
     for (let ea = A.Rp[i]; ea < A.Rp[i + 1]; ea++) {
@@ -131,19 +151,19 @@ function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan
       while (h < order.length && trip[3 * order[h]] === j) h++;
       const what = mask ? mask(i, j) : KEEP;
       if (what === ONE) {
-        entries.push({ i, j, unit: 1, value: 1 });
+        Cj.push(j); Cu.push(1); Cx.push(1);
         ts.push(ta.length);
       } else if (what === KEEP) {
-        const kinds: number[] = [];
+        kinds.length = 0;
         for (let t = g; t < h; t++) {
           const ea = trip[3 * order[t] + 1], eb = trip[3 * order[t] + 2];
           const ua = A.unit[ea], ub = B.unit[eb];
           kinds.push(ua !== 0 && ub !== 0 ? 3 * ua * ub : ub !== 0 ? ub : ua !== 0 ? 2 * ua : 0);
         }
         if (kinds.length === 1 && Math.abs(kinds[0]) === 3) {
-          entries.push({ i, j, unit: Math.sign(kinds[0]), value: Math.sign(kinds[0]) });
+          Cj.push(j); Cu.push(Math.sign(kinds[0])); Cx.push(Math.sign(kinds[0]));
         } else {
-          entries.push({ i, j, unit: 0, value: 0 });
+          Cj.push(j); Cu.push(0); Cx.push(0);
           for (let t = g; t < h; t++) {
             ta.push(trip[3 * order[t] + 1]); tb.push(trip[3 * order[t] + 2]); tk.push(kinds[t - g]);
           }
@@ -152,8 +172,10 @@ function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan
       }
       g = h;
     }
+    Rp[i + 1] = Cj.length;
   }
-  return { C: rowMatrix(A.m, B.n, entries), ts: Int32Array.from(ts), ta: Int32Array.from(ta), tb: Int32Array.from(tb), tk: Int8Array.from(tk) };
+  const C: RowMatrix = { m: A.m, n: B.n, Rp, Rj: Cj.done(), x: Cx.done(), unit: Cu.done() };
+  return { C, ts: ts.done(), ta: ta.done(), tb: tb.done(), tk: tk.done() };
 }
 
 /** C.x = values of A B on the plan's pattern (no allocation). */
