@@ -36,6 +36,7 @@
  * with the object.
  */
 import type { CscMatrix } from './csc.ts';
+import { canCompile, compileLU, type CompiledLU } from './compiled.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
@@ -74,6 +75,21 @@ export interface FactorOptions extends MatrixNames {
   readonly residual?: 'working' | 'extended';
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
+  /**
+   * straight-line WebAssembly for this factorization (compiled.ts): 'auto' (default) generates it
+   * at the `compileAfter`-th refactor when the mapped kernel is in use and the code has at most
+   * `compileLimit` statements; 'always' with every layout (mapped kernel); 'never' keeps the generic
+   * kernels. Same arithmetic, same results bit for bit, same counts; without WebAssembly, or when
+   * the engine refuses the module, the generic kernels run.
+   */
+  readonly compile?: 'auto' | 'always' | 'never';
+  /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
+  readonly compileAfter?: number;
+  /**
+   * largest code that 'auto' compiles, in statements (default 65,536: beyond it the straight-line
+   * code runs slower than the generic kernels on the machines measured, compiled.ts)
+   */
+  readonly compileLimit?: number;
 }
 
 /** Dekker's splitting constant 2²⁷ + 1 (a double splits into two halves of 26 bits). */
@@ -169,6 +185,8 @@ export class NumericLU {
   private segR: Int32Array;
   /** 1 when the segment is a block of size ≥ 2 (needs the L solve) */
   private segBig: Uint8Array;
+  /** whether some diagonal block has size ≥ 2 */
+  private readonly hasBigBlock: boolean;
   /** blocks that failed their checks in the last pass */
   private readonly failed: Int32Array;
   /** row scale factors (powers of two) by row of A; length 0 without scaling */
@@ -177,6 +195,21 @@ export class NumericLU {
   private readonly As: Float64Array;
   /** refinement: the in-block values of C of the last refactor (on symbolic.Bp/Bi); length 0 without refinement */
   private Cx: Float64Array;
+  /** compile policy (FactorOptions.compile), refactors so far, and the compiled code (null: generic kernels) */
+  private readonly compileOption: 'auto' | 'always' | 'never';
+  private readonly compileAfter: number;
+  private readonly compileLimit: number;
+  private refactors = 0;
+  private code: CompiledLU | null = null;
+  /** compiling failed once (engine limits): not tried again */
+  private compileFailed = false;
+  /** static counts of the compiled code: factor muls and divs; solve muls, adds, divs, and their refinement part */
+  private cFactorMuls = 0;
+  private cFactorDivs = 0;
+  private cRefMuls = 0;
+  private cRefAdds = 0;
+  private cRefDivs = 0;
+  private cRefSteps = 0;
   /** refinement work vectors (length n, or 0): the block's right-hand side, the correction, the residual's low part */
   private readonly rb: Float64Array;
   private readonly dz: Float64Array;
@@ -195,6 +228,12 @@ export class NumericLU {
       throw new RangeError(`kernel is "${String(this.kernelOption)}", expected auto, mapped or scatter`);
     }
     this.mapLimit = options.mapLimit ?? 1 << 24;
+    this.compileOption = options.compile ?? 'auto';
+    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'never') {
+      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
+    }
+    this.compileAfter = options.compileAfter ?? 16;
+    this.compileLimit = options.compileLimit ?? 65536;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -255,6 +294,7 @@ export class NumericLU {
     segR[nseg] = n;
     this.segR = segR.slice(0, nseg + 1);
     this.segBig = segBig.slice(0, nseg);
+    this.hasBigBlock = this.segBig.includes(1);
     this.layout();
   }
 
@@ -333,6 +373,78 @@ export class NumericLU {
     this.Tp = Tp;
     this.kernel = mapped ? 'mapped' : 'scatter';
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
+    this.code = null;
+    this.refactors = 0;
+    if (this.compileOption === 'always' && mapped && canCompile()) this.compileNow();
+  }
+
+  /** whether the refactor and solve run compiled code (FactorOptions.compile) */
+  get compiled(): boolean {
+    return this.code !== null;
+  }
+
+  /** statements and WebAssembly bytes of the compiled code, or null */
+  get compiledSize(): { statements: number; bytes: number } | null {
+    return this.code === null ? null : { statements: this.code.statements, bytes: this.code.bytes };
+  }
+
+  /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
+  private compileNow(): void {
+    try {
+      this.compileLayout();
+    } catch {
+      // no WebAssembly memory or module for this layout (engine limits): the generic kernels go on
+      this.code = null;
+      this.compileFailed = true;
+    }
+  }
+
+  private compileLayout(): void {
+    const S = this.symbolic;
+    const { n, r, nblocks, Bp } = S;
+    const { cs, us, dpos } = this;
+    const code = compileLU({
+      n, nnz: S.nnz, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, q: S.q,
+      cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
+      growthLimit: this.growthLimit, checkTol: this.checkTol,
+      refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
+      maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
+    });
+    if (code === null) {
+      this.compileFailed = true; // larger than compileLimit: the generic kernels are faster
+      return;
+    }
+    // the factors live in the module's memory from now on (the generic kernels work on the same views)
+    code.X.set(this.LUx);
+    this.LUx = code.X;
+    if (this.refine > 0) {
+      code.Cb.set(this.Cx);
+      this.Cx = code.Cb;
+    }
+    this.code = code;
+    // the counts of blockMapped and of one working-precision refinement step per block (refineBlock)
+    let divs = 0, rm = 0, ra = 0, rd = 0, steps = 0;
+    for (let b = 0; b < nblocks; b++) {
+      const k1 = r[b], k2 = r[b + 1];
+      if (k2 - k1 < 2) continue;
+      let lu = 0;
+      for (let k = k1; k < k2; k++) {
+        divs += cs[k + 1] - dpos[k] - 1;
+        lu += cs[k + 1] - us[k] - 1;
+      }
+      const nzb = Bp[k2] - Bp[k1], nb = k2 - k1;
+      rm += nzb + lu;
+      ra += nzb + lu + nb;
+      rd += nb;
+      steps++;
+    }
+    this.cFactorMuls = this.Tp[n];
+    this.cFactorDivs = divs;
+    const on = this.refine > 0;
+    this.cRefMuls = on ? rm : 0;
+    this.cRefAdds = on ? ra : 0;
+    this.cRefDivs = on ? rd : 0;
+    this.cRefSteps = on ? steps : 0;
   }
 
   /**
@@ -343,12 +455,35 @@ export class NumericLU {
     const S = this.symbolic;
     if (Ax.length < S.nnz) throw new RangeError(`Ax has length ${Ax.length}, expected nnz(A) = ${S.nnz}`);
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
+    if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never' && !this.compileFailed && canCompile()) {
+      this.refactors++;
+      // Tp[n] + cs[n] (multiplications + slots) is below the statement count: a quick bound
+      if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
+        this.compileNow();
+      }
+    }
+    if (this.code !== null && this.loadAndFactor(A)) {
+      this.factorMuls = this.cFactorMuls + this.scaleMuls;
+      this.factorAdds = this.cFactorMuls;
+      this.factorDivs = this.cFactorDivs;
+      this.pivoted = false;
+      return this;
+    }
     const nfail = this.pass(A, null);
     this.pivoted = false;
     if (nfail > 0) this.repivotAndRefactor(A, nfail);
     this.factorMuls += this.scaleMuls;
     if (this.refine > 0) this.keepBlockValues(A);
     return this;
+  }
+
+  /** compiled refactor: A into the module's memory, then its factor code */
+  private loadAndFactor(A: Float64Array): boolean {
+    const code = this.code!;
+    const CA = code.A;
+    if (A.length === CA.length) CA.set(A);
+    else for (let t = 0; t < CA.length; t++) CA[t] = A[t];
+    return code.factor();
   }
 
   /** As = R·A (R by powers of two: the largest entry of each row, or the fixed factors); returns As. */
@@ -676,6 +811,79 @@ export class NumericLU {
     return X;
   }
 
+  /**
+   * X = A \ B like `solveMany`, for sparse right-hand sides: a column of L or U is applied only when
+   * the unknown it multiplies is nonzero, so a solve touches only the rows its right-hand side's
+   * pattern can reach (zero work skipped). The counters count the work done (at most solveMany's).
+   * The solution equals solveMany's (up to the sign of zeros). With refinement and a diagonal block
+   * of size ≥ 2, solves as solveMany does. No allocation.
+   */
+  solveManySparse(X: Float64Array, B: Float64Array, nrhs: number): Float64Array {
+    if (this.refine > 0 && this.hasBigBlock) return this.solveMany(X, B, nrhs);
+    const n = this.symbolic.n;
+    if (!(Number.isInteger(nrhs) && nrhs >= 0)) throw new RangeError(`nrhs is ${nrhs}, expected a non-negative integer`);
+    if (B.length !== n * nrhs) throw new RangeError(`B has length ${B.length}, expected n·nrhs = ${n * nrhs}`);
+    if (X.length !== n * nrhs) throw new RangeError(`X has length ${X.length}, expected n·nrhs = ${n * nrhs}`);
+    this.resetSolveCounts();
+    let fl = 0;
+    const sparseCode = this.code === null ? null : this.code.solveSparse;
+    if (sparseCode !== null) {
+      const { p } = this.symbolic;
+      const cw = this.code!.w, out = this.code!.out, Rs = this.Rs;
+      for (let c = 0; c < nrhs; c++) {
+        const bo = c * n;
+        if (this.scaling === 'none') {
+          for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+        } else {
+          for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+        }
+        fl += sparseCode();
+        X.set(out, bo);
+      }
+    } else {
+      for (let c = 0; c < nrhs; c++) fl += this.solveSparseInto(X, c * n, B, c * n);
+    }
+    this.solveMuls += fl + (this.scaling === 'none' ? 0 : n * nrhs);
+    this.solveAdds += fl;
+    this.solveDivs += n * nrhs;
+    return X;
+  }
+
+  /** solveInto without refinement, skipping the columns whose unknown is zero; returns the multiply-subtracts done. */
+  private solveSparseInto(X: Float64Array, xo: number, B: Float64Array, bo: number): number {
+    const S = this.symbolic;
+    const { n, p, q } = S;
+    const { LUx, LUi, cs, dpos, w, segR, segBig, Rs } = this;
+    if (this.scaling === 'none') {
+      for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
+    } else {
+      for (let k = 0; k < n; k++) w[k] = B[bo + p[k]] * Rs[p[k]];
+    }
+    let fl = 0;
+    for (let g = segBig.length - 1; g >= 0; g--) {
+      const k1 = segR[g];
+      const k2 = segR[g + 1];
+      if (segBig[g] === 1) {
+        for (let j = k1; j < k2; j++) {
+          const xj = w[j];
+          if (xj === 0) continue;
+          const s1 = cs[j + 1];
+          for (let s = dpos[j] + 1; s < s1; s++) w[LUi[s]] -= LUx[s] * xj;
+          fl += s1 - dpos[j] - 1;
+        }
+      }
+      for (let j = k2 - 1; j >= k1; j--) {
+        const d = dpos[j];
+        const xj = w[j] / LUx[d];
+        X[xo + q[j]] = xj;
+        if (xj === 0) continue;
+        for (let t = cs[j]; t < d; t++) w[LUi[t]] -= LUx[t] * xj;
+        fl += d - cs[j];
+      }
+    }
+    return fl;
+  }
+
   private resetSolveCounts(): void {
     this.solveMuls = 0;
     this.solveAdds = 0;
@@ -761,6 +969,26 @@ export class NumericLU {
     const S = this.symbolic;
     const { n, p, q } = S;
     const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
+    const solveCode = this.code === null ? null : this.code.solve;
+    if (solveCode !== null) {
+      const cw = this.code!.w;
+      if (this.scaling === 'none') {
+        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+      } else {
+        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+      }
+      solveCode();
+      X.set(this.code!.out, xo);
+      const fl = cs[n] - n;
+      this.solveMuls += fl + this.cRefMuls + (this.scaling === 'none' ? 0 : n);
+      this.solveAdds += fl + this.cRefAdds;
+      this.solveDivs += n + this.cRefDivs;
+      this.refineMuls += this.cRefMuls;
+      this.refineAdds += this.cRefAdds;
+      this.refineDivs += this.cRefDivs;
+      this.refineSteps += this.cRefSteps;
+      return;
+    }
     if (this.scaling === 'none') {
       for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
     } else {
