@@ -335,6 +335,7 @@ export class MatrixAba {
     dEntries.sort((s, t) => s.i - t.i || s.j - t.j);
     this.D = rowMatrix(m, n, dEntries);
     this.dSlot = Int32Array.from(dEntries, (e) => e.slot);
+    dEntries.length = 0; // the entry lists die here, not at the end of the constructor (peak memory)
 
     // W^R (29): identity, and I^A_i in the block (f_i, a_i)
     const wr: Entry[] = [];
@@ -350,6 +351,7 @@ export class MatrixAba {
     this.WR = rowMatrix(n, n, wr);
     this.wrDst = Int32Array.from(wrSrc, (_, k) => entryIndex(this.WR, wrKey[2 * k], wrKey[2 * k + 1]));
     this.wrSrc = Int32Array.from(wrSrc);
+    wr.length = 0; wrSrc.length = 0; wrKey.length = 0;
 
     const identity = (): Entry[] => Array.from({ length: m }, (_, r) => ({ i: r, j: r, unit: 1, value: 1 }));
     const P1 = planProduct(this.D, this.WR, null);
@@ -369,6 +371,7 @@ export class MatrixAba {
     const W1 = rowMatrix(m, m, wl1);
     this.wl1Dst = Int32Array.from(wl1Src, (_, k) => entryIndex(W1, wl1Key[2 * k], wl1Key[2 * k + 1]));
     this.wl1Src = Int32Array.from(wl1Src);
+    wl1.length = 0; wl1Key.length = 0; wl1Src.length = 0;
 
     // W^{L,2} (31): rows c3τ_i replaced by D_i⁻¹ · rows c3τ_i
     const wl2: Entry[] = [], wl2Key: number[] = [], wl2Src: number[] = [];
@@ -383,6 +386,7 @@ export class MatrixAba {
     const W2 = rowMatrix(m, m, wl2);
     this.wl2Dst = Int32Array.from(wl2Src, (_, k) => entryIndex(W2, wl2Key[2 * k], wl2Key[2 * k + 1]));
     this.wl2Src = Int32Array.from(wl2Src);
+    wl2.length = 0; wl2Key.length = 0; wl2Src.length = 0;
 
     // W^{L,3} (32): (c3a_i, c3τ_i) = −S_i (constant)
     const wl3 = identity();
@@ -395,6 +399,7 @@ export class MatrixAba {
       }
     }
     const W3 = rowMatrix(m, m, wl3);
+    wl3.length = 0;
 
     // W^{L,4} (33): (c3f_i, c3a_j) = ⁱX*_j I^A_j, read off D W^R's block (c3f_i, a_j), j ∈ μ(i)
     const wl4 = identity(), wl4Key: number[] = [], wl4Src: number[] = [];
@@ -410,6 +415,7 @@ export class MatrixAba {
     const W4 = rowMatrix(m, m, wl4);
     this.wl4Dst = Int32Array.from(wl4Src, (_, k) => entryIndex(W4, wl4Key[2 * k], wl4Key[2 * k + 1]));
     this.wl4Src = Int32Array.from(wl4Src);
+    wl4.length = 0; wl4Key.length = 0; wl4Src.length = 0;
     this.WL = [W1, W2, W3, W4];
 
     // the chain, with the blocks each step eliminates (file header)
@@ -433,6 +439,7 @@ export class MatrixAba {
       bEntries.push({ i: r, j: 0, unit: 0, value: 0 });
     }
     this.bvec = rowMatrix(m, 1, bEntries);
+    bEntries.length = 0;
     const bplans: ProductPlan[] = [];
     let v = this.bvec;
     for (const W of this.WL) { const P = planProduct(W, v, null); bplans.push(P); v = P.C; }
