@@ -718,6 +718,19 @@ export class NumericLU {
     this.repivotedBlocks += nfail;
   }
 
+  /**
+   * Return to the row order of `S` (an analysis of the same matrix pattern, e.g. the one in force
+   * before re-pivotings), so that the next refactor follows it: a run split into pieces gives the
+   * same factors in every piece as in one pass. Allocates when the order changes (exceptional path).
+   */
+  restart(S: SymbolicLU): void {
+    if (S === this.symbolic) return;
+    const C = this.symbolic;
+    if (S.n !== C.n || S.nnz !== C.nnz) throw new RangeError(`restart: the analysis (n = ${S.n}, nnz = ${S.nnz}) is not of this matrix (n = ${C.n}, nnz = ${C.nnz})`);
+    this.symbolic = S;
+    this.layout();
+  }
+
   /** u_kk, the k-th pivot of C = A(p,q). */
   pivot(k: number): number {
     return this.LUx[this.dpos[k]];
