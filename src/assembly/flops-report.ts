@@ -202,23 +202,23 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
   const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model);
   const tauRef = Float64Array.from(rnea(model, rw, q, v, a, fext));
   const qddRef = Float64Array.from(aba(model, aw, q, v, tau, fext));
-  const id = new LuInverseDynamics(model, { symbolic: opts.symbolicId });
-  const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
-  const mat = new MatrixAba(model);
-  const agreement = {
-    lu_id: relError(id.solve(q, v, a, fext), tauRef),
-    lu_fd: relError(fd.solve(q, v, tau, fext), qddRef),
-    aba_matrix: relError(mat.solve(q, v, tau, fext), qddRef),
-  };
-  const mf = mat.flops;
-  const report: FlopsReport = {
-    model: model.name,
-    nb: model.nb,
-    nv: model.nv,
-    seed,
-    rnea: figure(rw.totalFlops()),
-    aba: figure(aw.totalFlops()),
-    aba_matrix: {
+  // one path at a time, each released before the next is built: the peak memory is the largest
+  // path's, not their sum (a 5,000-body chain: the matrix ABA's plans alone take ~150 MB)
+  const idPart = (() => {
+    const id = new LuInverseDynamics(model, { symbolic: opts.symbolicId });
+    const err = relError(id.solve(q, v, a, fext), tauRef);
+    return { err, fig: luFigures(id.solver.flops, id.solver.lu.symbolic, id.solver.lu.repivotedBlocks), symbolic: id.solver.symbolic };
+  })();
+  const fdPart = (() => {
+    const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
+    const err = relError(fd.solve(q, v, tau, fext), qddRef);
+    return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz };
+  })();
+  const matPart = (() => {
+    const mat = new MatrixAba(model);
+    const err = relError(mat.solve(q, v, tau, fext), qddRef);
+    const mf = mat.flops;
+    const fig: MatrixAbaFigures = {
       kinematics: figure(mf.kinematics),
       fill: figure(mf.fill),
       inertias: figure(mf.inertias),
@@ -228,12 +228,23 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
       without_inertias: figure(mat.totalFlops(false)),
       n: mat.product.m,
       nnz: mat.product.Rj.length,
-    },
-    lu_id: luFigures(id.solver.flops, id.solver.lu.symbolic, id.solver.lu.repivotedBlocks),
-    lu_fd: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks),
-    n: fd.solver.sys.n,
-    nnz: fd.solver.sys.nnz,
+    };
+    return { err, fig };
+  })();
+  const agreement = { lu_id: idPart.err, lu_fd: fdPart.err, aba_matrix: matPart.err };
+  const report: FlopsReport = {
+    model: model.name,
+    nb: model.nb,
+    nv: model.nv,
+    seed,
+    rnea: figure(rw.totalFlops()),
+    aba: figure(aw.totalFlops()),
+    aba_matrix: matPart.fig,
+    lu_id: idPart.fig,
+    lu_fd: fdPart.fig,
+    n: fdPart.n,
+    nnz: fdPart.nnz,
     agreement,
   };
-  return { report, symbolicId: id.solver.symbolic, symbolicFd: fd.solver.symbolic };
+  return { report, symbolicId: idPart.symbolic, symbolicFd: fdPart.symbolic };
 }

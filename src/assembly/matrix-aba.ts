@@ -113,11 +113,31 @@ interface ProductPlan {
   readonly tk: Int8Array;
 }
 
+/** A growable typed array (doubling), for plans whose size is known only at the end. */
+class Grow<T extends Int32Array | Int8Array | Float64Array> {
+  length = 0;
+  constructor(private buf: T) {}
+  push(v: number): void {
+    if (this.length === this.buf.length) {
+      const b = new (this.buf.constructor as { new(n: number): T })(Math.max(16, 2 * this.buf.length));
+      b.set(this.buf);
+      this.buf = b;
+    }
+    this.buf[this.length++] = v;
+  }
+  /** the values pushed, in an array of their exact length */
+  done(): T { return this.buf.slice(0, this.length) as T; }
+}
+
 function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan {
   if (A.n !== B.m) throw new RangeError(`planProduct: A is ${A.m}×${A.n}, B is ${B.m}×${B.n}`);
-  const entries: Entry[] = [];
-  const ts: number[] = [0], ta: number[] = [], tb: number[] = [], tk: number[] = [];
+  // C is built by rows, columns ascending within a row: straight into CSR, no sort, no objects
+  const Rp = new Int32Array(A.m + 1);
+  const Cj = new Grow(new Int32Array(1024)), Cx = new Grow(new Float64Array(1024)), Cu = new Grow(new Int8Array(1024));
+  const ts = new Grow(new Int32Array(1024)), ta = new Grow(new Int32Array(1024)), tb = new Grow(new Int32Array(1024)), tk = new Grow(new Int8Array(1024));
+  ts.push(0);
   const trip: number[] = [];
+  const kinds: number[] = [];
   for (let i = 0; i < A.m; i++) {
     trip.length = 0;
     for (let ea = A.Rp[i]; ea < A.Rp[i + 1]; ea++) {
@@ -131,19 +151,19 @@ function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan
       while (h < order.length && trip[3 * order[h]] === j) h++;
       const what = mask ? mask(i, j) : KEEP;
       if (what === ONE) {
-        entries.push({ i, j, unit: 1, value: 1 });
+        Cj.push(j); Cu.push(1); Cx.push(1);
         ts.push(ta.length);
       } else if (what === KEEP) {
-        const kinds: number[] = [];
+        kinds.length = 0;
         for (let t = g; t < h; t++) {
           const ea = trip[3 * order[t] + 1], eb = trip[3 * order[t] + 2];
           const ua = A.unit[ea], ub = B.unit[eb];
           kinds.push(ua !== 0 && ub !== 0 ? 3 * ua * ub : ub !== 0 ? ub : ua !== 0 ? 2 * ua : 0);
         }
         if (kinds.length === 1 && Math.abs(kinds[0]) === 3) {
-          entries.push({ i, j, unit: Math.sign(kinds[0]), value: Math.sign(kinds[0]) });
+          Cj.push(j); Cu.push(Math.sign(kinds[0])); Cx.push(Math.sign(kinds[0]));
         } else {
-          entries.push({ i, j, unit: 0, value: 0 });
+          Cj.push(j); Cu.push(0); Cx.push(0);
           for (let t = g; t < h; t++) {
             ta.push(trip[3 * order[t] + 1]); tb.push(trip[3 * order[t] + 2]); tk.push(kinds[t - g]);
           }
@@ -152,8 +172,10 @@ function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan
       }
       g = h;
     }
+    Rp[i + 1] = Cj.length;
   }
-  return { C: rowMatrix(A.m, B.n, entries), ts: Int32Array.from(ts), ta: Int32Array.from(ta), tb: Int32Array.from(tb), tk: Int8Array.from(tk) };
+  const C: RowMatrix = { m: A.m, n: B.n, Rp, Rj: Cj.done(), x: Cx.done(), unit: Cu.done() };
+  return { C, ts: ts.done(), ta: ta.done(), tb: tb.done(), tk: tk.done() };
 }
 
 /** C.x = values of A B on the plan's pattern (no allocation). */
@@ -313,6 +335,7 @@ export class MatrixAba {
     dEntries.sort((s, t) => s.i - t.i || s.j - t.j);
     this.D = rowMatrix(m, n, dEntries);
     this.dSlot = Int32Array.from(dEntries, (e) => e.slot);
+    dEntries.length = 0; // the entry lists die here, not at the end of the constructor (peak memory)
 
     // W^R (29): identity, and I^A_i in the block (f_i, a_i)
     const wr: Entry[] = [];
@@ -328,6 +351,7 @@ export class MatrixAba {
     this.WR = rowMatrix(n, n, wr);
     this.wrDst = Int32Array.from(wrSrc, (_, k) => entryIndex(this.WR, wrKey[2 * k], wrKey[2 * k + 1]));
     this.wrSrc = Int32Array.from(wrSrc);
+    wr.length = 0; wrSrc.length = 0; wrKey.length = 0;
 
     const identity = (): Entry[] => Array.from({ length: m }, (_, r) => ({ i: r, j: r, unit: 1, value: 1 }));
     const P1 = planProduct(this.D, this.WR, null);
@@ -347,6 +371,7 @@ export class MatrixAba {
     const W1 = rowMatrix(m, m, wl1);
     this.wl1Dst = Int32Array.from(wl1Src, (_, k) => entryIndex(W1, wl1Key[2 * k], wl1Key[2 * k + 1]));
     this.wl1Src = Int32Array.from(wl1Src);
+    wl1.length = 0; wl1Key.length = 0; wl1Src.length = 0;
 
     // W^{L,2} (31): rows c3τ_i replaced by D_i⁻¹ · rows c3τ_i
     const wl2: Entry[] = [], wl2Key: number[] = [], wl2Src: number[] = [];
@@ -361,6 +386,7 @@ export class MatrixAba {
     const W2 = rowMatrix(m, m, wl2);
     this.wl2Dst = Int32Array.from(wl2Src, (_, k) => entryIndex(W2, wl2Key[2 * k], wl2Key[2 * k + 1]));
     this.wl2Src = Int32Array.from(wl2Src);
+    wl2.length = 0; wl2Key.length = 0; wl2Src.length = 0;
 
     // W^{L,3} (32): (c3a_i, c3τ_i) = −S_i (constant)
     const wl3 = identity();
@@ -373,6 +399,7 @@ export class MatrixAba {
       }
     }
     const W3 = rowMatrix(m, m, wl3);
+    wl3.length = 0;
 
     // W^{L,4} (33): (c3f_i, c3a_j) = ⁱX*_j I^A_j, read off D W^R's block (c3f_i, a_j), j ∈ μ(i)
     const wl4 = identity(), wl4Key: number[] = [], wl4Src: number[] = [];
@@ -388,6 +415,7 @@ export class MatrixAba {
     const W4 = rowMatrix(m, m, wl4);
     this.wl4Dst = Int32Array.from(wl4Src, (_, k) => entryIndex(W4, wl4Key[2 * k], wl4Key[2 * k + 1]));
     this.wl4Src = Int32Array.from(wl4Src);
+    wl4.length = 0; wl4Key.length = 0; wl4Src.length = 0;
     this.WL = [W1, W2, W3, W4];
 
     // the chain, with the blocks each step eliminates (file header)
@@ -411,6 +439,7 @@ export class MatrixAba {
       bEntries.push({ i: r, j: 0, unit: 0, value: 0 });
     }
     this.bvec = rowMatrix(m, 1, bEntries);
+    bEntries.length = 0;
     const bplans: ProductPlan[] = [];
     let v = this.bvec;
     for (const W of this.WL) { const P = planProduct(W, v, null); bplans.push(P); v = P.C; }

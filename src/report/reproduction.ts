@@ -66,7 +66,7 @@ export function figure2Table(r: StudyResult, t: PaperTable, family: string, nbs?
 export function figure1Section(r: StudyResult, t: PaperTable, family: string): Section {
   return {
     heading: 'Reproduction of Figure 1',
-    html: ['<p>The paper\'s columns come from the author\'s code (studies/paper-004/README.md). Ours: every count is the kernels\' own; "factor+solve" is the part the paper counts for its LU and matrix ABA; "total" adds the velocity kinematics and the fill of D and b. The differences are explained in reports/REPRODUCTION.md.</p>'],
+    html: ['<p>The paper\'s columns come from the author\'s code run under Octave (studies/paper-004/README.md says how; the tables are read at run time, not shipped). Ours: every count is the kernels\' own; "factor+solve" is the part the paper counts for its LU and matrix ABA; "total" adds the velocity kinematics and the fill of D and b. The differences are explained in reports/REPRODUCTION.md.</p>'],
     tables: [figure1Table(r, t, family)],
   };
 }

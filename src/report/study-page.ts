@@ -2,7 +2,8 @@
  * The HTML page of a study: self-contained (d3's minified bundle, the chart code and the chart data
  * inlined; no network), with the charts drawn in the browser by the same drawLineChart that writes
  * the SVG files, the spy plots (spy.ts), tables of ratios against the baseline, the offline
- * orderings, and the reproduction tables when the study reproduces a paper figure.
+ * orderings, where flops and time disagree (and why), and the reproduction tables when the study
+ * reproduces a paper figure.
  * Source: issue 6.
  */
 import { format } from 'd3';
@@ -105,6 +106,57 @@ export function ratioTables(r: StudyResult, problem: string): Table[] {
   return tables;
 }
 
+/**
+ * Why a solver's time ratio departs from its flops ratio (against the recursive baseline), by the
+ * way its arithmetic is laid out; `slower` says in which direction the time departs.
+ */
+export function whyTimeDiffers(solver: string, slower: boolean): string {
+  if (solver === 'dense') {
+    return slower ? 'ml-matrix\'s dense LU works on arrays of row arrays with bounds-checked accessors: memory traffic and call overhead per entry, not flops, set its time'
+      : 'dense loops run without index loads; most of the counted work multiplies structural zeros';
+  }
+  if (solver === 'matrix-aba') {
+    return slower ? 'the product W^L D W^R runs as a stored plan of terms: two index loads per multiplication, where ABA runs dense 6-vector kernels on per-body data'
+      : 'most terms of the plan are copies of exact ±1 entries, which cost a load and no flop';
+  }
+  if (solver.startsWith('lu') || solver === 'lu-adjoint') {
+    return slower ? 'a scalar compressed-column LU pays an index load for every multiply-add and walks its block triangular form block by block (most blocks 1×1), where the recursive algorithms run dense 6-vector kernels with no indices; at small N the fixed cost per call (fill loops, refinement residual) outweighs the arithmetic'
+      : 'its exact zeros and unit entries are skipped structurally, and the solves reach only the rows the right-hand side can';
+  }
+  if (solver === 'fd') return 'each evaluation of the recursive algorithm carries its fixed per-call cost; flops count only arithmetic';
+  return slower ? 'the recursion\'s bookkeeping (loops over bodies and DoF, small matrices of varying size, function calls) costs time that flops do not count'
+    : 'its arithmetic is on longer contiguous kernels than the baseline\'s, so it runs closer to the machine\'s rate';
+}
+
+/**
+ * Where flops and time disagree: per swept family and solver, at the smallest and largest N_B
+ * with both ratios, the time ratio over the flops ratio when it is outside [1/1.5, 1.5], and why.
+ */
+export function disagreementTable(r: StudyResult, problem: string): Table | undefined {
+  const rows: string[][] = [];
+  for (const fam of sweptFamilies(r, problem)) {
+    const fp = r.points.filter((p) => p.problem === problem && p.family === fam && p.status === 'ok' && p.solver !== p.baseline
+      && p.flops_ratio !== undefined && p.time_ratio !== undefined && p.flops_ratio > 0);
+    for (const solver of solversOf(fp)) {
+      const sp = fp.filter((p) => p.solver === solver).sort((a, b) => a.nb - b.nb);
+      if (sp.length === 0) continue;
+      const ends = sp.length > 1 ? [sp[0], sp[sp.length - 1]] : [sp[0]];
+      for (const p of ends) {
+        const q = p.time_ratio! / p.flops_ratio!;
+        if (q <= 1.5 && q >= 1 / 1.5) continue;
+        rows.push([esc(fam), esc(solver), String(p.nb), ratio(p.flops_ratio), ratio(p.time_ratio), ratio(q), esc(whyTimeDiffers(solver, q > 1))]);
+      }
+    }
+  }
+  if (rows.length === 0) return undefined;
+  return {
+    caption: 'where flops and time disagree: at the smallest and largest N_B of each sweep, the solvers whose time ratio is more than 1.5× (or less than 1/1.5×) their flops ratio to the baseline, and why',
+    header: ['family', 'solver', 'N_B', 'flops ratio', 'time ratio', 'time / flops', 'why'],
+    numeric: [false, false, true, true, true, true, false],
+    rows,
+  };
+}
+
 /** Per problem and family: the sparse LU with each ordering — fill, factor + solve flops, offline ms. */
 export function orderingTables(r: StudyResult, problem: string): Table[] {
   const pts = r.points.filter((p) => p.problem === problem && p.solver.startsWith('lu:') && p.solver !== 'lu:paper' && p.status === 'ok');
@@ -179,6 +231,8 @@ export function studyPage(input: PageInput): string {
     out.push(`<h2>${esc(PROBLEM_TITLES[problem] ?? problem)}</h2>`);
     const charts = input.charts.filter((ch) => ch.id.startsWith(`${problem}-`));
     if (charts.length) out.push('<div class="charts">' + charts.map(box).join('') + '</div>');
+    const dis = disagreementTable(r, problem);
+    if (dis) out.push(tableHtml(dis));
     for (const t of ratioTables(r, problem)) out.push(tableHtml(t));
     for (const t of orderingTables(r, problem)) out.push(tableHtml(t));
   }
