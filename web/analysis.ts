@@ -30,7 +30,7 @@ export interface AnalysisResult {
   report?: AnalysisReport;
   /** the directions at the sliders' configuration (the least observable one when there are none) */
   current?: { deficiency: number; ratio: number; directions: string[] };
-  flops?: { estimate: number | null; mode: string; rnea: number; why?: string };
+  flops?: { estimate: number | null; mode: string; rnea: number; why?: string; where: string };
   spy?: string;
   removed?: string[];
   ms: number;
@@ -104,8 +104,12 @@ export class LayoutAnalysis {
   rest(q: number[], spy = true): { report: AnalysisReport; flops: NonNullable<AnalysisResult['flops']>; spy?: string } {
     const es = this.es, model = this.model;
     const report = analyzeProblem(es);
-    const qv = Float64Array.from(q);
-    // flops of one sample: the estimator (when the layout determines every unknown) and RNEA
+    // flops of one sample, the estimator's (when the layout determines every unknown) and RNEA's, at
+    // the first random configuration tried (the sliders may sit at a special one, where the
+    // estimator's LU is singular)
+    const random = report.configurations.find((c) => c.kind === 'random');
+    const qv = Float64Array.from(random?.q ?? q);
+    const where = random?.name ?? 'the sliders\' configuration';
     const qd = new Float64Array(model.nv).fill(0.1);
     const ws = new RneaWorkspace(model);
     rnea(model, ws, qv, qd, new Float64Array(model.nv));
@@ -120,7 +124,7 @@ export class LayoutAnalysis {
         estimate = est.totalFlops().total;
         mode = est.mode === 'square' ? 'sparse LU' : 'weighted least squares (augmented sparse LU)';
       } catch (e) {
-        why = `${(e as Error).message.split(':')[0]} at the sliders' configuration`;
+        why = `${(e as Error).message.split(':')[0]} at ${where}`;
       }
     }
     let svg: string | undefined;
@@ -134,7 +138,7 @@ export class LayoutAnalysis {
       }
       svg = spySvg(panels, { panelSize: 260, aggregateAbove: 260, maxBreaks: 0, caption: `${sys.m} equations, ${sys.n} unknowns` });
     }
-    return { report, flops: { estimate, mode, rnea: rneaFlops, why }, spy: svg };
+    return { report, flops: { estimate, mode, rnea: rneaFlops, why, where }, spy: svg };
   }
 }
 

@@ -81,7 +81,7 @@ function analyse(what: string, t0 = performance.now()): void {
 }
 
 worker.onmessage = (ev: MessageEvent) => {
-  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
+  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string; where: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
   if (r.id !== requestId) return; // a newer change is on its way
   if (r.error) {
     holdRenderUntil = 0;
@@ -566,11 +566,11 @@ function showReport(): void {
   for (const n of r.notes) $('notes').append(el('li', {}, n));
 }
 
-function showFlops(f: { estimate: number | null; mode: string; rnea: number; why?: string }): void {
+function showFlops(f: { estimate: number | null; mode: string; rnea: number; why?: string; where: string }): void {
   const fmt = (x: number) => x.toLocaleString('en-US');
   $('flops').textContent = f.estimate === null
     ? `estimation: none (${f.why}); RNEA: ${fmt(f.rnea)} flops`
-    : `estimation (${f.mode}): ${fmt(f.estimate)} flops per sample; RNEA: ${fmt(f.rnea)} (×${(f.estimate / f.rnea).toFixed(1)})`;
+    : `estimation (${f.mode}): ${fmt(f.estimate)} flops per sample; RNEA: ${fmt(f.rnea)} (×${(f.estimate / f.rnea).toFixed(1)}); counted at ${f.where}`;
 }
 
 function buildSliders(m: Model): void {
