@@ -11,12 +11,19 @@
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
 import { createReadStream } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { columnUnits, csvColumn, type AccuracyRow } from '../../estimation/outputs.ts';
+import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
-import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
-import { logRows, type LogFormat } from '../../io/log-reader.ts';
+import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, type LogError } from '../../io/log.ts';
+import { logRows, type LogFormat, type RawRow } from '../../io/log-reader.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
+import { estimatePage } from '../../report/estimate-page.ts';
+import { EstimateSeries } from '../../report/estimate-series.ts';
+import { d3MinSource } from '../../report/write-study.ts';
+import { EstimatePool } from '../estimate-pool.ts';
+import { absorbStats, RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
@@ -25,6 +32,8 @@ interface Opts {
   data: string;
   out: string;
   report?: string;
+  html?: string | false;
+  jobs?: string;
   format?: LogFormat;
   covariance?: boolean;
   conditionLimit: string;
@@ -35,6 +44,9 @@ interface Opts {
   badData: boolean;
   layoutCache: string;
 }
+
+/** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
+const BATCH = 128;
 
 /** the default limit of the condition figure (see the README: measured distributions) */
 export { DEFAULT_CONDITION_LIMIT };
@@ -48,7 +60,11 @@ environment applies on each contact link, in the link's frame, torque about its 
 joint_wrenches: the wrench the parent applies on the child, in the child link's frame; residuals:
 RMS of each sensor's residual over its standard deviation; condition: the estimate's uncertainty
 relative to its typical value for the layout (1 at a typical configuration; a sample above
---condition-limit, default 10, is flagged as near a singular configuration of the layout). CSV
+--condition-limit, default 10, is flagged as near a singular configuration of the layout);
+sensors: the sensors whose readings were used (a row lacking some is estimated from the others
+when that layout is well posed); mode: the active contacts (the row's "contacts", else the
+problem's contact_schedule or contact_detection); bad_data (redundant layouts): chi-square test
+at confidence 1 - --false-alarm, and the suspect sensor. CSV
 headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
@@ -76,6 +92,9 @@ export function register(program: Command, state: CliState): void {
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON or CSV); "-" writes standard output')
     .addOption(new Option('--format <format>', 'format of the estimates (default: the log\'s)').choices(['ndjson', 'csv']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
+    .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
+    .option('--no-html', 'write no HTML report')
+    .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
@@ -87,6 +106,8 @@ export function register(program: Command, state: CliState): void {
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
+      const jobs = opts.jobs === undefined ? (opts.data === '-' ? 1 : availableParallelism()) : Number(opts.jobs);
+      if (opts.jobs !== undefined && !(/^[0-9]+$/.test(opts.jobs) && jobs >= 1 && jobs <= 1024)) throw new FileError(`--jobs must be a whole number of worker threads from 1 to 1024, got "${opts.jobs}"`);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
       const qtol = Number(opts.quaternionTolerance);
       if (!(qtol > 0 && qtol < 1) || !/^[0-9.eE+-]+$/.test(opts.quaternionTolerance)) throw new FileError(`--quaternion-tolerance must be a decimal number between 0 and 1, got "${opts.quaternionTolerance}"`);
@@ -101,8 +122,10 @@ export function register(program: Command, state: CliState): void {
       const { problem, model, modelFile, es } = loadEstimationSystem(file);
       const warnings = reportModelWarnings(state, model);
       const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.md`);
-      refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
+      const htmlPath = opts.html === false ? undefined : (opts.html ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.html`));
+      refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
+      if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
       const session = new EstimationSession(es, {
         condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
       });
@@ -124,51 +147,106 @@ export function register(program: Command, state: CliState): void {
       let outFormat: LogFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
-      const skip = (line: number, message: string) => {
+      let csvHeaderRow: { cells: string[]; line: number } | null = null;
+      const series = htmlPath !== undefined ? new EstimateSeries() : null;
+      const skip = (line: number, message: string, t?: number) => {
         errors.push({ line, message });
+        series?.skip(line, message, t);
         if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${line}: skipped: ${message}`);
       };
       try {
         const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' ? await countLines(opts.data) : 0;
         const source = opts.data === '-' ? process.stdin : createReadStream(opts.data);
         source.setEncoding('utf8');
-        for await (const raw of logRows(source as AsyncIterable<string>, { onFormat: (f) => { inFormat = f; } })) {
-          if (raw.kind === 'error') { rows++; skip(raw.line, raw.message); continue; }
-          let parsed: Sample | LogError;
-          if (raw.kind === 'csv') {
-            if (csvReader === null) {
+        // rows go through RowProcessor (src/cli/estimate-rows.ts): in this thread one at a time (one
+        // job), or in batches to a pool of worker threads, written back in the batches' order
+        let local: RowProcessor | null = null, pool: EstimatePool | null = null;
+        const pending: Promise<BatchResult>[] = [];
+        let batch: RawRow[] = [];
+        let lastFlag: { key: string; direction: string } | null = null, lastLayout: string | null = null;
+        const layoutsMet = new Set<string>();
+        const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
+        const setupFor = (): RowSetup => {
+          outFormat ??= inFormat ?? 'ndjson';
+          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
+        };
+        const accept = (b: BatchResult, fromPool: boolean) => {
+          if (fromPool) absorbStats(session, b.stats);
+          for (const r of b.results) {
+            if (r.kind === 'skip') { skip(r.line, r.message, r.t); continue; }
+            let text = r.text;
+            if (fromPool) {
+              // mode switches counted along the rows' order, not per worker
+              if (lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
+              lastLayout = r.layout; layoutsMet.add(r.layout);
+            }
+            if (r.near_singular !== undefined) {
+              // a run of flagged samples is named at its first sample, whichever worker estimated it
+              if (lastFlag !== null && lastFlag.key === r.flag_key) {
+                if (lastFlag.direction !== r.near_singular) {
+                  text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                  r.near_singular = lastFlag.direction;
+                }
+              } else lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
+              if (fromPool) st.flagged.push({ line: r.line, t: r.t, condition: r.condition ?? NaN, direction: r.near_singular });
+              if (!state.quiet && printedFlags++ < ROW_MESSAGES) {
+                printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
+              }
+            } else if (r.condition !== undefined) lastFlag = null;
+            if (r.estimate) {
+              if (fromPool) truth.add(r.estimate, r.truth);
+              series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, r.truth);
+            }
+            if (csvHeader === null && outFormat === 'csv') {
+              csvHeader = session.columns();
+              sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+            }
+            sink.write(text);
+          }
+          if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
+        };
+        const send = async (part: RawRow[], final: boolean) => {
+          if (part.length === 0) return;
+          if (pool === null && jobs > 1 && !final) {
+            pool = new EstimatePool(jobs, {
+              problemFile: resolve(file), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+              options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
+            });
+          }
+          if (pool === null) {
+            local ??= new RowProcessor(session, setupFor());
+            accept(local.run(part, false), false);
+            return;
+          }
+          pending.push(pool.run(part));
+          while (pending.length > (final ? 0 : 2 * jobs)) accept(await pending.shift()!, true);
+        };
+        try {
+          for await (const raw of logRows(source as AsyncIterable<string>, { onFormat: (f) => { inFormat = f; } })) {
+            if (raw.kind === 'csv' && csvHeaderRow === null) {
               try {
                 csvReader = new CsvRows(schema, raw.cells, raw.line);
               } catch (e) {
                 throw new FileError(`${dataName}: ${(e as Error).message}`);
               }
               for (const c of csvReader.ignored) session.stats.ignored.add(c);
+              csvHeaderRow = { cells: raw.cells, line: raw.line };
               continue;
             }
             rows++;
-            parsed = csvReader.parse(raw.cells, raw.line);
-          } else {
-            rows++;
-            parsed = parseNdjsonLine(schema, raw.text, raw.line);
-          }
-          if ('message' in parsed) { skip(parsed.line, parsed.message); continue; }
-          const out = session.estimate(parsed);
-          if (!out.ok) { skip(out.line, out.message); continue; }
-          const r = out.record;
-          if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
-            printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
-          }
-          outFormat ??= inFormat ?? 'ndjson';
-          if (outFormat === 'csv') {
-            if (csvHeader === null) {
-              csvHeader = session.columns();
-              sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+            if (jobs === 1) {
+              // the pivot order returns to its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
+              if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
+              await send([raw], true);
+              continue;
             }
-            sink.write(session.cells(r).map(csvCell).join(',') + '\n');
-          } else {
-            sink.write(JSON.stringify(session.toJson(r)) + '\n');
+            batch.push(raw);
+            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
           }
-          if (st.samples % 50 === 0) progress(r.line, total);
+          await send(batch, true);
+          while (pending.length) accept(await pending.shift()!, true);
+        } finally {
+          if (pool !== null) await (pool as EstimatePool).close();
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
         if (rows === 0) {
@@ -207,8 +285,16 @@ export function register(program: Command, state: CliState): void {
             warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: layoutLines(session, dataName),
           }));
         }
+        if (htmlPath !== undefined && series !== null) {
+          writeFileAtomic(htmlPath, estimatePage({
+            title: file, summary: lines, series, jointRows, contactRows, limit: cond ? limit : null, d3Source: d3MinSource(),
+            joints: model.movingJoints().map((j) => ({ name: j.name, type: j.type, units: dofUnits(j).tau })),
+            contacts: es.contacts.map((c) => c.link), sensors: es.sensors.filter((x) => x.block >= 0).map((x) => x.spec.name),
+          }));
+        }
         sink.commit();
-        lines.push(`  wrote ${sink.name}${reportPath !== undefined ? ` and ${reportPath}` : ''}`);
+        const wrote = [reportPath, htmlPath].filter((x) => x !== undefined);
+        lines.push(`  wrote ${sink.name}${wrote.length ? ` and ${wrote.join(' and ')}` : ''}`);
         printMessage(lines.join('\n'));
       } catch (e) {
         sink.abort();
@@ -232,8 +318,6 @@ interface ReportData {
   extra: string[];
 }
 
-/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
-const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 
 /** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data. */
 function layoutLines(session: EstimationSession, dataName: string): string[] {
@@ -249,7 +333,7 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
     const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
-    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}${st.badDataAmbiguous ? ` (in ${st.badDataAmbiguous} of them another sensor explains the disagreement about as well: see bad_data.alternatives)` : ''}`);
     const unchecked = new Set(seen.flatMap((l) => l.unchecked));
     if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
   }
