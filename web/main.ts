@@ -83,12 +83,20 @@ function analyse(what: string, t0 = performance.now()): void {
 worker.onmessage = (ev: MessageEvent) => {
   const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string; where: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
   if (r.id !== requestId) return; // a newer change is on its way
+  if (r.error && r.step === 'rest') {
+    // the verdict stands; only the redundancy search, flops or spy plots failed
+    $('error').textContent = `redundant sensors, flops and spy plots: ${r.error}`;
+    $('status').textContent = '';
+    $('status').dataset.done = String(r.id);
+    return;
+  }
   if (r.error) {
     holdRenderUntil = 0;
     $('verdict').textContent = 'error';
     $('verdict').className = 'verdict error';
     $('error').textContent = r.error;
     $('status').textContent = '';
+    $('status').dataset.done = String(r.id);
     return;
   }
   $('error').textContent = '';

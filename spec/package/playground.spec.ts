@@ -239,6 +239,11 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     expect(await page.$$eval('#contacts li', (ls) => ls.map((l) => l.getAttribute('data-contact')))).toEqual(['link3']);
     expect(await text('verdict')).toBe('ill_posed');
     expect((await exportAndAnalyze('chain6-floating-contact')).verdict).toBe('ill_posed');
+    // a problem file that does not parse: the message names the field, the layout stays
+    await page.setInputFiles('#file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"model": "humanoid", "base": "flying"}') });
+    await page.waitForFunction(() => document.getElementById('error')!.textContent !== '');
+    expect(await text('error')).toBe('imported problem: "base" must be "fixed" or "floating"');
+    expect(await page.inputValue('#model')).toBe('chain6.urdf');
   });
 
   it('reports the click-to-verdict times and no page problems', async () => {
