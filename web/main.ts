@@ -77,7 +77,7 @@ function analyse(what: string, t0 = performance.now()): void {
   sentAt.set(id, { t: t0, what });
   $('status').textContent = 'analysing…';
   $('status').className = 'busy';
-  worker.postMessage({ id, problem: problemJson(problem()), urdfs, q: Array.from(q), spy: true });
+  worker.postMessage({ id, problem: problemJson(problem()), urdfs, q: Array.from(q) });
 }
 
 worker.onmessage = (ev: MessageEvent) => {
