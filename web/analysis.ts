@@ -1,6 +1,5 @@
 /**
- * What the playground's worker computes for one layout (no DOM, so that it also runs in Node's
- * tests): the well-posedness analysis of `sparsedyn analyze` (same options, so the same verdict),
+ * What the playground's worker computes for one layout (no DOM: it runs in Node too): the well-posedness analysis of `sparsedyn analyze` (same options, so the same verdict),
  * the directions at the configuration the sliders set, the flops of one estimated sample against
  * RNEA's, and the spy plots of [D; D_Y] and of the factors of the system the estimator factorizes.
  */
@@ -20,21 +19,10 @@ export interface AnalysisRequest {
   problem: string;
   urdfs: Record<string, string>;
   q: number[];
-  /** leave out the spy plots (they change only with the layout, not with q) */
-  spy: boolean;
 }
 
-export interface AnalysisResult {
-  id: number;
-  error?: string;
-  report?: AnalysisReport;
-  /** the directions at the sliders' configuration (the least observable one when there are none) */
-  current?: { deficiency: number; ratio: number; directions: string[] };
-  flops?: { estimate: number | null; mode: string; rnea: number; why?: string };
-  spy?: string;
-  removed?: string[];
-  ms: number;
-}
+/** Flops of one estimated sample against RNEA's (`estimate` null, with the reason, when there is no estimator). */
+export interface SampleFlops { estimate: number | null; mode: string; rnea: number; why?: string; where: string }
 
 let cached: { key: string; model: Model } | null = null;
 
@@ -101,11 +89,15 @@ export class LayoutAnalysis {
   }
 
   /** the full report (with the redundant sensors, as `sparsedyn analyze`), flops per sample, spy plots */
-  rest(q: number[], spy = true): { report: AnalysisReport; flops: NonNullable<AnalysisResult['flops']>; spy?: string } {
+  rest(q: number[], spy = true): { report: AnalysisReport; flops: SampleFlops; spy?: string } {
     const es = this.es, model = this.model;
     const report = analyzeProblem(es);
-    const qv = Float64Array.from(q);
-    // flops of one sample: the estimator (when the layout determines every unknown) and RNEA
+    // flops of one sample, the estimator's (when the layout determines every unknown) and RNEA's, at
+    // the first random configuration tried (the sliders may sit at a special one, where the
+    // estimator's LU is singular)
+    const random = report.configurations.find((c) => c.kind === 'random');
+    const qv = Float64Array.from(random?.q ?? q);
+    const where = random?.name ?? 'the sliders\' configuration';
     const qd = new Float64Array(model.nv).fill(0.1);
     const ws = new RneaWorkspace(model);
     rnea(model, ws, qv, qd, new Float64Array(model.nv));
@@ -120,7 +112,7 @@ export class LayoutAnalysis {
         estimate = est.totalFlops().total;
         mode = est.mode === 'square' ? 'sparse LU' : 'weighted least squares (augmented sparse LU)';
       } catch (e) {
-        why = `${(e as Error).message.split(':')[0]} at the sliders' configuration`;
+        why = `${(e as Error).message.split(':')[0]} at ${where}`;
       }
     }
     let svg: string | undefined;
@@ -134,19 +126,6 @@ export class LayoutAnalysis {
       }
       svg = spySvg(panels, { panelSize: 260, aggregateAbove: 260, maxBreaks: 0, caption: `${sys.m} equations, ${sys.n} unknowns` });
     }
-    return { report, flops: { estimate, mode, rnea: rneaFlops, why }, spy: svg };
-  }
-}
-
-/** Run the whole analysis of one request at once (the tests; the worker runs it in steps). */
-export function runAnalysis(req: AnalysisRequest): AnalysisResult {
-  const t0 = performance.now();
-  try {
-    const la = new LayoutAnalysis(req.problem, req.urdfs);
-    const current = la.at(req.q);
-    const { report, flops, spy } = la.rest(req.q, req.spy);
-    return { id: req.id, report, current, flops, spy: spy, removed: la.removed, ms: performance.now() - t0 };
-  } catch (e) {
-    return { id: req.id, error: (e as Error).message, ms: performance.now() - t0 };
+    return { report, flops: { estimate, mode, rnea: rneaFlops, why, where }, spy: svg };
   }
 }

@@ -77,18 +77,26 @@ function analyse(what: string, t0 = performance.now()): void {
   sentAt.set(id, { t: t0, what });
   $('status').textContent = 'analysing…';
   $('status').className = 'busy';
-  worker.postMessage({ id, problem: problemJson(problem()), urdfs, q: Array.from(q), spy: true });
+  worker.postMessage({ id, problem: problemJson(problem()), urdfs, q: Array.from(q) });
 }
 
 worker.onmessage = (ev: MessageEvent) => {
-  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
+  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string; where: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
   if (r.id !== requestId) return; // a newer change is on its way
+  if (r.error && r.step === 'rest') {
+    // the verdict stands; only the redundancy search, flops or spy plots failed
+    $('error').textContent = `redundant sensors, flops and spy plots: ${r.error}`;
+    $('status').textContent = '';
+    $('status').dataset.done = String(r.id);
+    return;
+  }
   if (r.error) {
     holdRenderUntil = 0;
     $('verdict').textContent = 'error';
     $('verdict').className = 'verdict error';
     $('error').textContent = r.error;
     $('status').textContent = '';
+    $('status').dataset.done = String(r.id);
     return;
   }
   $('error').textContent = '';
@@ -566,11 +574,11 @@ function showReport(): void {
   for (const n of r.notes) $('notes').append(el('li', {}, n));
 }
 
-function showFlops(f: { estimate: number | null; mode: string; rnea: number; why?: string }): void {
+function showFlops(f: { estimate: number | null; mode: string; rnea: number; why?: string; where: string }): void {
   const fmt = (x: number) => x.toLocaleString('en-US');
   $('flops').textContent = f.estimate === null
     ? `estimation: none (${f.why}); RNEA: ${fmt(f.rnea)} flops`
-    : `estimation (${f.mode}): ${fmt(f.estimate)} flops per sample; RNEA: ${fmt(f.rnea)} (×${(f.estimate / f.rnea).toFixed(1)})`;
+    : `estimation (${f.mode}): ${fmt(f.estimate)} flops per sample; RNEA: ${fmt(f.rnea)} (×${(f.estimate / f.rnea).toFixed(1)}); counted at ${f.where}`;
 }
 
 function buildSliders(m: Model): void {

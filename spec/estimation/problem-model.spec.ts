@@ -12,6 +12,7 @@ import { directionTerms, fitProblem, problemJson, problemModel, withUrdfSensorsF
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 import { loadProblem } from '../../src/node/problem-file.ts';
 import { modelFromSpec } from '../../src/model/spec.ts';
+import { LayoutAnalysis } from '../../web/analysis.ts';
 
 const DEMO = 'data/problems/humanoid-demo.json';
 
@@ -103,5 +104,31 @@ describe('fitProblem and directionTerms', () => {
       [0.0025, 'f', 'l_ankle_roll', 4, model.joint('l_ankle_roll')],
       [1, 'a', 'l_foot', 5, model.body('l_foot')],
     ]);
+  });
+});
+
+describe('the playground\'s analysis (web/analysis.ts, what its worker runs)', () => {
+  it('gives the report sparsedyn analyze gives, the directions at a configuration, the flops of the estimator', () => {
+    const demo = loadProblem(DEMO);
+    // the demo without its F/T sensors, with slippery contacts and load cells under them
+    const cells = parseProblem(JSON.stringify({
+      model: 'humanoid.urdf', base: 'floating',
+      sensors: ['l_sole', 'r_sole'].map((link) => ({ name: `cell_${link}`, type: 'external_wrench', link, components: ['fz', 'tx', 'ty'] })),
+    }), 'cells').sensors;
+    const text = problemJson({ ...demo.problem, model: 'humanoid.urdf', contacts: [{ link: 'l_sole', zero: ['fx', 'fy'] }, { link: 'r_sole', zero: ['fx', 'fy'] }], sensors: [...demo.problem.sensors.filter((s) => s.type !== 'force_torque'), ...cells] });
+    const la = new LayoutAnalysis(text, { 'humanoid.urdf': readFileSync('models/humanoid.urdf', 'utf8') });
+    const node = analyzeProblem(buildEstimationSystem(demo.model, parseProblem(text, 'p')));
+    expect(node.verdict).toBe('generically_well_posed');
+    const first = la.first();
+    expect({ ...first, redundant_sensors: node.redundant_sensors }).toEqual(node);
+    const { report, flops, spy } = la.rest(node.configurations[3].q);
+    expect(report).toEqual(node);
+    // at the neutral pose (special): the direction the analysis names; at a random one: none
+    expect(la.at(node.configurations[3].q)).toMatchObject({ deficiency: 1, directions: node.unobservable });
+    expect(la.at(node.configurations[0].q).deficiency).toBe(0);
+    expect(flops.where).toBe('random 1');
+    expect(flops.estimate).toBeGreaterThan(flops.rnea);
+    expect(spy).toMatch(/^<svg /);
+    expect(() => new LayoutAnalysis(problemJson({ ...demo.problem, model: 'humanoid.urdf' }), {})).toThrow(/not loaded/);
   });
 });

@@ -15,10 +15,15 @@
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
+import { analyzeProblem } from '../../src/estimation/analysis.ts';
+import { Estimator } from '../../src/estimation/estimator.ts';
+import { loadEstimationSystem } from '../../src/node/problem-file.ts';
 import { buildProblem, CHROMIUM, NO_BROWSER, ROOT, tempDir } from './dist.ts';
 
 const IN_CI = process.env.CI === '1' || process.env.CI === 'true';
@@ -142,6 +147,7 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     // the sliders start at the neutral pose, a special configuration: the direction is drawn there
     expect(await page.$$eval('#directions li', (ls) => ls.map((l) => l.textContent))).toEqual(['w[l_sole].tz − w[r_sole].tz']);
     expect(await page.$$eval('#configs tr:last-child td', (ts) => ts.map((t) => t.textContent))).toEqual(['sliders', 'the configuration of the sliders', '609', 'deficient by 1']);
+    expect(await text('flops')).toMatch(/^estimation \(weighted least squares \(augmented sparse LU\)\): [\d,]+ flops per sample; RNEA: [\d,]+ \(×[\d.]+\); counted at random 1$/);
     await shot('3-slippery-contacts');
     expect((await exportAndAnalyze('slippery')).verdict).toBe('generically_well_posed');
     // a slider away from the neutral pose: the analysis follows
@@ -171,6 +177,18 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     await shot('4-ankle-ft-well-posed');
     const cli = await exportAndAnalyze('ankle-ft');
     expect(cli.verdict).toBe('well_posed');
+    // the flops shown are the estimator's and RNEA's, counted here on the exported problem
+    {
+      const { es, model } = loadEstimationSystem(join(work, 'ankle-ft.json'));
+      const q = Float64Array.from(analyzeProblem(es, { redundancy: false }).configurations[0].q);
+      const qd = new Float64Array(model.nv).fill(0.1);
+      const est = new Estimator(es);
+      est.estimate(q, qd, new Float64Array(es.sys.ny));
+      const ws = new RneaWorkspace(model);
+      rnea(model, ws, q, qd, new Float64Array(model.nv));
+      const fmt = (x: number) => x.toLocaleString('en-US');
+      expect(await text('flops')).toContain(`: ${fmt(est.totalFlops().total)} flops per sample; RNEA: ${fmt(ws.flops.total)} (×`);
+    }
     expect(cli.redundant).toEqual(redundant);
     // import: another robot first, then the file: the same layout and verdict
     await page.selectOption('#model', 'chain:6');
@@ -221,6 +239,11 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     expect(await page.$$eval('#contacts li', (ls) => ls.map((l) => l.getAttribute('data-contact')))).toEqual(['link3']);
     expect(await text('verdict')).toBe('ill_posed');
     expect((await exportAndAnalyze('chain6-floating-contact')).verdict).toBe('ill_posed');
+    // a problem file that does not parse: the message names the field, the layout stays
+    await page.setInputFiles('#file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"model": "humanoid", "base": "flying"}') });
+    await page.waitForFunction(() => document.getElementById('error')!.textContent !== '');
+    expect(await text('error')).toBe('imported problem: "base" must be "fixed" or "floating"');
+    expect(await page.inputValue('#model')).toBe('chain6.urdf');
   });
 
   it('reports the click-to-verdict times and no page problems', async () => {
@@ -235,7 +258,7 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     process.stdout.write(`${line}\n`);
     if (WRITE) {
       const out = resolve(ROOT, 'reports/playground/timings.md');
-      writeFileSync(`${out}.tmp`, `# Playground timings\n\nMeasured by \`npm run playground:shots\` (spec/package/playground.spec.ts in headless Chromium, software rendering), ${new Date().toISOString().slice(0, 10)}:\n\n| change | click → verdict on screen | click → worker starts | analysis in the worker | click → result on the page |\n| --- | --- | --- | --- | --- |\n${clicks.map((t) => `| ${t.what} | ${t.ms.toFixed(0)} ms | ${t.started.toFixed(0)} ms | ${t.worker.toFixed(0)} ms | ${t.received.toFixed(0)} ms |`).join('\n')}\n\nMedian click → verdict: ${median.toFixed(0)} ms. Page load from file:// to the first verdict: ${loadMs} ms.\n`);
+      writeFileSync(`${out}.tmp`, `# Playground timings\n\nMeasured by \`npm run playground:shots\` (spec/package/playground.spec.ts in headless Chromium, software rendering), ${new Date().toISOString().slice(0, 10)}:\n\n| change | click → verdict on screen | click → worker starts | analysis in the worker | click → result on the page |\n| --- | --- | --- | --- | --- |\n${clicks.map((t) => `| ${t.what} | ${t.ms.toFixed(0)} ms | ${t.started.toFixed(0)} ms | ${t.worker.toFixed(0)} ms | ${t.received.toFixed(0)} ms |`).join('\n')}\n\nMedian click → verdict: ${median.toFixed(0)} ms. Page load from file:// to the first verdict: ${loadMs} ms. Load average of the machine (1 min) at the end: ${loadavg()[0].toFixed(1)}.\n`);
       renameSync(`${out}.tmp`, out);
     }
     expect(problems).toEqual([]);
