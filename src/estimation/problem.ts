@@ -4,6 +4,8 @@
  * offending item; it does no I/O (problem-file.ts reads files and builds the model).
  */
 
+import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
+
 export type SensorType =
   | 'joint_acceleration' | 'joint_torque' | 'force_torque' | 'external_wrench'
   | 'accelerometer' | 'spatial_acceleration' | 'gyroscope';
@@ -69,6 +71,8 @@ export interface ProblemFile {
   sensors: SensorSpec[];
   /** import the URDF's <sensor> elements (all, or those named) as sensors (problem-file.ts) */
   urdf_sensors?: boolean | string[];
+  /** ROS 2 topics of a recording (MCAP) that carry the joints, the base and each sensor */
+  ros?: RosMapping;
   /** messages from loading the problem (not read from the JSON): e.g. URDF sensors left out */
   notes?: string[];
 }
@@ -150,7 +154,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   }
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
   const p = d as Record<string, unknown>;
-  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'contacts', 'sensors', 'urdf_sensors'];
+  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'contacts', 'sensors', 'urdf_sensors', 'ros'];
   for (const k of Object.keys(p)) if (!allowed.includes(k)) throw new ProblemError(`${file}: unknown field "${k}" (expected ${allowed.join(', ')})`);
   if (typeof p.model !== 'string' || p.model.trim() === '') throw new ProblemError(`${file}: "model" must be a URDF path or a model spec`);
   if (p.base !== 'fixed' && p.base !== 'floating') throw new ProblemError(`${file}: "base" must be "fixed" or "floating"`);
@@ -226,5 +230,16 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   if (p.urdf_sensors !== undefined) {
     urdfSensors = typeof p.urdf_sensors === 'boolean' ? p.urdf_sensors : strings(p.urdf_sensors, `${file}: "urdf_sensors"`);
   }
-  return { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors, urdf_sensors: urdfSensors };
+  let ros: RosMapping | undefined;
+  if (p.ros !== undefined) {
+    try {
+      ros = parseRosMapping(p.ros, file);
+    } catch (e) {
+      if (e instanceof RosMappingError) throw new ProblemError(e.message);
+      throw e;
+    }
+  }
+  const out: ProblemFile = { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors, urdf_sensors: urdfSensors };
+  if (ros) out.ros = ros;
+  return out;
 }

@@ -31,12 +31,18 @@ export interface Sample {
   readings: Map<string, Float64Array>;
   /** the sample's `truth` object, if any (NDJSON only) */
   truth?: unknown;
+  /** the sample time in integer nanoseconds, exact (ROS 2 recordings) */
+  stamp?: bigint;
+  /** ROS 2 recordings: per channel, the age (s) of its newest value at or before t */
+  staleness?: Map<string, number>;
 }
 
 /** A malformed log row: its line number and what is wrong with it. */
 export interface LogError {
   line: number;
   message: string;
+  /** where, when a line number does not say it (ROS 2 recordings: topic and log time, or the sample) */
+  where?: string;
 }
 
 const BASE_CSV = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'];

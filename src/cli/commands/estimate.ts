@@ -11,6 +11,7 @@
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
 import { createReadStream } from 'node:fs';
+import type { IWritable } from '@mcap/core';
 import { Option, type Command } from 'commander';
 import { analyzeProblem, directionsAt } from '../../estimation/analysis.ts';
 import { EstimateConditioning } from '../../estimation/conditioning.ts';
@@ -18,7 +19,10 @@ import { Estimator } from '../../estimation/estimator.ts';
 import { columnUnits, csvColumn, flatten, namedEstimate, TruthComparison, type AccuracyRow, type NamedEstimate } from '../../estimation/outputs.ts';
 import { inputsFromReadings } from '../../estimation/synthesize.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
-import { logRows, type LogFormat } from '../../io/log-reader.ts';
+import { logRows, type AnyLogFormat, type RawRow } from '../../io/log-reader.ts';
+import { McapEstimateWriter, secondsToNs } from '../../io/mcap-estimates.ts';
+import { McapLogError, McapSampler, mcapSamples } from '../../io/mcap-log.ts';
+import { openLogSource } from '../../node/log-source.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { SingularPivotError } from '../../sparse/errors.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
@@ -29,7 +33,7 @@ interface Opts {
   data: string;
   out: string;
   report?: string;
-  format?: LogFormat;
+  format?: AnyLogFormat;
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
@@ -71,9 +75,9 @@ export function register(program: Command, state: CliState): void {
     .command('estimate')
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('estimate joint torques, contact and joint wrenches and accelerations from a sensor log')
-    .requiredOption('-d, --data <log>', 'sensor log, NDJSON or CSV (the format is read from the content), one sample per row; "-" reads standard input')
-    .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON or CSV); "-" writes standard output')
-    .addOption(new Option('--format <format>', 'format of the estimates (default: the log\'s)').choices(['ndjson', 'csv']))
+    .requiredOption('-d, --data <log>', 'sensor log: NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP; the problem\'s "ros" section maps its topics); the format is read from the content; "-" reads standard input')
+    .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV or MCAP); "-" writes standard output')
+    .addOption(new Option('--format <format>', 'format of the estimates (default: mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'mcap']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
@@ -88,7 +92,7 @@ export function register(program: Command, state: CliState): void {
       if (opts.data !== '-') checkInputFile('log', opts.data);
       const { problem, model, modelFile, es } = loadEstimationSystem(file);
       const warnings = reportModelWarnings(state, model);
-      const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.md`);
+      const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       const check = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
@@ -104,30 +108,56 @@ export function register(program: Command, state: CliState): void {
       const schema = new LogSchema(es);
       const units = columnUnits(model);
       const truth = new TruthComparison(model);
+      // the log's first bytes: a ROS 2 recording (MCAP) is checked against the problem's "ros" section now
+      let source: Awaited<ReturnType<typeof openLogSource>>;
+      try {
+        source = await openLogSource(opts.data);
+      } catch (e) {
+        throw new FileError(`${dataName}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      let sampler: McapSampler | null = null;
+      if (source.mcap) {
+        if (!problem.ros) throw new FileError(`${dataName} is a ROS 2 recording (MCAP): ${file} needs a "ros" section that maps its topics to the joints, the base and the sensors (see the README, "ROS 2 recordings")`);
+        try {
+          sampler = new McapSampler(schema, problem.ros);
+        } catch (e) {
+          if (e instanceof McapLogError) throw new FileError(`${file}: "ros": ${e.message}`);
+          throw e;
+        }
+      }
+      if (!opts.format && /\.mcap$/i.test(opts.out)) opts.format = 'mcap';
+      if (!opts.format && sampler) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'mcap';
       // 2. the run; outputs under temporary names until the end
       const sink = openDataSink(opts.out);
+      let mcapOut: McapEstimateWriter | null = null;
       const errors: LogError[] = [];
       const flagged: { line: number; t: number; condition: number; direction: string }[] = [];
       const times: number[] = [], condTimes: number[] = [], conditions: number[] = [];
       let flops = 0, condFlops = 0, samples = 0, rows = 0, printed = 0, printedFlags = 0;
-      let inFormat: LogFormat | null = null;
-      let outFormat: LogFormat | null = opts.format ?? null;
+      let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
+      let outFormat: AnyLogFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
       let run: { key: string; direction: string } | null = null;
       const y = new Float64Array(es.sys.ny);
-      const skip = (line: number, message: string) => {
-        errors.push({ line, message });
-        if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${line}: skipped: ${message}`);
+      const skip = (line: number, message: string, where?: string) => {
+        errors.push(where !== undefined ? { line, message, where } : { line, message });
+        if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${where !== undefined ? ` ${where}:` : `${line}:`} skipped: ${message}`);
       };
+      async function* rawRows(): AsyncGenerator<RawRow | { kind: 'parsed'; row: Sample | LogError }> {
+        if (sampler) {
+          for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) yield { kind: 'parsed', row };
+        } else yield* logRows(source.text, { onFormat: (f) => { inFormat = f; } });
+      }
       try {
-        const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' ? await countLines(opts.data) : 0;
-        const source = opts.data === '-' ? process.stdin : createReadStream(opts.data);
-        source.setEncoding('utf8');
-        for await (const raw of logRows(source as AsyncIterable<string>, { onFormat: (f) => { inFormat = f; } })) {
+        const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' && !sampler ? await countLines(opts.data) : 0;
+        for await (const raw of rawRows()) {
           if (raw.kind === 'error') { rows++; skip(raw.line, raw.message); continue; }
           let parsed: Sample | LogError;
-          if (raw.kind === 'csv') {
+          if (raw.kind === 'parsed') {
+            rows++;
+            parsed = raw.row;
+          } else if (raw.kind === 'csv') {
             if (csvReader === null) {
               try {
                 csvReader = new CsvRows(schema, raw.cells, raw.line);
@@ -142,7 +172,7 @@ export function register(program: Command, state: CliState): void {
             rows++;
             parsed = parseNdjsonLine(schema, raw.text, raw.line);
           }
-          if ('message' in parsed) { skip(parsed.line, parsed.message); continue; }
+          if ('message' in parsed) { skip(parsed.line, parsed.message, parsed.where); continue; }
           const s = parsed;
           // estimate; a singular sample is named in the layout's words
           let d: Float64Array;
@@ -197,8 +227,15 @@ export function register(program: Command, state: CliState): void {
           flops += est.totalFlops().total;
           truth.add(named, s.truth);
           outFormat ??= inFormat ?? 'ndjson';
-          if (outFormat === 'csv') {
+          if (outFormat === 'mcap') {
+            if (mcapOut === null) {
+              mcapOut = new McapEstimateWriter(sinkWritable(sink), model);
+              await mcapOut.start();
+            }
+            await mcapOut.write({ stamp: s.stamp ?? secondsToNs(s.t), line: s.line, condition: cond ? condition : undefined, nearSingular: direction, staleness: s.staleness }, named);
+          } else if (outFormat === 'csv') {
             const flat = flatten(named);
+            if (s.staleness) for (const [k, a] of s.staleness) { flat.set(`staleness.${k}`, a); units.set(`staleness.${k}`, 's'); }
             if (csvHeader === null) {
               csvHeader = ['t', 'line', ...(cond ? ['condition', 'flagged'] : []), ...flat.keys()];
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
@@ -209,11 +246,13 @@ export function register(program: Command, state: CliState): void {
             const head: Record<string, unknown> = { t: s.t, line: s.line };
             if (cond) head.condition = condition;
             if (direction !== undefined) head.near_singular = direction;
+            if (s.staleness) head.staleness = Object.fromEntries(s.staleness);
             sink.write(JSON.stringify({ ...head, ...named }) + '\n');
           }
           if (samples % 50 === 0) progress(s.line, total);
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
+        if (mcapOut !== null) await mcapOut.end();
         if (rows === 0) {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
@@ -252,6 +291,7 @@ export function register(program: Command, state: CliState): void {
         printMessage(lines.join('\n'));
       } catch (e) {
         sink.abort();
+        if (e instanceof McapLogError) throw new FileError(`${dataName}: ${e.message}`);
         throw e;
       }
       state.exitCode = errors.length > 0 ? 3 : 0;
@@ -285,7 +325,7 @@ function accuracyLine(rows: AccuracyRow[]): string {
 }
 
 interface ReportData {
-  file: string; dataName: string; inFormat: LogFormat | null; outFormat: LogFormat; model: string; base: string; method: string;
+  file: string; dataName: string; inFormat: AnyLogFormat | null; outFormat: AnyLogFormat; model: string; base: string; method: string;
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
@@ -335,7 +375,7 @@ function reportMarkdown(r: ReportData): string {
   md.push('## Skipped rows', '');
   if (r.errors.length === 0) md.push('None.');
   else {
-    for (const e of r.errors.slice(0, MAX_REPORT_ROWS)) md.push(`- line ${e.line}: ${e.message}`);
+    for (const e of r.errors.slice(0, MAX_REPORT_ROWS)) md.push(`- ${e.where ?? `line ${e.line}`}: ${e.message}`);
     if (r.errors.length > MAX_REPORT_ROWS) md.push(`- … ${r.errors.length - MAX_REPORT_ROWS} more`);
   }
   md.push('');
@@ -351,4 +391,13 @@ async function countLines(path: string): Promise<number> {
     for (let i = 0; i < b.length; i++) if (b[i] === 10) n++;
   }
   return n;
+}
+
+/** The data sink as the byte stream the MCAP writer writes to. */
+function sinkWritable(sink: { write(data: string | Uint8Array): void }): IWritable {
+  let pos = 0n;
+  return {
+    write: async (b: Uint8Array) => { sink.write(b); pos += BigInt(b.length); },
+    position: () => pos,
+  };
 }
