@@ -98,12 +98,12 @@ describe('sparsedyn estimate: results', () => {
     const report = readFileSync(join(dir, 'acc.report.md'), 'utf8');
     for (const joint of ['l_knee', 'r_hip_pitch', 'l_wrist_roll']) {
       const e = est.map((x, k) => x.tau[joint] - truth[k].tau[joint]);
-      const rmse = Math.sqrt(e.reduce((s, x) => s + x * x, 0) / e.length);
+      const rootMeanSquare = Math.sqrt(e.reduce((s, x) => s + x * x, 0) / e.length);
       const max = Math.max(...e.map(Math.abs));
       const line = report.split('\n').find((l) => l.startsWith(`| ${joint} |`))!;
       const [, name, unit, n, rm, mx] = line.split('|').map((s) => s.trim());
       expect([name, unit, n]).toEqual([joint, 'N m', '12']);
-      expect(Math.abs(Number(rm) - rmse)).toBeLessThan(5e-3 * rmse);
+      expect(Math.abs(Number(rm) - rootMeanSquare)).toBeLessThan(5e-3 * rootMeanSquare);
       expect(Math.abs(Number(mx) - max)).toBeLessThan(5e-3 * max);
       expect(max).toBeGreaterThan(0);
     }
