@@ -18,6 +18,7 @@
  * directly. Every message is stamped with its sample's time (header.stamp, log and publish time):
  * the input's stamp when it has one (a ROS 2 recording), else t rounded to the nanosecond. Topic
  * names keep [A-Za-z0-9_] of the link and joint names (others become "_"); frame ids keep the names.
+ * Strings are written as ASCII ({@link asciiText}).
  */
 import { McapStreamReader, McapWriter, type IWritable } from '@mcap/core';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
@@ -67,6 +68,16 @@ export function rosTime(ns: bigint): { sec: number; nanosec: number } {
   return { sec: Number(s), nanosec: Number(ns - s * 1_000_000_000n) };
 }
 
+/**
+ * Text as ASCII for a CDR string: @foxglove/cdr 3.5's writer counts a string's UTF-16 units as its
+ * bytes, so that text beyond ASCII would be cut. "−" and "·" (in the poorly observed directions)
+ * become "-" and "*", any other character beyond ASCII "\u{…}".
+ */
+export function asciiText(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(s) ? s : s.replace(/−/g, '-').replace(/·/g, '*').replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
 /** t (s) to integer nanoseconds, rounded */
 export const secondsToNs = (t: number): bigint => BigInt(Math.round(t * 1e9));
 
@@ -94,16 +105,20 @@ export class RosMcapWriter {
     await this.mcap.start({ profile: 'ros2', library: 'sparsedyn' });
   }
 
-  /** register (once) and return a topic's channel */
-  async channel(topic: string, type: RosMessageType): Promise<{ id: number; writer: MessageWriter }> {
+  /**
+   * register (once) and return a topic's channel; `as` overrides the schema's name and definition
+   * (a recording of another ROS 2 release, for tests)
+   */
+  async channel(topic: string, type: RosMessageType, as: { schemaName?: string; definition?: string } = {}): Promise<{ id: number; writer: MessageWriter }> {
     let c = this.topics.get(topic);
     if (c) return c;
-    let s = this.schemas.get(type);
+    const name = as.schemaName ?? type, text = as.definition ?? MSG_DEFINITIONS[type];
+    const key = `${name}\u0000${text}`;
+    let s = this.schemas.get(key);
     if (!s) {
-      const text = MSG_DEFINITIONS[type];
-      const id = await this.mcap.registerSchema({ name: type, encoding: 'ros2msg', data: new TextEncoder().encode(text) });
+      const id = await this.mcap.registerSchema({ name, encoding: 'ros2msg', data: new TextEncoder().encode(text) });
       s = { id, writer: new MessageWriter(parseMsgDefinition(text, { ros2: true })) };
-      this.schemas.set(type, s);
+      this.schemas.set(key, s);
     }
     const id = await this.mcap.registerChannel({ topic, schemaId: s.id, messageEncoding: 'cdr', metadata: new Map() });
     c = { id, writer: s.writer };
@@ -114,7 +129,12 @@ export class RosMcapWriter {
   /** one message on a topic at `ns` (log and publish time) */
   async write(topic: string, type: RosMessageType, ns: bigint, message: unknown, logNs = ns): Promise<void> {
     const c = await this.channel(topic, type);
-    await this.mcap.addMessage({ channelId: c.id, sequence: ++this.seq, logTime: logNs, publishTime: ns, data: c.writer.writeMessage(message) });
+    await this.writeRaw(c.id, ns, c.writer.writeMessage(message), logNs);
+  }
+
+  /** one message already serialized (or deliberately not: tests of damaged recordings) */
+  async writeRaw(channelId: number, ns: bigint, data: Uint8Array, logNs = ns): Promise<void> {
+    await this.mcap.addMessage({ channelId, sequence: ++this.seq, logTime: logNs, publishTime: ns, data });
   }
 
   async end(): Promise<void> {
@@ -137,14 +157,14 @@ export interface EstimateStamp {
 }
 
 const wrenchMsg = (ns: bigint, frame: string, w: Wrench) => ({
-  header: { stamp: rosTime(ns), frame_id: frame },
+  header: { stamp: rosTime(ns), frame_id: asciiText(frame) },
   wrench: { force: { x: w.force[0], y: w.force[1], z: w.force[2] }, torque: { x: w.torque[0], y: w.torque[1], z: w.torque[2] } },
 });
 
 const flat = (r: Record<string, number | number[]>): [string[], number[]] => {
   const names: string[] = [], vals: number[] = [];
   for (const [k, v] of Object.entries(r)) {
-    if (typeof v === 'number') { names.push(k); vals.push(v); } else v.forEach((x, i) => { names.push(`${k}[${i}]`); vals.push(x); });
+    if (typeof v === 'number') { names.push(asciiText(k)); vals.push(v); } else v.forEach((x, i) => { names.push(asciiText(`${k}[${i}]`)); vals.push(x); });
   }
   return [names, vals];
 };
@@ -192,10 +212,10 @@ export class McapEstimateWriter {
       sample: s.line,
       condition: s.condition !== undefined ? [s.condition] : [],
       near_singular: s.nearSingular !== undefined,
-      poorly_observed: s.nearSingular ?? '',
-      sensors: Object.keys(e.residuals),
+      poorly_observed: asciiText(s.nearSingular ?? ''),
+      sensors: Object.keys(e.residuals).map(asciiText),
       residuals: Object.values(e.residuals),
-      channels: s.staleness ? [...s.staleness.keys()] : [],
+      channels: s.staleness ? [...s.staleness.keys()].map(asciiText) : [],
       staleness: s.staleness ? [...s.staleness.values()] : [],
       tau_std: std,
     });

@@ -374,7 +374,7 @@ export class McapSampler {
     }
     const frame = header?.frame_id;
     const clockPlan = this.plans.get(ch.topic)!.find((p) => p.kind === 'clock');
-    let used = false;
+    let used = false, failed = false;
     for (const x of ch.extractors) {
       if (x.frameId !== undefined && frame !== x.frameId) continue;
       used = true;
@@ -384,13 +384,14 @@ export class McapSampler {
       } catch (e) {
         if (!(e instanceof MessageError)) throw e;
         this.bad(ch.topic, r.logTime, `${x.channel.label}: ${e.message}`);
+        failed = true;
         continue;
       }
       this.insert(x.channel, stamp, vals, ch.topic, r.logTime);
     }
     if (clockPlan && (clockPlan.frameId === undefined || clockPlan.frameId === frame)) {
       used = true;
-      if (this.lastTick !== null && stamp <= this.lastTick) this.bad(ch.topic, r.logTime, `sample clock: stamp ${nsText(stamp)} s is not after the previous sample's (${nsText(this.lastTick)} s)`);
+      if (failed) { /* a message reported as bad gives no tick */ } else if (this.lastTick !== null && stamp <= this.lastTick) this.bad(ch.topic, r.logTime, `sample clock: stamp ${nsText(stamp)} s is not after the previous sample's (${nsText(this.lastTick)} s)`);
       else { this.ticks.push(stamp); this.lastTick = stamp; }
     }
     if (!used) this.bad(ch.topic, r.logTime, `frame id "${frame}" is mapped to no sensor of this topic (mapped: ${ch.extractors.map((x) => `"${x.frameId}"`).join(', ')})`);
