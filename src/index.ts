@@ -96,6 +96,12 @@ export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, type Sample, type LogError } from './io/log.ts';
+export type { RosMapping, RosSensorSource, RosClock } from './estimation/ros-mapping.ts';
+export { McapSampler, mcapSamples, McapLogError, isMcap } from './io/mcap-log.ts';
+export {
+  McapEstimateWriter, readMcapEstimates, RosMcapWriter, MemoryWritable, MSG_DEFINITIONS, rosTime, secondsToNs, asciiText,
+  type EstimateStamp, type McapEstimateRecord, type RosMessageType,
+} from './io/mcap-estimates.ts';
 
 // ── derivatives ───────────────────────────────────────────────────────────────────────────────
 export { LuInverseDynamicsDerivatives, LuForwardDynamicsDerivatives, type DynamicsDerivatives, type LuDerivativesOptions, type LuMode } from './derivatives/dynamics.ts';

@@ -6,6 +6,7 @@
 
 import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
 
+/** The kinds of sensor a problem file may declare. */
 export type SensorType =
   | 'joint_acceleration' | 'joint_torque' | 'force_torque' | 'external_wrench'
   | 'accelerometer' | 'spatial_acceleration' | 'gyroscope';

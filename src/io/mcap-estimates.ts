@@ -60,6 +60,7 @@ export const MSG_DEFINITIONS = {
   'nav_msgs/msg/Odometry': `std_msgs/Header header\nstring child_frame_id\ngeometry_msgs/PoseWithCovariance pose\ngeometry_msgs/TwistWithCovariance twist\n${SEP}MSG: geometry_msgs/PoseWithCovariance\ngeometry_msgs/Pose pose\nfloat64[36] covariance\n${SEP}MSG: geometry_msgs/Pose\ngeometry_msgs/Point position\ngeometry_msgs/Quaternion orientation\n${SEP}MSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n${SEP}MSG: geometry_msgs/Quaternion\nfloat64 x 0\nfloat64 y 0\nfloat64 z 0\nfloat64 w 1\n${SEP}MSG: geometry_msgs/TwistWithCovariance\ngeometry_msgs/Twist twist\nfloat64[36] covariance\n${SEP}MSG: geometry_msgs/Twist\ngeometry_msgs/Vector3 linear\ngeometry_msgs/Vector3 angular\n${SEP}${VECTOR3}${SEP}${HEADER}${SEP}${TIME}`,
 } as const;
 
+/** The ROS 2 message types this module writes (and the demo recording uses). */
 export type RosMessageType = keyof typeof MSG_DEFINITIONS;
 
 /** a ROS 2 time from integer nanoseconds */

@@ -75,7 +75,7 @@ export function register(program: Command, state: CliState): void {
     .command('estimate')
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('estimate joint torques, contact and joint wrenches and accelerations from a sensor log')
-    .requiredOption('-d, --data <log>', 'sensor log: NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP; the problem\'s "ros" section maps its topics); the format is read from the content; "-" reads standard input')
+    .requiredOption('-d, --data <log>', 'sensor log ("-" reads standard input): NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP, its topics mapped by the problem\'s "ros" section); the format is read from the content')
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV or MCAP); "-" writes standard output')
     .addOption(new Option('--format <format>', 'format of the estimates (default: mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'mcap']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
