@@ -95,6 +95,7 @@ export { Estimator, type EstimatorFlops } from './estimation/estimator.ts';
 export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from './estimation/outputs.ts';
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
+export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample } from './estimation/session.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, type Sample, type LogError } from './io/log.ts';
 export type { RosMapping, RosSensorSource, RosClock } from './estimation/ros-mapping.ts';
 export { McapSampler, mcapSamples, McapLogError, isMcap } from './io/mcap-log.ts';

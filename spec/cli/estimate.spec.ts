@@ -352,10 +352,14 @@ describe('sparsedyn estimate: inputs as they come', () => {
     expect(r.err).toMatch(/bad.ndjson:2: skipped: q of joint "l_knee" is missing/);
     expect(r.err).toMatch(/bad.ndjson:3: skipped: sensor "ft_left"\[3\] is "NaN"/);
     expect(r.err).toMatch(/bad.ndjson:4: skipped: sensor "ft_left" must be a list of 6 numbers \(got 5\)/);
-    expect(r.err).toMatch(/bad.ndjson:5: skipped: unknown sensor "laser"/);
+    // a channel the problem does not use is ignored, named once; --strict refuses it
+    expect(r.err).toMatch(/note: .*bad.ndjson has a channel the problem does not use, ignored: laser \(--strict refuses them\)/);
     expect(r.err).toMatch(/bad.ndjson:7: skipped: not valid JSON/);
-    expect(rowsOf(readFileSync(out, 'utf8')).map((e) => e.line)).toEqual([1, 6]);
-    expect(r.err).toMatch(/samples estimated 2, rows skipped 5/);
+    expect(rowsOf(readFileSync(out, 'utf8')).map((e) => e.line)).toEqual([1, 5, 6]);
+    expect(r.err).toMatch(/samples estimated 3, rows skipped 4/);
+    const strict = await run(['estimate', DEMO, '--data', log, '--out', '-', '--strict']);
+    expect(strict.err).toMatch(/bad.ndjson:5: skipped: unknown channel "laser" \(--strict\)/);
+    expect(rowsOf(strict.out).map((e) => e.line)).toEqual([1, 6]);
   });
 
   it('a UTF-8 byte order mark is accepted (NDJSON and CSV): the first row is estimated', async () => {

@@ -171,12 +171,32 @@ export class Estimator {
   }
 
   /**
-   * Covariance of the estimated unknowns `cols` (weighted least squares only): −[K⁻¹] restricted
-   * to those columns, one extra solve per column with the factors of the last sample.
+   * Covariance of the estimated unknowns `cols` at the last sample, with the factors of that sample:
+   * weighted least squares: −[K⁻¹] restricted to those columns (one solve per column);
+   * square: Cov(d) = A⁻¹ V A⁻ᵀ (V the row variances, 0 on exact rows): z_c = A⁻ᵀ e_c (one transposed
+   * solve per column), then Cov(c, c') = Σ_r V_r z_c[r] z_c'[r].
    */
   covariance(cols: readonly number[]): Float64Array {
-    if (this.mode !== 'wls') throw new RangeError('covariance: only for redundant (weighted least-squares) problems');
-    const m = this.es.sys.m, k = cols.length, N = this.rhs.length;
+    const k = cols.length;
+    if (this.mode === 'square') {
+      const n = this.es.sys.n, lu = this.solver!.lu, V = this.rowVariance;
+      const Z = new Float64Array(n * k), z = new Float64Array(n);
+      cols.forEach((c, t) => {
+        z.fill(0); z[c] = 1;
+        lu.solveTransposed(z, z);
+        Z.set(z, t * n);
+      });
+      const C = new Float64Array(k * k);
+      for (let a = 0; a < k; a++) {
+        for (let b = a; b < k; b++) {
+          let acc = 0;
+          for (let r = 0; r < n; r++) if (V[r] > 0) acc += V[r] * Z[a * n + r] * Z[b * n + r];
+          C[a * k + b] = acc; C[b * k + a] = acc;
+        }
+      }
+      return C;
+    }
+    const m = this.es.sys.m, N = this.rhs.length;
     const B = new Float64Array(N * k);
     cols.forEach((c, t) => { B[t * N + m + c] = 1; });
     const X = new Float64Array(N * k);
@@ -184,6 +204,24 @@ export class Estimator {
     const C = new Float64Array(k * k);
     for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) C[a * k + b] = -X[b * N + m + cols[a]];
     return C;
+  }
+
+  /**
+   * Diagonal of the residual covariance Ω = V − A Cov(d) Aᵀ of the measurement rows `rows` at the
+   * last sample (weighted least squares), from the factors: with K = [V A; Aᵀ 0],
+   * [K⁻¹]_rr = V⁻¹ Ω V⁻¹ on a measurement row, so Ω_rr = V_r² [K⁻¹]_rr — one solve per row
+   * (written into `out`; `work` holds m + n numbers per row solved at once). Square layouts have no
+   * redundancy: Ω = 0.
+   */
+  residualVarianceDiag(rows: ArrayLike<number>, out: Float64Array, work?: { X: Float64Array; B: Float64Array }): Float64Array {
+    if (this.mode === 'square') { out.fill(0); return out; }
+    const N = this.rhs.length, k = rows.length, V = this.rowVariance;
+    const B = work?.B ?? new Float64Array(N * k), X = work?.X ?? new Float64Array(N * k);
+    B.fill(0);
+    for (let t = 0; t < k; t++) B[t * N + rows[t]] = 1;
+    this.lu!.solveMany(X, B, k);
+    for (let t = 0; t < k; t++) { const r = rows[t]; out[t] = V[r] * V[r] * X[t * N + r]; }
+    return out;
   }
 
   /** total flops of the last sample */

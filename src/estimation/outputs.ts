@@ -23,7 +23,7 @@ export interface NamedEstimate {
   joint_wrenches: Record<string, Wrench>;
   /** per sensor: root mean square of (reading residual / standard deviation) */
   residuals: Record<string, number>;
-  /** standard deviation of each estimated joint torque (weighted least squares, on request) */
+  /** standard deviation of each estimated joint torque (on request; square and redundant layouts) */
   tau_std?: Record<string, number | number[]>;
 }
 
@@ -64,7 +64,7 @@ export function namedEstimate(es: EstimationSystem, est: Estimator, d: Float64Ar
     residuals[s.spec.name] = Math.sqrt(acc / nr);
   }
   const out: NamedEstimate = { tau, qdd, contact_wrenches, joint_wrenches, residuals };
-  if (withStd && est.mode === 'wls') {
+  if (withStd) {
     const cols: number[] = [];
     const js = model.movingJoints();
     for (const j of js) for (let k = 0; k < j.nv; k++) cols.push(L.tau[j.body] + k);

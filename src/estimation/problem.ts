@@ -58,7 +58,23 @@ export interface ContactSpec {
   link: string;
   /** components of the contact wrench known to be zero, in the contact link's frame */
   zero: string[];
+  /** variance of those zeros (N², N²·m²): a soft constraint; absent = exact */
+  zero_variance?: number;
 }
+
+/** From time `t` on (s), the active contacts are `contacts` (until the next entry). */
+export interface ContactPhase { t: number; contacts: string[] }
+
+/** A contact is active while the force its sensor measures exceeds `threshold` (N, magnitude). */
+export interface ContactDetection { contact: string; sensor: string; threshold: number }
+
+/**
+ * A Gaussian prior (mean, variance) on unknowns: `on` is "torques", "accelerations",
+ * "contact_wrenches" (all of a group), "torque:<joint>", "acceleration:<joint>" or
+ * "contact:<link>" (its six components tx … fz in the link frame). `mean`: one number for every
+ * component, or one per component.
+ */
+export interface PriorSpec { on: string; mean: number | number[]; variance: number }
 
 /** An estimation problem (a problem file, validated): the model, its base, contacts and sensors. */
 export interface ProblemFile {
@@ -70,6 +86,14 @@ export interface ProblemFile {
   unactuated?: string[];
   contacts: ContactSpec[];
   sensors: SensorSpec[];
+  /** variance of the unactuated joints' zero torque (a soft constraint); absent = exact */
+  unactuated_variance?: number;
+  /** contact modes by time (sorted by t) */
+  contact_schedule?: ContactPhase[];
+  /** contact modes from a force threshold on measured wrenches */
+  contact_detection?: ContactDetection[];
+  /** Gaussian priors on unknowns (maximum a posteriori estimation) */
+  priors?: PriorSpec[];
   /** import the URDF's <sensor> elements (all, or those named) as sensors (problem-file.ts) */
   urdf_sensors?: boolean | string[];
   /** ROS 2 topics of a recording (MCAP) that carry the joints, the base and each sensor */
@@ -155,7 +179,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   }
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
   const p = d as Record<string, unknown>;
-  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'contacts', 'sensors', 'urdf_sensors', 'ros'];
+  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'unactuated_variance', 'contacts', 'contact_schedule', 'contact_detection', 'priors', 'sensors', 'urdf_sensors', 'ros'];
   for (const k of Object.keys(p)) if (!allowed.includes(k)) throw new ProblemError(`${file}: unknown field "${k}" (expected ${allowed.join(', ')})`);
   if (typeof p.model !== 'string' || p.model.trim() === '') throw new ProblemError(`${file}: "model" must be a URDF path or a model spec`);
   if (p.base !== 'fixed' && p.base !== 'floating') throw new ProblemError(`${file}: "base" must be "fixed" or "floating"`);
@@ -166,13 +190,15 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   const contacts: ContactSpec[] = contactsRaw.map((c: unknown, k: number) => {
     const where = `${file}: contacts[${k}]`;
     if (typeof c === 'string') return { link: c, zero: [] };
-    if (typeof c !== 'object' || c === null) throw new ProblemError(`${where} must be a link name or {link, zero}`);
+    if (typeof c !== 'object' || c === null) throw new ProblemError(`${where} must be a link name or {link, zero, zero_variance}`);
     const o = c as Record<string, unknown>;
-    for (const key of Object.keys(o)) if (key !== 'link' && key !== 'zero') throw new ProblemError(`${where}: unknown field "${key}" (expected link, zero)`);
+    for (const key of Object.keys(o)) if (key !== 'link' && key !== 'zero' && key !== 'zero_variance') throw new ProblemError(`${where}: unknown field "${key}" (expected link, zero, zero_variance)`);
     if (typeof o.link !== 'string') throw new ProblemError(`${where}: "link" must be a link name`);
     const zero = o.zero === undefined ? [] : strings(o.zero, `${where} (link "${o.link}"): "zero"`);
     for (const z of zero) if (!WRENCH_COMPONENTS.includes(z as never)) throw new ProblemError(`${where} (link "${o.link}"): unknown wrench component "${z}" (expected ${WRENCH_COMPONENTS.join(' ')})`);
-    return { link: o.link, zero };
+    const spec: ContactSpec = { link: o.link, zero };
+    if (o.zero_variance !== undefined) spec.zero_variance = positive(o.zero_variance, `${where} (link "${o.link}"): "zero_variance"`);
+    return spec;
   });
   const seenLinks = new Set<string>();
   for (const c of contacts) {
@@ -231,16 +257,69 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   if (p.urdf_sensors !== undefined) {
     urdfSensors = typeof p.urdf_sensors === 'boolean' ? p.urdf_sensors : strings(p.urdf_sensors, `${file}: "urdf_sensors"`);
   }
-  let ros: RosMapping | undefined;
+  const out: ProblemFile = { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors, urdf_sensors: urdfSensors };
   if (p.ros !== undefined) {
     try {
-      ros = parseRosMapping(p.ros, file);
+      out.ros = parseRosMapping(p.ros, file);
     } catch (e) {
       if (e instanceof RosMappingError) throw new ProblemError(e.message);
       throw e;
     }
   }
-  const out: ProblemFile = { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors, urdf_sensors: urdfSensors };
-  if (ros) out.ros = ros;
+  if (p.unactuated_variance !== undefined) out.unactuated_variance = positive(p.unactuated_variance, `${file}: "unactuated_variance"`);
+  const links = new Set(contacts.map((c) => c.link));
+  const contactList = (x: unknown, where: string): string[] => {
+    const l = strings(x, where);
+    for (const c of l) if (!links.has(c)) throw new ProblemError(`${where}: "${c}" is not a contact of the problem (${[...links].join(', ') || 'none'})`);
+    return l;
+  };
+  if (p.contact_schedule !== undefined) {
+    if (!Array.isArray(p.contact_schedule) || p.contact_schedule.length === 0) throw new ProblemError(`${file}: "contact_schedule" must be a non-empty list of {t, contacts}`);
+    let last = -Infinity;
+    out.contact_schedule = p.contact_schedule.map((e: unknown, k: number) => {
+      const where = `${file}: contact_schedule[${k}]`;
+      const o = e as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null || typeof o.t !== 'number' || !Number.isFinite(o.t)) throw new ProblemError(`${where} must be {t (s), contacts}`);
+      for (const key of Object.keys(o)) if (key !== 't' && key !== 'contacts') throw new ProblemError(`${where}: unknown field "${key}" (expected t, contacts)`);
+      if (!(o.t > last)) throw new ProblemError(`${where}: t = ${o.t} must be later than the entry before`);
+      last = o.t;
+      return { t: o.t, contacts: contactList(o.contacts, `${where}: "contacts"`) };
+    });
+  }
+  if (p.contact_detection !== undefined) {
+    if (!Array.isArray(p.contact_detection)) throw new ProblemError(`${file}: "contact_detection" must be a list of {contact, sensor, threshold}`);
+    out.contact_detection = p.contact_detection.map((e: unknown, k: number) => {
+      const where = `${file}: contact_detection[${k}]`;
+      const o = e as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null) throw new ProblemError(`${where} must be {contact, sensor, threshold}`);
+      for (const key of Object.keys(o)) if (!['contact', 'sensor', 'threshold'].includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected contact, sensor, threshold)`);
+      const contact = contactList([o.contact], `${where}: "contact"`)[0];
+      const sensor = sensors.find((x) => x.name === o.sensor);
+      if (!sensor || (sensor.type !== 'force_torque' && sensor.type !== 'external_wrench')) throw new ProblemError(`${where}: "sensor" must name a force_torque or external_wrench sensor of the problem (got ${JSON.stringify(o.sensor)})`);
+      if (!['fx', 'fy', 'fz'].every((c) => sensor.components.includes(c))) throw new ProblemError(`${where}: sensor "${sensor.name}" must measure fx, fy and fz`);
+      return { contact, sensor: sensor.name, threshold: positive(o.threshold, `${where}: "threshold"`) };
+    });
+  }
+  if (p.priors !== undefined) {
+    if (!Array.isArray(p.priors)) throw new ProblemError(`${file}: "priors" must be a list of {on, mean, variance}`);
+    out.priors = p.priors.map((e: unknown, k: number) => {
+      const where = `${file}: priors[${k}]`;
+      const o = e as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null) throw new ProblemError(`${where} must be {on, mean, variance}`);
+      for (const key of Object.keys(o)) if (!['on', 'mean', 'variance'].includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected on, mean, variance)`);
+      if (typeof o.on !== 'string' || !/^(torques|accelerations|contact_wrenches|torque:.+|acceleration:.+|contact:.+)$/.test(o.on)) {
+        throw new ProblemError(`${where}: "on" must be "torques", "accelerations", "contact_wrenches", "torque:<joint>", "acceleration:<joint>" or "contact:<link>"`);
+      }
+      if (o.on.startsWith('contact:')) contactList([o.on.slice(8)], `${where}: "on"`);
+      const mean = o.mean ?? 0;
+      if (!(typeof mean === 'number' && Number.isFinite(mean)) && !(Array.isArray(mean) && mean.every((x) => typeof x === 'number' && Number.isFinite(x)))) throw new ProblemError(`${where}: "mean" must be a number or a list of numbers`);
+      return { on: o.on, mean: mean as number | number[], variance: positive(o.variance, `${where}: "variance"`) };
+    });
+  }
   return out;
+}
+
+function positive(x: unknown, where: string): number {
+  if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x)) throw new ProblemError(`${where} must be a positive number`);
+  return x;
 }

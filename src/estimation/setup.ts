@@ -13,7 +13,7 @@ import { Flops } from '../spatial/flops.ts';
 import { xCompose, xFromRotTrans } from '../spatial/transform.ts';
 import { mat3Transpose, rotFromRpy } from '../spatial/vec3.ts';
 import { forceTransformMatrix, LinearBlock, LinkAccelerationBlock } from './blocks.ts';
-import { ProblemError, SPATIAL_ACCEL_COMPONENTS, WRENCH_COMPONENTS, type Origin, type ProblemFile, type SensorSpec } from './problem.ts';
+import { ProblemError, SPATIAL_ACCEL_COMPONENTS, WRENCH_COMPONENTS, type Origin, type PriorSpec, type ProblemFile, type SensorSpec } from './problem.ts';
 
 /** A contact of an estimation system: its link, its body and the link frame relative to the body. */
 export interface ContactInfo {
@@ -47,6 +47,19 @@ export interface EstimationSystem {
   sensors: SensorInfo[];
   /** messages about the problem (e.g. gyroscopes) */
   notes: string[];
+  /** Gaussian priors on unknowns: extra rows `coef·d − mean` with the prior's variance */
+  priors: PriorInfo[];
+}
+
+/** A prior of an estimation system: its block, the names of its rows and their means. */
+export interface PriorInfo {
+  spec: PriorSpec;
+  /** the block's index in sys.blocks */
+  block: number;
+  /** what each row is a prior on (tau[joint], qdd[joint], w[link].tx …) */
+  names: string[];
+  /** the mean of each row (the block's inputs) */
+  mean: Float64Array;
 }
 
 /** ˢX_L from an origin (URDF convention: R = rpy rotation maps sensor to link coordinates). */
@@ -114,7 +127,7 @@ export function buildEstimationSystem(model: Model, problem: ProblemFile): Estim
       rows.push(`unactuated[${jointDofName(model, i, k)}]`);
       entries.push({ row: k, col: L.tau[i] + k, val: 1 });
     }
-    if (rows.length) blocks.push(new LinearBlock(`unactuated[${name}]`, rows, [], entries));
+    if (rows.length) blocks.push(new LinearBlock(`unactuated[${name}]`, rows, [], entries, problem.unactuated_variance));
   }
   // exact constraints: contact components known to be zero (in the contact link frame)
   for (const [k, c] of problem.contacts.entries()) {
@@ -126,7 +139,7 @@ export function buildEstimationSystem(model: Model, problem: ProblemFile): Estim
       const row = WRENCH_COMPONENTS.indexOf(comp as never);
       for (let j = 0; j < 6; j++) entries.push({ row: r, col: L.fx[info.body] + j, val: F[6 * row + j] });
     }
-    blocks.push(new LinearBlock(`contact[${c.link}].zero`, c.zero.map((z) => `zero[${c.link}].${z}`), [], entries));
+    blocks.push(new LinearBlock(`contact[${c.link}].zero`, c.zero.map((z) => `zero[${c.link}].${z}`), [], entries, c.zero_variance));
   }
   // sensors
   const sensors: SensorInfo[] = [];
@@ -188,6 +201,48 @@ export function buildEstimationSystem(model: Model, problem: ProblemFile): Estim
     sensors.push({ spec: s, block: blocks.length, inputs });
     blocks.push(block);
   }
+  // priors: rows coef·d − mean, variance of the prior
+  const priors: PriorInfo[] = [];
+  const unactSet = new Set(unactuated);
+  (problem.priors ?? []).forEach((p, k) => {
+    const rows: { name: string; entries: { col: number; val: number }[] }[] = [];
+    const joints = (kind: 'torque' | 'acceleration', only?: string) => {
+      for (const j of model.movingJoints()) {
+        if (only !== undefined && j.name !== only) continue;
+        if (kind === 'torque' && only === undefined && unactSet.has(j.name)) continue;
+        for (let c = 0; c < j.nv; c++) {
+          const col = (kind === 'torque' ? L.tau : L.qdd)[j.body] + c;
+          rows.push({ name: `${kind === 'torque' ? 'tau' : 'qdd'}[${jointDofName(model, j.body, c)}]`, entries: [{ col, val: 1 }] });
+        }
+      }
+      if (only !== undefined && rows.length === 0) throw new ProblemError(`priors[${k}]: joint "${only}" is not a joint with DoF of model "${model.name}"`);
+    };
+    const wrench = (info: ContactInfo) => {
+      const F = forceTransformMatrix(info.X);
+      WRENCH_COMPONENTS.forEach((comp, r) => {
+        const entries = [];
+        for (let j = 0; j < 6; j++) if (F[6 * r + j] !== 0) entries.push({ col: L.fx[info.body] + j, val: F[6 * r + j] });
+        rows.push({ name: `w[${info.link}].${comp}`, entries });
+      });
+    };
+    if (p.on === 'torques') joints('torque');
+    else if (p.on === 'accelerations') joints('acceleration');
+    else if (p.on.startsWith('torque:')) joints('torque', p.on.slice(7));
+    else if (p.on.startsWith('acceleration:')) joints('acceleration', p.on.slice(13));
+    else if (p.on === 'contact_wrenches') contacts.forEach(wrench);
+    else {
+      const info = contacts.find((c) => c.link === p.on.slice(8));
+      if (!info) return; // a contact not active in this mode: its wrench is zero, no prior
+      wrench(info);
+    }
+    if (rows.length === 0) return;
+    if (Array.isArray(p.mean) && p.mean.length !== rows.length) throw new ProblemError(`priors[${k}] on "${p.on}": "mean" has ${p.mean.length} numbers for ${rows.length} unknowns (${rows.map((r) => r.name).slice(0, 8).join(', ')}${rows.length > 8 ? ', …' : ''})`);
+    const mean = Float64Array.from(rows, (_r, t) => (Array.isArray(p.mean) ? p.mean[t] : p.mean));
+    const inputs = rows.map((r) => `prior[${k}].${r.name}`);
+    const entries = rows.flatMap((r, t) => r.entries.map((e) => ({ row: t, ...e })));
+    priors.push({ spec: p, block: blocks.length, names: rows.map((r) => r.name), mean });
+    blocks.push(new LinearBlock(`prior[${p.on}]`, inputs.map((n) => `y[${n}]`), inputs, entries, p.variance));
+  });
   const sys = new SymbolicSystem(model, { name: 'estimation', known, blocks });
-  return { model, problem, sys, contacts, sensors, notes };
+  return { model, problem, sys, contacts, sensors, notes, priors };
 }

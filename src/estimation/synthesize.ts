@@ -123,5 +123,6 @@ export function inputsFromReadings(es: EstimationSystem, readings: Map<string, A
     const y0 = sys.blockInput0[s.block];
     for (let k = 0; k < r.length; k++) out[y0 + k] = r[k];
   }
+  for (const p of es.priors) out.set(p.mean, sys.blockInput0[p.block]);
   return out;
 }

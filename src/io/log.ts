@@ -35,7 +35,26 @@ export interface Sample {
   stamp?: bigint;
   /** ROS 2 recordings: per channel, the age (s) of its newest value at or before t */
   staleness?: Map<string, number>;
+  /** channels of the row the problem does not use (ignored unless the schema is strict) */
+  ignored?: string[];
+  /** the contacts the row names as active (NDJSON `"contacts": [link, …]`), if it names them */
+  contacts?: string[];
+  /** largest |‖quaternion‖ − 1| of the row before it was renormalised */
+  quaternionDeviation?: number;
 }
+
+/**
+ * How rows are read: `strict` refuses channels the problem does not use (default: ignored and
+ * listed in Sample.ignored); a quaternion whose norm is off 1 by at most `quaternionTolerance`
+ * (default DEFAULT_QUATERNION_TOLERANCE) is renormalised, beyond it the row is refused.
+ */
+export interface LogSchemaOptions {
+  strict?: boolean;
+  quaternionTolerance?: number;
+}
+
+/** Default bound on |‖quaternion‖ − 1| of a log row (a quaternion rounded to 4 decimals is within 2e-4). */
+export const DEFAULT_QUATERNION_TOLERANCE = 1e-3;
 
 /** A malformed log row: its line number and what is wrong with it. */
 export interface LogError {
@@ -55,8 +74,18 @@ export class LogSchema {
   /** the gyroscope on the base link, if any (fallback for the base angular velocity) */
   readonly baseGyro?: { name: string; components: string[] };
 
-  constructor(readonly es: EstimationSystem) {
+  /** refuse channels the problem does not use */
+  readonly strict: boolean;
+  /** bound on |‖quaternion‖ − 1| before renormalisation */
+  readonly quaternionTolerance: number;
+  /** contact links of the problem (a row's "contacts" must name some of them) */
+  readonly contactLinks: Set<string>;
+
+  constructor(readonly es: EstimationSystem, opts: LogSchemaOptions = {}) {
     this.model = es.model;
+    this.strict = opts.strict ?? false;
+    this.quaternionTolerance = opts.quaternionTolerance ?? DEFAULT_QUATERNION_TOLERANCE;
+    this.contactLinks = new Set(es.contacts.map((c) => c.link));
     this.sensors = new Map();
     for (const s of es.sensors) {
       const comps = s.inputs.map((n) => n.slice(s.spec.name.length + 1));
@@ -86,6 +115,9 @@ export class LogSchema {
 }
 
 class RowError extends Error {}
+
+/** the fields of an NDJSON row; others are channels the problem does not use */
+const ROW_FIELDS = new Set(['t', 'q', 'v', 'base', 'sensors', 'truth', 'contacts']);
 
 const finite = (x: unknown, what: string): number => {
   if (typeof x !== 'number' || !Number.isFinite(x)) throw new RowError(`${what} is ${x === undefined ? 'missing' : typeof x === 'number' ? String(x) : JSON.stringify(x)}: expected a finite number`);
@@ -129,9 +161,13 @@ function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unk
   for (const k of Object.keys(vo)) if (!names.has(k)) throw new RowError(`v: unknown joint "${k}"`);
 }
 
-function checkQuaternion(q: Float64Array, o: number, what: string): void {
+/** Renormalise the quaternion at q[o..o+3]; returns |‖q‖ − 1|, or throws beyond the tolerance. */
+function checkQuaternion(q: Float64Array, o: number, what: string, tol: number): number {
   const n = Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);
-  if (Math.abs(n - 1) > 1e-6) throw new RowError(`${what} has norm ${n}, expected a unit quaternion`);
+  const dev = Math.abs(n - 1);
+  if (!(dev <= tol)) throw new RowError(`${what} has norm ${n}, off 1 by ${dev.toExponential(2)}, beyond the bound ${tol} (expected a unit quaternion)`);
+  for (let k = 0; k < 4; k++) q[o + k] /= n;
+  return dev;
 }
 
 /** Parse one NDJSON line. */
@@ -151,12 +187,21 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     const readings = new Map<string, Float64Array>();
     const sensors = (o.sensors ?? {}) as Record<string, unknown>;
     if (typeof sensors !== 'object' || sensors === null) throw new RowError('"sensors" must be an object');
+    const ignored: string[] = [];
+    for (const k of Object.keys(o)) if (!ROW_FIELDS.has(k)) ignored.push(k);
     for (const k of Object.keys(sensors)) {
-      if (!schema.sensors.has(k) && k !== schema.baseGyro?.name) throw new RowError(`unknown sensor "${k}"`);
+      if (!schema.sensors.has(k) && k !== schema.baseGyro?.name) ignored.push(`sensors.${k}`);
+    }
+    if (schema.strict && ignored.length) throw new RowError(`unknown ${ignored.length > 1 ? 'channels' : 'channel'} ${ignored.map((x) => `"${x.replace(/^sensors\./, '')}"`).join(', ')} (--strict)`);
+    let contacts: string[] | undefined;
+    if (o.contacts !== undefined) {
+      if (!Array.isArray(o.contacts) || !o.contacts.every((c) => typeof c === 'string')) throw new RowError('"contacts" must be a list of contact links');
+      for (const c of o.contacts as string[]) if (!schema.contactLinks.has(c)) throw new RowError(`"contacts": "${c}" is not a contact of the problem (${[...schema.contactLinks].join(', ') || 'none'})`);
+      contacts = o.contacts as string[];
     }
     for (const [name, comps] of schema.sensors) {
       const r = sensors[name];
-      if (r === undefined) throw new RowError(`no readings for sensor "${name}"`);
+      if (r === undefined || r === null) continue; // a reading the row lacks: the session estimates from the others
       let vals: number[];
       if (Array.isArray(r)) vals = vec(r, comps.length, `sensor "${name}"`);
       else if (typeof r === 'object' && r !== null) {
@@ -166,6 +211,7 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
       } else throw new RowError(`sensor "${name}" must be a list or an object of readings`);
       readings.set(name, Float64Array.from(vals));
     }
+    let qdev = 0;
     if (m.floatingBase) {
       const b = o.base as Record<string, unknown> | undefined;
       if (typeof b !== 'object' || b === null) throw new RowError('"base" (position, quaternion, linear_velocity, angular_velocity) is missing');
@@ -176,10 +222,13 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
       else throw new RowError('base.angular_velocity is missing (and no gyroscope on the base link)');
       for (let k = 0; k < 3; k++) { q[k] = p[k]; v[k] = lv[k]; v[3 + k] = av[k]; }
       for (let k = 0; k < 4; k++) q[3 + k] = qu[k];
-      checkQuaternion(q, 3, 'base.quaternion');
+      qdev = checkQuaternion(q, 3, 'base.quaternion', schema.quaternionTolerance);
     }
-    for (const j of m.movingJoints()) if (j.type === 'spherical') checkQuaternion(q, j.iq, `q of joint "${j.name}"`);
-    return { line, t, q, v, readings, truth: o.truth };
+    for (const j of m.movingJoints()) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, schema.quaternionTolerance));
+    const sample: Sample = { line, t, q, v, readings, truth: o.truth, quaternionDeviation: qdev };
+    if (ignored.length) sample.ignored = ignored.map((x) => x.replace(/^sensors\./, ''));
+    if (contacts) sample.contacts = contacts;
+    return sample;
   } catch (e) {
     if (e instanceof RowError) return { line, message: e.message };
     throw e;
@@ -189,6 +238,8 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
 /** A CSV reader bound to its header line. */
 export class CsvRows {
   private readonly col = new Map<string, number>();
+  /** header columns the problem does not use (ignored unless the schema is strict) */
+  readonly ignored: string[] = [];
 
   constructor(readonly schema: LogSchema, header: readonly string[], readonly headerLine = 1) {
     const names = header.map((s) => s.trim());
@@ -196,14 +247,17 @@ export class CsvRows {
       if (this.col.has(n)) throw new RangeError(`CSV header (line ${headerLine}): column "${n}" appears twice`);
       this.col.set(n, k);
     });
-    const missing = schema.csvHeader().filter((h) => h !== 't' && !this.col.has(h));
+    const sensorCols = new Set<string>();
+    for (const [name, comps] of schema.sensors) for (const c of comps) sensorCols.add(`${name}.${c}`);
+    const missing = schema.csvHeader().filter((h) => h !== 't' && !this.col.has(h) && !sensorCols.has(h));
     const gyro = schema.baseGyro;
     const missingNeeded = missing.filter((h) => !(gyro && h.startsWith('base.w')));
     if (missingNeeded.length) throw new RangeError(`CSV header (line ${headerLine}): missing column${missingNeeded.length > 1 ? 's' : ''} ${missingNeeded.slice(0, 8).join(', ')}${missingNeeded.length > 8 ? ', …' : ''}`);
     const known = new Set(schema.csvHeader());
     for (const n of names) {
       if (!known.has(n) && !n.startsWith('truth.') && !(gyro && n.startsWith(`${gyro.name}.`))) {
-        throw new RangeError(`CSV header (line ${headerLine}): unknown column "${n}"`);
+        if (schema.strict) throw new RangeError(`CSV header (line ${headerLine}): unknown column "${n}" (--strict)`);
+        this.ignored.push(n);
       }
     }
   }
@@ -220,6 +274,7 @@ export class CsvRows {
       if (cells.length !== this.col.size) throw new RowError(`the row has ${cells.length} cells, the header ${this.col.size}`);
       const m = this.schema.model;
       const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
+      let qdev = 0;
       for (const j of m.movingJoints()) {
         if (j.type === 'floating') continue;
         for (let k = 0; k < j.nq; k++) q[j.iq + k] = get(j.nq === 1 ? `q.${j.name}` : `q.${j.name}[${k}]`);
@@ -230,12 +285,18 @@ export class CsvRows {
         for (let k = 0; k < 3; k++) v[k] = get(`base.${BASE_CSV[7 + k]}`);
         const gyro = this.schema.baseGyro;
         for (let k = 0; k < 3; k++) v[3 + k] = this.col.has(`base.${BASE_CSV[10 + k]}`) || !gyro ? get(`base.${BASE_CSV[10 + k]}`) : get(`${gyro.name}.${gyro.components[k]}`);
-        checkQuaternion(q, 3, 'base quaternion (base.qx … base.qw)');
+        qdev = checkQuaternion(q, 3, 'base quaternion (base.qx … base.qw)', this.schema.quaternionTolerance);
       }
+      for (const j of m.movingJoints()) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, this.schema.quaternionTolerance));
       const readings = new Map<string, Float64Array>();
-      for (const [name, comps] of this.schema.sensors) readings.set(name, Float64Array.from(comps, (c) => get(`${name}.${c}`)));
+      for (const [name, comps] of this.schema.sensors) {
+        // a sensor without columns, or with an empty cell, is a reading the row lacks
+        const cols = comps.map((c) => `${name}.${c}`);
+        if (cols.some((c) => !this.col.has(c) || cells[this.col.get(c)!]?.trim() === '')) continue;
+        readings.set(name, Float64Array.from(cols, (c) => get(c)));
+      }
       const t = this.col.has('t') ? get('t') : line;
-      return { line, t, q, v, readings };
+      return { line, t, q, v, readings, quaternionDeviation: qdev };
     } catch (e) {
       if (e instanceof RowError) return { line, message: e.message };
       throw e;

@@ -97,11 +97,12 @@ const vec3 = (v: Vec3 | undefined, what: string): number[] => {
   return [finite(v.x, `${what}.x`), finite(v.y, `${what}.y`), finite(v.z, `${what}.z`)];
 };
 
-function unitQuaternion(o: { x: number; y: number; z: number; w: number } | undefined, what: string): number[] {
+function unitQuaternion(o: { x: number; y: number; z: number; w: number } | undefined, what: string, tol: number): number[] {
   if (typeof o !== 'object' || o === null) throw new MessageError(`${what} is missing`);
   const q = [finite(o.x, `${what}.x`), finite(o.y, `${what}.y`), finite(o.z, `${what}.z`), finite(o.w, `${what}.w`)];
   const n = Math.hypot(q[0], q[1], q[2], q[3]);
-  if (Math.abs(n - 1) > 1e-6) throw new MessageError(`${what} has norm ${n}, expected a unit quaternion`);
+  const dev = Math.abs(n - 1);
+  if (!(dev <= tol)) throw new MessageError(`${what} has norm ${n}, off 1 by ${dev.toExponential(2)}, beyond the bound ${tol} (expected a unit quaternion)`);
   return q;
 }
 
@@ -223,7 +224,7 @@ export class McapSampler {
         kind: 'base pose', channel: pose,
         make: (type) => (msg) => {
           const p = (type === 'nav_msgs/Odometry' ? (msg.pose as { pose: unknown }).pose : msg.pose) as { position: Vec3; orientation: { x: number; y: number; z: number; w: number } };
-          return Float64Array.from([...vec3(p?.position, 'pose.position'), ...unitQuaternion(p?.orientation, 'pose.orientation')]);
+          return Float64Array.from([...vec3(p?.position, 'pose.position'), ...unitQuaternion(p?.orientation, 'pose.orientation', schema.quaternionTolerance)]);
         },
       });
       plan(mapping.base.twist, {
@@ -479,14 +480,19 @@ export class McapSampler {
     for (const j of m.movingJoints()) {
       if (j.type !== 'floating' && !covered.has(j.name)) throw new McapLogError(`joint "${j.name}" is in no message of the joint state topic${this.mapping.joint_states.length > 1 ? 's' : ''} ${this.mapping.joint_states.join(', ')}`);
     }
+    let quaternionDeviation = 0;
     if (this.baseChannels) {
       const p = at.get(this.baseChannels.pose)!, w = at.get(this.baseChannels.twist)!;
       for (let k = 0; k < 7; k++) q[k] = p[k];
       for (let k = 0; k < 6; k++) v[k] = w[k];
+      // renormalised as the text logs' (src/io/log.ts); each message was checked against the bound
+      const n = Math.hypot(q[3], q[4], q[5], q[6]);
+      quaternionDeviation = Math.abs(n - 1);
+      for (let k = 3; k < 7; k++) q[k] /= n;
     }
     const readings = new Map<string, Float64Array>();
     for (const [name, c] of this.sensorChannels) readings.set(name, at.get(c)!);
-    return { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness };
+    return { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
   }
 }
 

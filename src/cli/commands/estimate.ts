@@ -13,18 +13,14 @@
 import { createReadStream } from 'node:fs';
 import type { IWritable } from '@mcap/core';
 import { Option, type Command } from 'commander';
-import { analyzeProblem, directionsAt } from '../../estimation/analysis.ts';
-import { EstimateConditioning } from '../../estimation/conditioning.ts';
-import { Estimator } from '../../estimation/estimator.ts';
-import { columnUnits, csvColumn, flatten, namedEstimate, TruthComparison, type AccuracyRow, type NamedEstimate } from '../../estimation/outputs.ts';
-import { inputsFromReadings } from '../../estimation/synthesize.ts';
-import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
+import { columnUnits, csvColumn, type AccuracyRow } from '../../estimation/outputs.ts';
+import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
+import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
 import { logRows, type AnyLogFormat, type RawRow } from '../../io/log-reader.ts';
 import { McapEstimateWriter, secondsToNs } from '../../io/mcap-estimates.ts';
-import { McapLogError, McapSampler, mcapSamples } from '../../io/mcap-log.ts';
+import { McapLogError, McapSampler, mcapSamples, nsText } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
-import { SingularPivotError } from '../../sparse/errors.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
@@ -37,10 +33,15 @@ interface Opts {
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
+  strict?: boolean;
+  quaternionTolerance: string;
+  falseAlarm: string;
+  badData: boolean;
+  layoutCache: string;
 }
 
 /** the default limit of the condition figure (see the README: measured distributions) */
-export const DEFAULT_CONDITION_LIMIT = 10;
+export { DEFAULT_CONDITION_LIMIT };
 
 /** per-row messages printed on stderr before they are only counted (all are in the report) */
 const ROW_MESSAGES = 20;
@@ -82,10 +83,21 @@ export function register(program: Command, state: CliState): void {
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
+    .option('--strict', 'refuse log channels the problem does not use (default: ignored, named in one note)')
+    .option('--quaternion-tolerance <x>', 'largest |norm - 1| of a quaternion in the log; within it the quaternion is renormalised, beyond it the row is refused', String(DEFAULT_QUATERNION_TOLERANCE))
+    .option('--false-alarm <p>', 'bad-data test: probability that a sample with only normal noise is flagged (the chi-square test runs at confidence 1 - p)', '0.01')
+    .option('--no-bad-data', 'skip the bad-data test of redundant layouts')
+    .option('--layout-cache <n>', 'sensor layouts (sensor subset x contact mode) kept with their offline analyses', '32')
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
+      const qtol = Number(opts.quaternionTolerance);
+      if (!(qtol > 0 && qtol < 1) || !/^[0-9.eE+-]+$/.test(opts.quaternionTolerance)) throw new FileError(`--quaternion-tolerance must be a decimal number between 0 and 1, got "${opts.quaternionTolerance}"`);
+      const falseAlarm = Number(opts.falseAlarm);
+      if (!(falseAlarm > 0 && falseAlarm < 1) || !/^[0-9.eE+-]+$/.test(opts.falseAlarm)) throw new FileError(`--false-alarm must be a probability between 0 and 1 (e.g. 0.01), got "${opts.falseAlarm}"`);
+      const cacheSize = Number(opts.layoutCache);
+      if (!(Number.isInteger(cacheSize) && cacheSize >= 1)) throw new FileError(`--layout-cache must be a whole number of layouts >= 1, got "${opts.layoutCache}"`);
       // 1. inputs, before any output is touched
       const dataName = opts.data === '-' ? 'standard input' : opts.data;
       checkInputFile('problem file', file);
@@ -95,19 +107,19 @@ export function register(program: Command, state: CliState): void {
       const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
-      const check = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
-      if (check.verdict === 'ill_posed') {
-        printMessage(formatAnalysis(check, `estimate: ${file} is ill posed; refusing to estimate`));
+      const session = new EstimationSession(es, {
+        condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
+      });
+      if (session.analysis.verdict === 'ill_posed' && !session.hasContactModes) {
+        printMessage(formatAnalysis(session.analysis, `estimate: ${file} is ill posed; refusing to estimate`));
         state.exitCode = 1;
         return;
       }
-      const est = new Estimator(es);
-      const t0 = performance.now();
-      const cond = opts.condition ? new EstimateConditioning(est) : null;
-      const condSetupMs = performance.now() - t0;
-      const schema = new LogSchema(es);
+      const cond = opts.condition;
+      const schema = new LogSchema(es, { strict: opts.strict, quaternionTolerance: qtol });
       const units = columnUnits(model);
-      const truth = new TruthComparison(model);
+      const truth = session.truth;
+      const st = session.stats;
       // the log's first bytes: a ROS 2 recording (MCAP) is checked against the problem's "ros" section now
       let source: Awaited<ReturnType<typeof openLogSource>>;
       try {
@@ -131,19 +143,17 @@ export function register(program: Command, state: CliState): void {
       const sink = openDataSink(opts.out);
       let mcapOut: McapEstimateWriter | null = null;
       const errors: LogError[] = [];
-      const flagged: { line: number; t: number; condition: number; direction: string }[] = [];
-      const times: number[] = [], condTimes: number[] = [], conditions: number[] = [];
-      let flops = 0, condFlops = 0, samples = 0, rows = 0, printed = 0, printedFlags = 0;
+      let rows = 0, printed = 0, printedFlags = 0;
       let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
       let outFormat: AnyLogFormat | null = opts.format ?? null;
+      let staleCols: string[] | null = null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
-      let run: { key: string; direction: string } | null = null;
-      const y = new Float64Array(es.sys.ny);
       const skip = (line: number, message: string, where?: string) => {
         errors.push(where !== undefined ? { line, message, where } : { line, message });
         if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${where !== undefined ? ` ${where}:` : `${line}:`} skipped: ${message}`);
       };
+      // rows of a text log, or samples of a ROS 2 recording
       async function* rawRows(): AsyncGenerator<RawRow | { kind: 'parsed'; row: Sample | LogError }> {
         if (sampler) {
           for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) yield { kind: 'parsed', row };
@@ -164,6 +174,7 @@ export function register(program: Command, state: CliState): void {
               } catch (e) {
                 throw new FileError(`${dataName}: ${(e as Error).message}`);
               }
+              for (const c of csvReader.ignored) session.stats.ignored.add(c);
               continue;
             }
             rows++;
@@ -173,83 +184,35 @@ export function register(program: Command, state: CliState): void {
             parsed = parseNdjsonLine(schema, raw.text, raw.line);
           }
           if ('message' in parsed) { skip(parsed.line, parsed.message, parsed.where); continue; }
-          const s = parsed;
-          // estimate; a singular sample is named in the layout's words
-          let d: Float64Array;
-          try {
-            inputsFromReadings(es, s.readings, y);
-            const ta = performance.now();
-            d = est.estimate(s.q, s.v, y);
-            times.push((performance.now() - ta) * 1000);
-          } catch (e) {
-            if (e instanceof SingularPivotError) {
-              const at = directionsAt(es, s.q);
-              skip(s.line, `singular configuration of the sensor layout: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`);
-            } else if (e instanceof RangeError && /finite/.test(e.message)) {
-              skip(s.line, `the inputs give values that are not finite (${largestInput(s)})`);
-            } else if (e instanceof RangeError) {
-              skip(s.line, e.message);
-            } else throw e;
-            continue;
+          const sample = parsed;
+          const out = session.estimate(sample);
+          if (!out.ok) { skip(out.line, out.message, sample.stamp !== undefined ? `sample ${sample.line} (t = ${nsText(sample.stamp)} s)` : undefined); continue; }
+          const r = out.record;
+          if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
+            printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
           }
-          if (!allFinite(d) || !allFinite(est.residual)) {
-            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
-            continue;
-          }
-          let condition = NaN, direction: string | undefined;
-          if (cond) {
-            const tc = performance.now();
-            cond.update();
-            condition = cond.value;
-            condTimes.push((performance.now() - tc) * 1000);
-            condFlops += cond.flops.mul + cond.flops.add + cond.flops.div;
-            if (!(condition <= limit)) {
-              // one analysis per run of flagged samples with the same dominant outputs
-              const key = cond.dominant().slice(0, 3).sort().join(',');
-              if (run === null || run.key !== key) {
-                const at = directionsAt(es, s.q);
-                run = { key, direction: at.directions.join('; ') };
-              }
-              direction = run.direction;
-              flagged.push({ line: s.line, t: s.t, condition, direction });
-              if (!state.quiet && printedFlags++ < ROW_MESSAGES) {
-                printMessage(`${dataName}:${s.line}: near a singular configuration of the sensor layout (condition ${fmt(condition)} > ${fmt(limit)}): poorly observed: ${direction}`);
-              }
-            } else run = null;
-          }
-          const named = namedEstimate(es, est, d, opts.covariance);
-          if (!namedFinite(named)) {
-            skip(s.line, `the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
-            continue;
-          }
-          if (cond && Number.isFinite(condition)) conditions.push(condition);
-          samples++;
-          flops += est.totalFlops().total;
-          truth.add(named, s.truth);
           outFormat ??= inFormat ?? 'ndjson';
           if (outFormat === 'mcap') {
             if (mcapOut === null) {
               mcapOut = new McapEstimateWriter(sinkWritable(sink), model);
               await mcapOut.start();
             }
-            await mcapOut.write({ stamp: s.stamp ?? secondsToNs(s.t), line: s.line, condition: cond ? condition : undefined, nearSingular: direction, staleness: s.staleness }, named);
+            await mcapOut.write({ stamp: sample.stamp ?? secondsToNs(r.t), line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: sample.staleness }, r.estimate);
           } else if (outFormat === 'csv') {
-            const flat = flatten(named);
-            if (s.staleness) for (const [k, a] of s.staleness) { flat.set(`staleness.${k}`, a); units.set(`staleness.${k}`, 's'); }
+            // a ROS 2 recording adds the staleness of each channel, in s (last columns)
             if (csvHeader === null) {
-              csvHeader = ['t', 'line', ...(cond ? ['condition', 'flagged'] : []), ...flat.keys()];
+              staleCols = sample.staleness ? [...sample.staleness.keys()] : [];
+              for (const k of staleCols) units.set(`staleness.${k}`, 's');
+              csvHeader = [...session.columns(), ...staleCols.map((k) => `staleness.${k}`)];
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
             }
-            const lead = [s.t, s.line, ...(cond ? [condition, direction !== undefined ? 1 : 0] : [])];
-            sink.write([...lead, ...csvHeader.slice(lead.length).map((k) => flat.get(k))].join(',') + '\n');
+            sink.write([...session.cells(r), ...staleCols!.map((k) => String(sample.staleness!.get(k)))].map(csvCell).join(',') + '\n');
           } else {
-            const head: Record<string, unknown> = { t: s.t, line: s.line };
-            if (cond) head.condition = condition;
-            if (direction !== undefined) head.near_singular = direction;
-            if (s.staleness) head.staleness = Object.fromEntries(s.staleness);
-            sink.write(JSON.stringify({ ...head, ...named }) + '\n');
+            const o = session.toJson(r);
+            if (sample.staleness) o.staleness = Object.fromEntries(sample.staleness);
+            sink.write(JSON.stringify(o) + '\n');
           }
-          if (samples % 50 === 0) progress(s.line, total);
+          if (st.samples % 50 === 0) progress(r.line, total);
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
         if (mcapOut !== null) await mcapOut.end();
@@ -257,17 +220,20 @@ export function register(program: Command, state: CliState): void {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
         // 3. summary, report, then the outputs under their final names
-        const method = est.mode === 'square' ? 'square system, permuted sparse LU' : 'redundant sensors, weighted least squares (augmented system, sparse LU)';
+        const method = session.full.estimator ? session.method : 'by contact mode (the layout with every contact is ill posed)';
+        const est = session.full.estimator;
+        const { samples, flagged, conditions, times, condTimes, flops, condFlops, condSetupMs } = st;
         const jointRows = truth.jointRows(), contactRows = truth.contactRows();
         const lines = [
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
-          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est.analyzeMs.toFixed(1)} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
+          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
         ];
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
         }
+        for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
         if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
@@ -282,8 +248,8 @@ export function register(program: Command, state: CliState): void {
         if (reportPath !== undefined) {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
-            cond: cond !== null, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
-            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est.analyzeMs,
+            cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
+            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: layoutLines(session, dataName),
           }));
         }
         sink.commit();
@@ -298,26 +264,6 @@ export function register(program: Command, state: CliState): void {
     });
 }
 
-function allFinite(x: Float64Array): boolean {
-  for (let k = 0; k < x.length; k++) if (!(x[k] - x[k] === 0)) return false;
-  return true;
-}
-
-function namedFinite(e: NamedEstimate): boolean {
-  let ok = true;
-  JSON.stringify(e, (_k, v) => { if (typeof v === 'number' && !Number.isFinite(v)) ok = false; return v; });
-  return ok;
-}
-
-/** the input of largest magnitude of a sample, named (a hint for values out of range) */
-function largestInput(s: Sample): string {
-  let best = 0, name = '';
-  s.q.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `q[${k}]`; } });
-  s.v.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `v[${k}]`; } });
-  for (const [sn, r] of s.readings) r.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `sensor "${sn}" reading ${k + 1}`; } });
-  return name ? `largest input: ${name} = ${best.toExponential(3)}` : 'no input';
-}
-
 function accuracyLine(rows: AccuracyRow[]): string {
   const worst = (k: 'rmse' | 'max_error' | 'max_rel_error') => rows.reduce((a, b) => (b[k] > a[k] ? b : a));
   const r = worst('rmse'), m = worst('max_error'), rel = worst('max_rel_error');
@@ -329,6 +275,31 @@ interface ReportData {
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
+  extra: string[];
+}
+
+/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
+const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
+
+/** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data. */
+function layoutLines(session: EstimationSession, dataName: string): string[] {
+  const st = session.stats, out: string[] = [];
+  if (st.ignored.size) out.push(`note: ${dataName} has ${st.ignored.size === 1 ? 'a channel' : 'channels'} the problem does not use, ignored: ${[...st.ignored].slice(0, 12).join(', ')}${st.ignored.size > 12 ? ', …' : ''} (--strict refuses them)`);
+  if (st.maxQuaternionDeviation > 0) out.push(`quaternions renormalised: largest |norm - 1| ${st.maxQuaternionDeviation.toExponential(2)}`);
+  if (st.partial) out.push(`samples estimated from the sensors they have (some readings missing): ${st.partial}`);
+  const seen = [...session.layouts.seen.values()].filter((l) => l.samples > 0);
+  if (seen.length > 1 || st.modes.size > 1) {
+    out.push(`layouts met ${seen.length} (sensor subset x contact mode), offline analyses ${session.layouts.analyses}; mode switches ${st.switches}, of which to a layout seen before ${st.switchesToSeen}, costing ${st.analysesAtSeenSwitches} new analyses`);
+    out.push(`samples by contact mode: ${[...st.modes].map(([m, n]) => `${m} ${n}`).join(', ')}`);
+  }
+  for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
+  if (st.badDataTested) {
+    const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    const unchecked = new Set(seen.flatMap((l) => l.unchecked));
+    if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
+  }
+  return out;
 }
 
 const MAX_REPORT_ROWS = 500;
@@ -379,6 +350,7 @@ function reportMarkdown(r: ReportData): string {
     if (r.errors.length > MAX_REPORT_ROWS) md.push(`- … ${r.errors.length - MAX_REPORT_ROWS} more`);
   }
   md.push('');
+  if (r.extra.length) md.push('## Layouts, contact modes and bad data', '', ...r.extra.map((w) => `- ${w}`), '');
   if (r.warnings.length) md.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   if (r.notes.length) md.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   return md.join('\n');

@@ -1,0 +1,178 @@
+/**
+ * Bad-data detection and identification for redundant sensor layouts, as state estimation in power
+ * systems does it (Abur & Expósito, "Power System State Estimation: Theory and Implementation",
+ * 2004, ch. 5; Handschin, Schweppe, Kohlas & Fiechter, "Bad data analysis for power system state
+ * estimation", IEEE Trans. PAS, 1975):
+ *
+ * 1. detection: J = Σ_r e_r² / V_r over the weighted rows (e = A d + b the residual, V the
+ *    variances), χ²-distributed with m − n degrees of freedom when every reading is Gaussian with
+ *    its stated variance; J above the χ² quantile at the chosen confidence flags the sample;
+ * 2. identification: the largest normalized residual |e_r| / √Ω_rr, Ω = V − A Cov(d) Aᵀ the residual
+ *    covariance, names the suspect sensor. The diagonal of Ω comes from the sample's own factors of
+ *    the augmented matrix K = [V A; Aᵀ 0]: Ω_rr = V_r² [K⁻¹]_rr (Estimator.residualVarianceDiag).
+ *
+ * A row with Ω_rr = 0 at every configuration is critical: its residual is always zero whatever its
+ * reading, so an error on it cannot be seen; a sensor all of whose rows are critical cannot be
+ * checked by this layout. That is found offline, once per layout, at random configurations.
+ */
+import { trialConfigurations } from './analysis.ts';
+import type { Estimator } from './estimator.ts';
+
+/** ln Γ(x), x > 0 (Lanczos, g = 7, 9 terms: about 15 digits) */
+function lnGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
+  x -= 1;
+  let a = c[0];
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** the regularized lower incomplete gamma function P(a, x) (series, or Lentz's continued fraction) */
+function gammaP(a: number, x: number): number {
+  if (x <= 0) return 0;
+  const lg = -x + a * Math.log(x) - lnGamma(a);
+  if (x < a + 1) {
+    let sum = 1 / a, term = sum;
+    for (let n = 1; n < 1000; n++) {
+      term *= x / (a + n);
+      sum += term;
+      if (Math.abs(term) < Math.abs(sum) * 1e-16) break;
+    }
+    return sum * Math.exp(lg);
+  }
+  let b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
+  for (let i = 1; i < 1000; i++) {
+    const an = -i * (i - a);
+    b += 2;
+    d = an * d + b; if (Math.abs(d) < 1e-300) d = 1e-300;
+    c = b + an / c; if (Math.abs(c) < 1e-300) c = 1e-300;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-16) break;
+  }
+  return 1 - Math.exp(lg) * h;
+}
+
+/** P(χ²_k ≤ x) */
+export function chiSquareCdf(x: number, k: number): number {
+  return gammaP(k / 2, x / 2);
+}
+
+/** The χ² quantile: the x with P(χ²_k ≤ x) = p (bisection on the CDF, to 1e-12 relative). */
+export function chiSquareQuantile(p: number, k: number): number {
+  if (!(p > 0 && p < 1) || !(k > 0)) throw new RangeError(`chiSquareQuantile: need 0 < p < 1 and k > 0 (got p = ${p}, k = ${k})`);
+  let lo = 0, hi = Math.max(1, k);
+  while (chiSquareCdf(hi, k) < p) hi *= 2;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = 0.5 * (lo + hi);
+    if (chiSquareCdf(mid, k) < p) lo = mid; else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/** The outcome of one sample's test. */
+export interface BadDataResult {
+  /** J = Σ e²/V over the weighted rows */
+  chi2: number;
+  /** the χ² quantile J is compared with */
+  threshold: number;
+  /** J > threshold */
+  detected: boolean;
+  /** when detected: the sensor (or prior, soft constraint) of the largest normalized residual */
+  suspect?: string;
+  /** that largest normalized residual |e_r| / √Ω_rr */
+  normalized?: number;
+  /** the row (reading) it is on */
+  row?: string;
+}
+
+/**
+ * Bad-data test of one layout's estimator: offline, which rows and sensors can be checked; per
+ * sample, the χ² test and, when it fires, the largest normalized residual. `test()` allocates
+ * nothing but its result.
+ */
+export class BadDataDetector {
+  /** degrees of freedom m − n (0 for a square layout: no test) */
+  readonly dof: number;
+  readonly threshold: number;
+  /** weighted rows (variance > 0) and the block (sensor) of each */
+  private readonly rows: Int32Array;
+  private readonly rowBlock: string[];
+  /** rows whose residual can be nonzero (Ω_rr > 0 at some configuration) */
+  private readonly checkRows: Int32Array;
+  /** sensors none of whose readings can be checked: their residual is always zero */
+  readonly unchecked: string[];
+  /** sensors that can be checked */
+  readonly checked: string[];
+  private readonly omega: Float64Array;
+  private readonly work: { X: Float64Array; B: Float64Array };
+
+  constructor(readonly est: Estimator, readonly confidence: number) {
+    const sys = est.es.sys, V = est.rowVariance;
+    this.dof = est.mode === 'wls' ? sys.m - sys.n : 0;
+    this.threshold = this.dof > 0 ? chiSquareQuantile(confidence, this.dof) : Infinity;
+    const rows: number[] = [], names: string[] = [];
+    sys.blocks.forEach((blk, k) => {
+      for (let r = 0; r < blk.rowNames.length; r++) {
+        const row = sys.blockRow0[k] + r;
+        if (V[row] > 0) { rows.push(row); names.push(blk.name); }
+      }
+    });
+    this.rows = Int32Array.from(rows);
+    this.rowBlock = names;
+    const N = sys.m + sys.n;
+    // critical rows: Ω_rr / V_r below 1e-9 at every random configuration tried
+    const canSee = new Uint8Array(rows.length);
+    if (this.dof > 0) {
+      const work = { X: new Float64Array(N * rows.length), B: new Float64Array(N * rows.length) };
+      const om = new Float64Array(rows.length);
+      const model = est.es.model, v0 = new Float64Array(model.nv), y0 = new Float64Array(sys.ny);
+      for (const c of trialConfigurations(model, 3, 0, 7)) {
+        try {
+          est.estimateUnchecked(c.q, v0, y0);
+        } catch {
+          continue;
+        }
+        est.residualVarianceDiag(rows, om, work);
+        rows.forEach((r, t) => { if (om[t] > 1e-9 * V[r]) canSee[t] = 1; });
+      }
+    }
+    this.checkRows = Int32Array.from(rows.filter((_r, t) => canSee[t]));
+    this.rowBlock = names.filter((_n, t) => canSee[t]);
+    const blocks = [...new Set(names)];
+    this.checked = blocks.filter((b) => this.rowBlock.includes(b));
+    this.unchecked = blocks.filter((b) => !this.rowBlock.includes(b));
+    this.omega = new Float64Array(this.checkRows.length);
+    this.work = { X: new Float64Array(N * this.checkRows.length), B: new Float64Array(N * this.checkRows.length) };
+    this.names = sys.rowNames;
+  }
+
+  private readonly names: readonly string[];
+
+  /** χ² test of the estimator's last sample, then the largest normalized residual when it fires. */
+  test(): BadDataResult {
+    const e = this.est.residual, V = this.est.rowVariance;
+    let J = 0;
+    for (let t = 0; t < this.rows.length; t++) { const r = this.rows[t]; J += (e[r] * e[r]) / V[r]; }
+    const out: BadDataResult = { chi2: J, threshold: this.threshold, detected: this.dof > 0 && J > this.threshold };
+    if (!out.detected || this.checkRows.length === 0) return out;
+    this.est.residualVarianceDiag(this.checkRows, this.omega, this.work);
+    let best = -1, bestVal = -1;
+    for (let t = 0; t < this.checkRows.length; t++) {
+      const om = this.omega[t];
+      if (!(om > 0)) continue;
+      const rn = Math.abs(e[this.checkRows[t]]) / Math.sqrt(om);
+      if (rn > bestVal) { bestVal = rn; best = t; }
+    }
+    if (best >= 0) {
+      out.suspect = this.rowBlock[best];
+      out.normalized = bestVal;
+      out.row = this.names[this.checkRows[best]].replace(/^y\[(.*)\]$/, '$1');
+    }
+    return out;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Layouts of one problem met in a log: the sensors a row has readings for × the contacts active at
+ * that row (its contact mode). Each layout gets its own estimation system, offline analysis
+ * (verdict; with priors, the directions only the priors determine), estimator and bad-data test,
+ * computed on first need and kept in a least-recently-used cache, so that a mode seen before costs
+ * no new analysis. Gyroscopes add no equation: they are in every layout.
+ */
+import { analyzeProblem, type AnalysisReport } from './analysis.ts';
+import { BadDataDetector } from './bad-data.ts';
+import { EstimateConditioning } from './conditioning.ts';
+import { Estimator } from './estimator.ts';
+import type { ProblemFile } from './problem.ts';
+import { buildEstimationSystem, type EstimationSystem } from './setup.ts';
+
+/** Options of a layout cache. */
+export interface LayoutOptions {
+  /** layouts kept (least recently used dropped first; default 32) */
+  capacity?: number;
+  /** build each layout's condition figure (default true) */
+  condition?: boolean;
+  /** confidence of the χ² bad-data test (default 0.99); 0 turns the test off */
+  confidence?: number;
+}
+
+/** One layout: its sensors and contacts, analysis, and (when it can estimate) estimator. */
+export interface Layout {
+  key: string;
+  /** sensors with equations used (problem order) */
+  sensors: string[];
+  /** active contacts (problem order) */
+  contacts: string[];
+  /** the contact mode's name: the active contacts joined by "+", or "none" */
+  mode: string;
+  es: EstimationSystem;
+  /** the analysis of the layout (priors included) */
+  analysis: AnalysisReport;
+  /** with priors: the directions the data alone leave unobservable, which only the priors determine */
+  priorOnly: string[];
+  /** the unknowns those directions leave undetermined by the data */
+  priorOnlyUnknowns: string[];
+  estimator?: Estimator;
+  conditioning?: EstimateConditioning;
+  badData?: BadDataDetector;
+  /** ms of the offline work of this layout (analysis, ordering, condition setup, bad-data setup) */
+  setupMs: number;
+}
+
+/** The contact mode's name of a list of active contacts. */
+export const modeName = (contacts: readonly string[]): string => (contacts.length ? contacts.join('+') : 'none');
+
+/** A least-recently-used cache of the layouts of one estimation system. */
+export class LayoutCache {
+  readonly capacity: number;
+  /** offline analyses computed so far (one per layout built; a layout dropped and met again counts twice) */
+  analyses = 0;
+  hits = 0;
+  private readonly map = new Map<string, Layout>();
+  /** every layout met, by key: its sensors, mode and verdict (kept when dropped from the cache) */
+  readonly seen = new Map<string, { sensors: string[]; mode: string; verdict: string; samples: number; priorOnly: string[]; unchecked: string[]; checked: string[] }>();
+
+  constructor(readonly es: EstimationSystem, readonly opts: LayoutOptions = {}) {
+    this.capacity = Math.max(1, opts.capacity ?? 32);
+  }
+
+  /** The layout of these sensors (names, any order) and active contacts; built on first need. */
+  get(sensors: readonly string[], contacts: readonly string[]): Layout {
+    const p = this.es.problem;
+    const sset = new Set(sensors), cset = new Set(contacts);
+    const used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
+    const active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
+    const key = `${used.join(',')}|${active.join(',')}`;
+    const hit = this.map.get(key);
+    if (hit) {
+      this.hits++;
+      this.map.delete(key); this.map.set(key, hit); // most recently used last
+      this.seen.get(key)!.samples++;
+      return hit;
+    }
+    const layout = this.build(used, active, key);
+    this.map.set(key, layout);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+    const s = this.seen.get(key);
+    if (s) s.samples++;
+    else this.seen.set(key, { sensors: used, mode: layout.mode, verdict: layout.analysis.verdict, samples: 1, priorOnly: layout.priorOnly, unchecked: layout.badData?.unchecked ?? [], checked: layout.badData?.checked ?? [] });
+    return layout;
+  }
+
+  private build(used: string[], active: string[], key: string): Layout {
+    const t0 = performance.now();
+    const p = this.es.problem;
+    const full = used.length === p.sensors.filter((s) => s.type !== 'gyroscope').length && active.length === p.contacts.length;
+    const sub: ProblemFile = full ? p : {
+      ...p,
+      sensors: p.sensors.filter((s) => s.type === 'gyroscope' || used.includes(s.name)),
+      contacts: p.contacts.filter((c) => active.includes(c.link)),
+    };
+    const es = full ? this.es : buildEstimationSystem(this.es.model, sub);
+    this.analyses++;
+    const analysis = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
+    let priorOnly: string[] = [], priorOnlyUnknowns: string[] = [];
+    if (es.priors.length > 0) {
+      const data = analyzeProblem(buildEstimationSystem(this.es.model, { ...sub, priors: [] }), { random: 2, special: 0, redundancy: false });
+      priorOnly = data.unobservable;
+      priorOnlyUnknowns = data.undetermined;
+    }
+    const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, setupMs: 0 };
+    if (analysis.verdict !== 'ill_posed' && es.sys.m >= es.sys.n) {
+      const est = new Estimator(es);
+      layout.estimator = est;
+      const conf = this.opts.confidence ?? 0.99;
+      if (conf > 0 && est.mode === 'wls') layout.badData = new BadDataDetector(est, conf);
+      if (this.opts.condition ?? true) layout.conditioning = new EstimateConditioning(est);
+    }
+    layout.setupMs = performance.now() - t0;
+    return layout;
+  }
+}

@@ -1,0 +1,341 @@
+/**
+ * One estimation run, sample after sample, free of any I/O (it runs in a browser as well as in the
+ * CLI): an `EstimationSession` holds the offline analysis, the estimators and their caches, and
+ * turns one parsed log row (`Sample`, src/io/log.ts) into one estimate record, or into the reason
+ * the row was skipped. The caller reads rows, writes records and reports; the session keeps the
+ * run's figures (time and flops per sample, condition figures, flagged samples, accuracy against
+ * the log's truth).
+ *
+ * Usage (stable API: fields and methods are added, never renamed):
+ *
+ *   const session = new EstimationSession(es, { conditionLimit: 10 });
+ *   if (session.analysis.verdict === 'ill_posed') refuse(session.analysis);
+ *   for (const sample of rows) {
+ *     const out = session.estimate(sample);
+ *     if (out.ok) write(session.toJson(out.record)); else skip(out.line, out.message);
+ *   }
+ *   summarise(session.stats, session.truth);
+ */
+import { directionsAt, type AnalysisReport } from './analysis.ts';
+import type { BadDataResult } from './bad-data.ts';
+import type { Estimator } from './estimator.ts';
+import { LayoutCache, type Layout } from './layouts.ts';
+import { WRENCH_COMPONENTS } from './problem.ts';
+import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
+import type { EstimationSystem } from './setup.ts';
+import { inputsFromReadings } from './synthesize.ts';
+import type { Sample } from '../io/log.ts';
+import { SingularPivotError } from '../sparse/errors.ts';
+
+/** The default limit of the condition figure (see the README: measured distributions). */
+export const DEFAULT_CONDITION_LIMIT = 10;
+
+/** Options of an estimation session. */
+export interface SessionOptions {
+  /** compute each sample's condition figure and flag samples above `conditionLimit` (default true) */
+  condition?: boolean;
+  /** limit of the condition figure (default DEFAULT_CONDITION_LIMIT) */
+  conditionLimit?: number;
+  /** add the standard deviation of each estimated torque (tau_std) */
+  covariance?: boolean;
+  /** layouts (sensor subset × contact mode) kept with their analyses (default 32) */
+  layoutCache?: number;
+  /** confidence of the χ² bad-data test (default 0.99); 0 turns bad-data detection off */
+  confidence?: number;
+}
+
+/** One estimated sample: the row's time and line, its condition figure and the named estimate. */
+export interface EstimateRecord {
+  t: number;
+  line: number;
+  /** condition figure (absent when the session computes none) */
+  condition?: number;
+  /** present when the condition figure exceeds the limit: the poorly observed direction, named */
+  near_singular?: string;
+  estimate: NamedEstimate;
+  /** the sensors whose readings were used (those with equations; problem order) */
+  sensors: string[];
+  /** the contact mode: the active contacts joined by "+", or "none" */
+  mode: string;
+  /** the bad-data test of a redundant layout (absent for square layouts or when turned off) */
+  bad_data?: BadDataResult;
+}
+
+/** The outcome of one row: an estimate record, or the reason the row was skipped. */
+export type SessionOutcome =
+  | { ok: true; record: EstimateRecord }
+  | { ok: false; line: number; message: string };
+
+/** A sample flagged near a singular configuration of the layout. */
+export interface FlaggedSample { line: number; t: number; condition: number; direction: string }
+
+/** The figures of a run so far (times in µs). */
+export interface SessionStats {
+  /** samples estimated */
+  samples: number;
+  /** time of each estimate, µs */
+  times: number[];
+  /** time of each condition check, µs */
+  condTimes: number[];
+  /** condition figure of each estimated sample */
+  conditions: number[];
+  /** flops of all estimates, and of all condition checks */
+  flops: number;
+  condFlops: number;
+  flagged: FlaggedSample[];
+  /** ms of the condition figure's setup (typical uncertainties of the layout) */
+  condSetupMs: number;
+  /** samples per contact mode */
+  modes: Map<string, number>;
+  /** samples estimated from fewer sensors than the problem has */
+  partial: number;
+  /** channels of the log the problem does not use (ignored), by name */
+  ignored: Set<string>;
+  /** largest |‖quaternion‖ − 1| met (before renormalisation) */
+  maxQuaternionDeviation: number;
+  /** mode switches (a sample whose layout differs from the previous one's) */
+  switches: number;
+  /** switches to a layout seen before, and the offline analyses they cost */
+  switchesToSeen: number;
+  analysesAtSeenSwitches: number;
+  /** samples tested for bad data, samples flagged by the χ² test, suspects by sensor */
+  badDataTested: number;
+  badDataDetected: number;
+  suspects: Map<string, number>;
+}
+
+/**
+ * A run of estimates on one estimation system. The constructor runs the well-posedness analysis;
+ * the estimator is built on first need (never for an ill-posed layout). `estimate(sample)` returns
+ * the record of the sample or the reason it is skipped; it never throws for a bad row.
+ */
+export class EstimationSession {
+  /** the analysis of the full layout (verdict, unobservable directions) */
+  readonly analysis: AnalysisReport;
+  readonly opts: Required<SessionOptions>;
+  readonly stats: SessionStats = {
+    samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
+    modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
+    badDataTested: 0, badDataDetected: 0, suspects: new Map(),
+  };
+  /** accuracy against the truth the log's rows carry */
+  readonly truth: TruthComparison;
+  /** every layout met (sensor subset × contact mode), with its analysis, estimator and bad-data test */
+  readonly layouts: LayoutCache;
+  /** the layout with every sensor and every contact */
+  readonly full: Layout;
+  /** the sensors with equations, and the contacts, of the problem */
+  private readonly allSensors: string[];
+  private readonly allContacts: string[];
+  /** the last run of flagged samples with the same dominant outputs (one analysis per run) */
+  private run: { key: string; direction: string } | null = null;
+  private lastKey: string | null = null;
+
+  constructor(readonly es: EstimationSystem, opts: SessionOptions = {}) {
+    this.opts = {
+      condition: opts.condition ?? true, conditionLimit: opts.conditionLimit ?? DEFAULT_CONDITION_LIMIT, covariance: opts.covariance ?? false,
+      layoutCache: opts.layoutCache ?? 32, confidence: opts.confidence ?? 0.99,
+    };
+    this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
+    this.allContacts = es.contacts.map((c) => c.link);
+    this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence });
+    this.full = this.layouts.get(this.allSensors, this.allContacts);
+    this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
+    this.stats.condSetupMs = this.full.setupMs;
+    this.analysis = this.full.analysis;
+    this.truth = new TruthComparison(es.model);
+  }
+
+  /** Does the problem name contact modes (a schedule or force thresholds)? Then a full layout that is ill posed may still serve the modes. */
+  get hasContactModes(): boolean {
+    return this.es.problem.contact_schedule !== undefined || this.es.problem.contact_detection !== undefined;
+  }
+
+  /** the estimator of the full layout; throws for an ill-posed layout */
+  get estimator(): Estimator {
+    if (!this.full.estimator) throw new RangeError('the sensor layout is ill posed: no estimator (see the analysis)');
+    return this.full.estimator;
+  }
+
+  /** The active contacts of a sample: its own list, else the schedule at its time, else the force thresholds, else every contact. */
+  contactsOf(s: Sample): string[] {
+    if (s.contacts) return s.contacts;
+    const p = this.es.problem;
+    if (p.contact_schedule) {
+      let phase = p.contact_schedule[0];
+      for (const ph of p.contact_schedule) if (ph.t <= s.t) phase = ph;
+      return phase.contacts;
+    }
+    if (p.contact_detection) {
+      const off = new Set<string>();
+      for (const d of p.contact_detection) {
+        const r = s.readings.get(d.sensor);
+        if (!r) continue; // no reading: the contact stays unknown (active)
+        const comps = this.es.sensors.find((x) => x.spec.name === d.sensor)!.spec.components;
+        const f = Math.hypot(r[comps.indexOf('fx')], r[comps.indexOf('fy')], r[comps.indexOf('fz')]);
+        if (!(f > d.threshold)) off.add(d.contact);
+      }
+      return this.allContacts.filter((c) => !off.has(c));
+    }
+    return this.allContacts;
+  }
+
+  /** 'square' or 'wls' (weighted least squares) for the full layout */
+  get method(): string {
+    return this.estimator.mode === 'square' ? 'square system, permuted sparse LU' : 'redundant sensors, weighted least squares (augmented system, sparse LU)';
+  }
+
+  /** Estimate one parsed row: its record, or the reason it is skipped (line and message). */
+  estimate(s: Sample): SessionOutcome {
+    const st = this.stats;
+    const skip = (message: string): SessionOutcome => ({ ok: false, line: s.line, message });
+    if (s.ignored) for (const c of s.ignored) st.ignored.add(c);
+    if (s.quaternionDeviation !== undefined && s.quaternionDeviation > st.maxQuaternionDeviation) st.maxQuaternionDeviation = s.quaternionDeviation;
+    // the layout of this row: the sensors it has readings for, its contact mode
+    const present = this.allSensors.filter((n) => s.readings.has(n));
+    const contacts = this.contactsOf(s);
+    const before = this.layouts.analyses;
+    const layout = this.layouts.get(present, contacts);
+    if (this.lastKey !== null && layout.key !== this.lastKey) {
+      st.switches++;
+      if (this.layouts.seen.get(layout.key)!.samples > 1) { st.switchesToSeen++; st.analysesAtSeenSwitches += this.layouts.analyses - before; }
+    }
+    this.lastKey = layout.key;
+    const est = layout.estimator;
+    if (!est) {
+      const missing = this.allSensors.filter((n) => !s.readings.has(n));
+      const what = missing.length ? `the sensors it has (${present.join(', ') || 'none'}; no readings for ${missing.join(', ')})` : 'its sensors';
+      return skip(`${what} in contact mode ${layout.mode} do not determine every unknown: ${layout.analysis.unobservable.slice(0, 3).join('; ') || layout.analysis.undetermined.slice(0, 6).join(', ')} (no estimate)`);
+    }
+    const es = layout.es;
+    let d: Float64Array;
+    const y = new Float64Array(es.sys.ny);
+    try {
+      inputsFromReadings(es, s.readings, y);
+      const ta = performance.now();
+      d = est.estimate(s.q, s.v, y);
+      st.times.push((performance.now() - ta) * 1000);
+    } catch (e) {
+      if (e instanceof SingularPivotError) {
+        const at = directionsAt(es, s.q);
+        return skip(`singular configuration of the sensor layout${layout === this.full ? '' : ` (sensors ${present.join(', ')}; contact mode ${layout.mode})`}: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`);
+      }
+      if (e instanceof RangeError && /finite/.test(e.message)) return skip(`the inputs give values that are not finite (${largestInput(s)})`);
+      if (e instanceof RangeError) return skip(e.message);
+      throw e;
+    }
+    if (!allFinite(d) || !allFinite(est.residual)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+    let condition = NaN, direction: string | undefined;
+    const cond = layout.conditioning;
+    if (cond) {
+      const tc = performance.now();
+      cond.update();
+      condition = cond.value;
+      st.condTimes.push((performance.now() - tc) * 1000);
+      st.condFlops += cond.flops.mul + cond.flops.add + cond.flops.div;
+      if (!(condition <= this.opts.conditionLimit)) {
+        const key = `${layout.key}#${cond.dominant().slice(0, 3).sort().join(',')}`;
+        if (this.run === null || this.run.key !== key) {
+          const at = directionsAt(es, s.q);
+          this.run = { key, direction: at.directions.join('; ') };
+        }
+        direction = this.run.direction;
+        st.flagged.push({ line: s.line, t: s.t, condition, direction });
+      } else this.run = null;
+    }
+    const named = namedEstimate(es, est, d, this.opts.covariance);
+    // inactive contacts: their wrench is known to be zero
+    for (const c of this.allContacts) if (!(c in named.contact_wrenches)) named.contact_wrenches[c] = { torque: [0, 0, 0], force: [0, 0, 0] };
+    if (layout !== this.full && es.contacts.length !== this.allContacts.length) {
+      named.contact_wrenches = Object.fromEntries(this.allContacts.map((c) => [c, named.contact_wrenches[c]]));
+    }
+    if (!namedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+    let bad: BadDataResult | undefined;
+    if (layout.badData) {
+      bad = layout.badData.test();
+      st.badDataTested++;
+      if (bad.detected) {
+        st.badDataDetected++;
+        if (bad.suspect !== undefined) st.suspects.set(bad.suspect, (st.suspects.get(bad.suspect) ?? 0) + 1);
+      }
+    }
+    if (cond && Number.isFinite(condition)) st.conditions.push(condition);
+    st.samples++;
+    st.modes.set(layout.mode, (st.modes.get(layout.mode) ?? 0) + 1);
+    if (present.length < this.allSensors.length) st.partial++;
+    st.flops += est.totalFlops().total;
+    this.truth.add(named, s.truth);
+    const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode };
+    if (cond) record.condition = condition;
+    if (direction !== undefined) record.near_singular = direction;
+    if (bad) record.bad_data = bad;
+    return { ok: true, record };
+  }
+
+  /** The NDJSON object of a record (schemas/estimates.schema.json). */
+  toJson(r: EstimateRecord): Record<string, unknown> {
+    const head: Record<string, unknown> = { t: r.t, line: r.line };
+    if (r.condition !== undefined) head.condition = r.condition;
+    if (r.near_singular !== undefined) head.near_singular = r.near_singular;
+    const tail: Record<string, unknown> = { sensors: r.sensors, mode: r.mode };
+    if (r.bad_data) tail.bad_data = r.bad_data;
+    return { ...head, ...r.estimate, ...tail };
+  }
+
+  /** Every CSV column of this problem's records, in order (the header; text columns last). */
+  columns(): string[] {
+    const cols = ['t', 'line', ...(this.opts.condition ? ['condition', 'flagged'] : [])];
+    const model = this.es.model;
+    const dofs = (p: string) => model.movingJoints().flatMap((j) => (j.nv === 1 ? [`${p}.${j.name}`] : Array.from({ length: j.nv }, (_x, k) => `${p}.${j.name}[${k}]`)));
+    cols.push(...dofs('tau'), ...dofs('qdd'));
+    for (const c of this.allContacts) for (const w of WRENCH_COMPONENTS) cols.push(`contact.${c}.${w}`);
+    for (const j of model.jointNames) for (const w of WRENCH_COMPONENTS) cols.push(`wrench.${j}.${w}`);
+    for (const n of this.allSensors) cols.push(`residual.${n}`);
+    if (this.opts.covariance) cols.push(...dofs('tau_std'));
+    if (this.full.badData || this.opts.confidence > 0) cols.push('chi2', 'chi2_threshold', 'suspect');
+    cols.push('mode', 'sensors');
+    return cols;
+  }
+
+  /** The CSV cells of a record under `columns()`: numbers, text for mode, sensors and suspect, empty where the record has no value. */
+  cells(r: EstimateRecord): string[] {
+    const m = this.toColumns(r);
+    return this.columns().map((k) => {
+      if (k === 'mode') return r.mode;
+      if (k === 'sensors') return r.sensors.join(';');
+      if (k === 'suspect') return r.bad_data?.suspect ?? '';
+      if (k === 'chi2') return r.bad_data ? String(r.bad_data.chi2) : '';
+      if (k === 'chi2_threshold') return r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : '';
+      const v = m.get(k);
+      return v === undefined || !Number.isFinite(v) ? '' : String(v);
+    });
+  }
+
+  /** The CSV cells of a record by column name (t, line, condition, flagged, then the estimate's columns). */
+  toColumns(r: EstimateRecord): Map<string, number> {
+    const m = new Map<string, number>([['t', r.t], ['line', r.line]]);
+    if (r.condition !== undefined) { m.set('condition', r.condition); m.set('flagged', r.near_singular !== undefined ? 1 : 0); }
+    for (const [k, v] of flatten(r.estimate)) m.set(k, v);
+    return m;
+  }
+}
+
+function allFinite(x: Float64Array): boolean {
+  for (let k = 0; k < x.length; k++) if (!(x[k] - x[k] === 0)) return false;
+  return true;
+}
+
+function namedFinite(e: NamedEstimate): boolean {
+  let ok = true;
+  JSON.stringify(e, (_k, v) => { if (typeof v === 'number' && !Number.isFinite(v)) ok = false; return v; });
+  return ok;
+}
+
+/** the input of largest magnitude of a sample, named (a hint for values out of range) */
+export function largestInput(s: Sample): string {
+  let best = 0, name = '';
+  s.q.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `q[${k}]`; } });
+  s.v.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `v[${k}]`; } });
+  for (const [sn, r] of s.readings) r.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `sensor "${sn}" reading ${k + 1}`; } });
+  return name ? `largest input: ${name} = ${best.toExponential(3)}` : 'no input';
+}
