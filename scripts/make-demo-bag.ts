@@ -11,7 +11,7 @@
  *                                                     "l_ankle_ft" and "r_ankle_ft"
  * The base twist's angular velocity is the gyroscope's reading, as the NDJSON run takes it (the
  * log has no base.angular_velocity). Reproducible from the NDJSON file.
- * Run: npx tsx scripts/make-demo-bag.ts [samples=all]
+ * Run: npx tsx scripts/make-demo-bag.ts [samples=100] (the first samples of the log: the file stays small)
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { LogSchema, parseNdjsonLine, type Sample } from '../src/io/log.ts';
@@ -70,7 +70,7 @@ export async function demoBag(ndjson: string, problemPath: string, limit = Infin
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const limit = process.argv[2] ? Number(process.argv[2]) : Infinity;
+  const limit = process.argv[2] ? Number(process.argv[2]) : 100;
   const bytes = await demoBag(readFileSync('data/demo/humanoid.ndjson', 'utf8'), 'data/problems/humanoid-demo.json', limit);
   writeFileSync('data/demo/.humanoid.mcap.tmp', bytes);
   renameSync('data/demo/.humanoid.mcap.tmp', 'data/demo/humanoid.mcap');
