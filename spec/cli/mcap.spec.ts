@@ -4,6 +4,7 @@
  * MCAP and read back, equal the NDJSON run's on the same samples (1e-12 relative), stamped with the
  * input's stamps; a recording that does not fit the problem is refused before any output exists.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -128,5 +129,23 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(readFileSync(BAG).equals(bagBytes)).toBe(true);
+  });
+
+  it('standard input to standard output (the real command line): MCAP bytes in, MCAP bytes out, the same estimates as from files', async () => {
+    const child = spawn(process.execPath, [resolve('bin/sparsedyn.mjs'), 'estimate', resolve(DEMO), '--data', '-', '--out', '-', '--no-condition'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const parts: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => parts.push(b));
+    child.stderr.on('data', (b) => { err += b; });
+    child.stdin.end(bagBytes);
+    const code = await new Promise<number | null>((res) => child.on('close', res));
+    expect(code, err).toBe(0);
+    const piped = readMcapEstimates(Buffer.concat(parts));
+    const f = await run(['estimate', DEMO, '--data', BAG, '--out', join(dir, 'files.mcap'), '--no-condition']);
+    expect(f.code, f.err).toBe(0);
+    const files = readMcapEstimates(readFileSync(join(dir, 'files.mcap')));
+    expect(piped.length).toBe(SAMPLES);
+    expect(piped).toEqual(files);
+    expect(piped[0].condition).toBeUndefined();
   });
 });
