@@ -4,6 +4,7 @@
  * names of ROS 2 releases, bad messages reported with topic and log time and skipped; MCAP told
  * from text by its magic bytes.
  */
+import { McapWriter } from '@mcap/core';
 import { describe, expect, it } from 'vitest';
 import { parseProblem } from '../../src/estimation/problem.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
@@ -232,6 +233,18 @@ describe('sampling a ROS 2 recording', () => {
     expect(e[0].where).toBe('the recording');
     expect(e[0].message).toMatch(/ends early .*the samples before this point are kept/);
     expect(samples(rows).length).toBeGreaterThan(0);
+  });
+
+  it('stops at compressed chunks it cannot read, naming the compression', async () => {
+    const out = new MemoryWritable();
+    const w = new McapWriter({ writable: out, compressChunk: (data) => ({ compression: 'zstd', compressedData: data }) });
+    await w.start({ profile: 'ros2', library: 'test' });
+    const sid = await w.registerSchema({ name: 'sensor_msgs/msg/JointState', encoding: 'ros2msg', data: new TextEncoder().encode(MSG_DEFINITIONS['sensor_msgs/msg/JointState']) });
+    const cid = await w.registerChannel({ topic: '/joint_states', schemaId: sid, messageEncoding: 'cdr', metadata: new Map() });
+    await w.addMessage({ channelId: cid, sequence: 1, logTime: T0, publishTime: T0, data: new Uint8Array([0, 1, 0, 0]) });
+    await w.end();
+    const { schema, mapping } = system(ROS);
+    expect(() => new McapSampler(schema, mapping).push(out.bytes())).toThrow(/compressed with zstd, which is not read here/);
   });
 
   it('embeds complete ROS 2 definitions for what it writes', () => {

@@ -294,6 +294,8 @@ export class McapSampler {
       for (let r; (r = this.reader.nextRecord());) this.record(r);
     } catch (e) {
       if (e instanceof McapLogError) throw e;
+      const c = /Unsupported compression (\S+)/.exec((e as Error).message);
+      if (c) throw new McapLogError(`its chunks are compressed with ${c[1]}, which is not read here: write an uncompressed copy first (the MCAP command-line tool's "mcap decompress")`);
       this.failed = true;
       this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `cannot be read further (${(e as Error).message}): the samples before this point are kept` });
     }
