@@ -7,12 +7,15 @@
  *      (its dependencies bundled; the build fails if anything behind the root entry needs Node);
  *   3. esbuild: dist/cli/sparsedyn.cjs, the command line as one CommonJS file for Node, dependencies
  *      bundled, so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs runs it).
+ *   4. esbuild: dist/playground/, the sensor-layout playground (web/): index.html, playground.css and
+ *      one classic script with three.js and the worker bundled in (the worker starts from a Blob URL),
+ *      so that the page works from file:// as from any static server, with no network.
  * Source maps (with the TypeScript sources inlined) come with the library files only: the bundles are
  * for running; to debug in a browser, bundle the root entry with your own bundler, which reads them.
  * Written last, dist/cli/sparsedyn.cjs also stamps the build: the tests rebuild when a source is newer.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +44,36 @@ await build({
   logLevel: 'warning',
 });
 step('dist/browser/sparsedyn.js (esbuild)');
+
+// the playground: the worker first (its text is inlined in the page's script)
+const workerBundle = await build({
+  absWorkingDir: root,
+  entryPoints: ['web/worker.ts'],
+  bundle: true,
+  write: false,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+await build({
+  absWorkingDir: root,
+  entryPoints: ['web/main.ts'],
+  outfile: 'dist/playground/playground.js',
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'eof',
+  define: { __WORKER_SOURCE__: JSON.stringify(workerBundle.outputFiles[0].text) },
+  logLevel: 'warning',
+});
+mkdirSync(join(root, 'dist/playground'), { recursive: true });
+for (const f of ['index.html', 'playground.css']) copyFileSync(join(root, 'web', f), join(root, 'dist/playground', f));
+step('dist/playground/ (esbuild)');
 
 await build({
   absWorkingDir: root,

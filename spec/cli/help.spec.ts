@@ -23,7 +23,8 @@ describe('help', () => {
     }
     const est = await run(['estimate', '--help']);
     expect(est.out).toMatch(/Units and frames: t in s; tau in N m/);
-    expect(est.out).toMatch(/"-" reads standard input/);
+    // commander wraps option texts to the width of the longest option: compare with whitespace folded
+    expect(est.out.replace(/\s+/g, ' ')).toMatch(/"-" reads standard input/);
   });
 });
 

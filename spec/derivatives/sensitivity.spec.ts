@@ -259,7 +259,7 @@ describe('flops and errors', () => {
     const model = models[0][1];
     const sys = new SymbolicSystem(model, inverseDynamicsProblem(model));
     const solver = new SparseSolver(sys);
-    const sens = new SystemSensitivity(solver, { inputs: [0, 1, 2] });
+    const sens = new SystemSensitivity(solver, { inputs: [0, 1, 2], sparse: false });
     const rng = new Rng(2);
     const counts: number[] = [];
     for (let t = 0; t < 2; t++) {
@@ -273,6 +273,30 @@ describe('flops and errors', () => {
       counts.push(sens.flops.jacobians.total);
     }
     expect(counts[1]).toBe(counts[0]);
+  });
+
+  it('sparse solves (the default) give the full solves\' sensitivities with less work', () => {
+    for (const [name, model] of models) {
+      for (const problem of [inverseDynamicsProblem(model), forwardDynamicsProblem(model)]) {
+        const sys = new SymbolicSystem(model, problem);
+        const solver = new SparseSolver(sys);
+        const inputsAll = Int32Array.from({ length: sys.ny }, (_, k) => k);
+        const sparse = new SystemSensitivity(solver, { inputs: inputsAll });
+        const full = new SystemSensitivity(solver, { inputs: inputsAll, sparse: false });
+        expect(sparse.sparse).toBe(true);
+        const { q, v, a } = randomState(model, new Rng(4));
+        const y = inputs(sys, a);
+        solver.step(q, v, y);
+        sparse.compute(q, v, y);
+        full.compute(q, v, y);
+        const zero = (x: number) => x + 0;
+        for (const key of ['dd_dq', 'dd_dv', 'dd_dy'] as const) {
+          expect(Array.from(sparse[key], zero), `${name}, ${problem.name}, ${key}`).toEqual(Array.from(full[key], zero));
+        }
+        expect(sparse.flops.solve.mul, `${name}, ${problem.name}`).toBeLessThan(full.flops.solve.mul);
+        expect(sparse.flops.solve.div).toBe(full.flops.solve.div);
+      }
+    }
   });
 
   it('names a bad input index and a pattern of another system', () => {

@@ -25,6 +25,12 @@ export interface SensitivityOptions {
   pattern?: DerivativePattern;
   /** step of the central differences of measurement blocks (default 1e-6) */
   blockStep?: number;
+  /**
+   * solve the sparse right-hand sides by NumericLU.solveManySparse, which skips the columns of the
+   * factors whose unknown is zero (default true; the flops then count the work done); false solves
+   * every column in full (solveMany)
+   */
+  sparse?: boolean;
 }
 
 export interface SensitivityWhat {
@@ -51,6 +57,8 @@ export class SystemSensitivity {
   readonly dd_dy: Float64Array;
   /** flops of the last call: the columns of J_q, J_v, J_y, and the solves */
   readonly flops = { jacobians: new Flops(), solve: new Flops() };
+  /** whether the solves skip zero work (SensitivityOptions.sparse) */
+  readonly sparse: boolean;
 
   constructor(readonly solver: SparseSolver, opts: SensitivityOptions = {}) {
     const sys = solver.sys;
@@ -59,6 +67,7 @@ export class SystemSensitivity {
     this.pattern = this.jacobians.pattern;
     this.n = sys.n;
     this.nv = sys.model.nv;
+    this.sparse = opts.sparse ?? true;
     this.dd_dq = new Float64Array(this.n * this.nv);
     this.dd_dv = new Float64Array(this.n * this.nv);
     const inputs = opts.inputs ?? Int32Array.from({ length: sys.ny }, (_, k) => k);
@@ -95,15 +104,15 @@ export class SystemSensitivity {
    * solves with the factors of the solver's last step. Allocation free.
    */
   solve(what?: SensitivityWhat): void {
-    const lu = this.solver.lu, n = this.n, nv = this.nv;
+    const n = this.n, nv = this.nv;
     this.flops.solve.reset();
     if (what?.q ?? true) {
-      lu.solveMany(this.dd_dq, this.dd_dq, nv);
+      this.solveColumns(this.dd_dq, nv);
       this.countSolve();
       negate(this.dd_dq);
     }
     if (what?.v ?? true) {
-      lu.solveMany(this.dd_dv, this.dd_dv, nv);
+      this.solveColumns(this.dd_dv, nv);
       this.countSolve();
       negate(this.dd_dv);
     }
@@ -114,9 +123,15 @@ export class SystemSensitivity {
         const k = inputs[c];
         for (let e = Jy.Ap[k]; e < Jy.Ap[k + 1]; e++) B[c * n + Jy.Ai[e]] = -Jy.Ax[e];
       }
-      lu.solveMany(B, B, inputs.length);
+      this.solveColumns(B, inputs.length);
       this.countSolve();
     }
+  }
+
+  /** X = D⁻¹ X in place, sparse or full (SensitivityOptions.sparse) */
+  private solveColumns(X: Float64Array, nrhs: number): void {
+    if (this.sparse) this.solver.lu.solveManySparse(X, X, nrhs);
+    else this.solver.lu.solveMany(X, X, nrhs);
   }
 
   private countSolve(): void {
