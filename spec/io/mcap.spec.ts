@@ -4,7 +4,9 @@
  * names of ROS 2 releases, bad messages reported with topic and log time and skipped; MCAP told
  * from text by its magic bytes.
  */
+import { readFileSync } from 'node:fs';
 import { McapWriter } from '@mcap/core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parseProblem } from '../../src/estimation/problem.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
@@ -87,6 +89,28 @@ function sampleAll(bytes: Uint8Array, ros: object, chunk = 1000): (Sample | LogE
 const samples = (rows: (Sample | LogError)[]) => rows.filter((r): r is Sample => !('message' in r));
 const errors = (rows: (Sample | LogError)[]) => rows.filter((r): r is LogError => 'message' in r);
 const close = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(b)));
+
+describe('the problem file\'s "ros" section', () => {
+  it('the demo problem follows schemas/problem.schema.json (Ajv, JSON Schema 2020-12), its "ros" section included', () => {
+    const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync('schemas/problem.schema.json', 'utf8')));
+    const demo = JSON.parse(readFileSync('data/problems/humanoid-demo.json', 'utf8'));
+    expect(validate(demo), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...demo, ros: { ...demo.ros, clock: { rate: 0 } } })).toBe(false);
+    expect(validate({ ...demo, ros: { ...demo.ros, sensors: { x: { topic: '/a', field: 'acceleration' } } } })).toBe(false);
+  });
+
+  it('its parser names the offending field', () => {
+    const parse = (ros: object) => () => parseProblem(JSON.stringify({ model: 'chain:2', base: 'fixed', ros }), 'p.json');
+    expect(parse({ joint_states: '/j' })).toThrow(/p\.json: "ros": "clock" is missing/);
+    expect(parse({ clock: { topic: '/j', rate: 5 }, joint_states: '/j' })).toThrow(/"ros"\.clock: give "topic" or "rate", not both/);
+    expect(parse({ clock: { rate: -1 }, joint_states: '/j' })).toThrow(/"ros"\.clock\.rate must be a positive number/);
+    expect(parse({ clock: { rate: 5 }, joint_states: '/j', values: 'nearest' })).toThrow(/"ros"\.values must be "latest" or "interpolate"/);
+    expect(parse({ clock: { rate: 5 }, joint_states: '/j', sensors: { a: { topic: '/a', field: 'acc' } } })).toThrow(/"ros"\.sensors\["a"\]\.field must be "position", "velocity" or "effort"/);
+    expect(parse({ clock: { rate: 5 }, joint_states: '/j', extra: 1 })).toThrow(/"ros": unknown field "extra"/);
+    const ok = parseProblem(JSON.stringify({ model: 'chain:2', base: 'fixed', ros: { clock: { rate: 5 }, joint_states: ['/a', '/b'], sensors: { s: '/s' } } }), 'p.json').ros!;
+    expect(ok).toEqual({ clock: { rate: 5 }, values: 'latest', stamps: 'header', max_staleness: undefined, reorder_window: 1, joint_states: ['/a', '/b'], base: undefined, sensors: new Map([['s', { topic: '/s' }]]) });
+  });
+});
 
 describe('MCAP format sniffing', () => {
   it('tells MCAP by its magic bytes and text by its first character', async () => {
