@@ -166,6 +166,37 @@ describe('sampling a ROS 2 recording', () => {
     expect(e[0].message).toMatch(/joints \/joint_states: no message after t to interpolate to \(the last is at 1700000000\.040000000 s\)/);
   });
 
+  it('a floating base from PoseStamped and TwistStamped topics: interpolated pose (spherical for the orientation) and twist', async () => {
+    const problem = parseProblem(JSON.stringify({
+      model: 'chain:2', base: 'floating', contacts: ['link2'],
+      sensors: [{ name: 'enc', type: 'joint_acceleration', joints: 'actuated' }, { name: 'ft', type: 'force_torque', joint: 'joint2' }],
+      ros: { ...ROS, clock: { rate: 400 }, values: 'interpolate', base: { pose: '/pose', twist: '/twist' }, sensors: { enc: ROS.sensors.enc, ft: ROS.sensors.ft } },
+    }), 'p.json');
+    const es = buildEstimationSystem(parseModelSpec('chain:2', { floatingBase: true }), problem);
+    const w0 = 2; // yaw rate, rad/s: the orientation at t is a turn by w0 t about z
+    const base = await bag({
+      joints: [0, 10], acc: [0, 10], ft: [0, 10],
+      extra: async (w) => {
+        for (const ms of [0, 10]) {
+          const t = ms / 1000, ns = T0 + BigInt(ms) * 1_000_000n, h = { stamp: rosTime(ns), frame_id: 'world' };
+          await w.write('/pose', 'geometry_msgs/msg/PoseStamped', ns, { header: h, pose: { position: { x: t, y: 2 * t, z: 1 }, orientation: { x: 0, y: 0, z: Math.sin(w0 * t / 2), w: Math.cos(w0 * t / 2) } } });
+          await w.write('/twist', 'geometry_msgs/msg/TwistStamped', ns, { header: { ...h, frame_id: 'base' }, twist: { linear: { x: 1 + t, y: 0, z: 0 }, angular: { x: 0, y: 0, z: w0 } } });
+        }
+      },
+    });
+    const s = new McapSampler(new LogSchema(es), problem.ros!);
+    s.push(base);
+    s.end();
+    const ss = samples(s.drain());
+    expect(ss.map((x) => x.stamp)).toEqual([0n, 2_500_000n, 5_000_000n, 7_500_000n, 10_000_000n].map((d) => T0 + d));
+    for (const x of ss) {
+      const t = Number(x.stamp! - T0) / 1e9;
+      [t, 2 * t, 1, 0, 0, Math.sin(w0 * t / 2), Math.cos(w0 * t / 2)].forEach((e, k) => close(x.q[k], e));
+      [1 + t, 0, 0, 0, 0, w0].forEach((e, k) => close(x.v[k], e));
+      expect(x.staleness!.get('base pose')).toBe(t < 0.01 ? t : 0);
+    }
+  });
+
   it('max_staleness skips a sample whose channel is too old, naming it; ticks before a channel\'s first message are skipped', async () => {
     const b = await bag({ joints: [0, 10, 20, 30, 40, 50, 60], acc: [10, 20, 30, 40, 50, 60], ft: [0, 10, 20] });
     const rows = sampleAll(b, { ...ROS, max_staleness: 0.015 });

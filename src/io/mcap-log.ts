@@ -503,12 +503,15 @@ function interpolate(c: Channel, a: Float64Array, b: Float64Array, s: number): F
   const x = new Float64Array(a.length);
   for (let k = 0; k < a.length; k++) x[k] = a[k] + s * (b[k] - a[k]);
   for (const o of c.quats) {
-    let d = a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3];
+    const d = a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3];
     const sign = d < 0 ? -1 : 1;
-    d = Math.abs(d);
+    // the angle between the two unit 4-vectors, accurate at any size: 2 atan2(|a − b|, |a + b|)
+    let dm = 0, dp = 0;
+    for (let k = 0; k < 4; k++) { const m = a[o + k] - sign * b[o + k], p = a[o + k] + sign * b[o + k]; dm += m * m; dp += p * p; }
+    const th = 2 * Math.atan2(Math.sqrt(dm), Math.sqrt(dp));
     let wa: number, wb: number;
-    if (d > 0.9995) { wa = 1 - s; wb = s; } else {
-      const th = Math.acos(d), sn = Math.sin(th);
+    if (th < 1e-9) { wa = 1 - s; wb = s; } else {
+      const sn = Math.sin(th);
       wa = Math.sin((1 - s) * th) / sn; wb = Math.sin(s * th) / sn;
     }
     let n = 0;
