@@ -61,8 +61,6 @@ interface Channel {
   quats: number[];
   stamps: bigint[];
   values: Float64Array[];
-  /** first stamp ever received, for messages */
-  seen: boolean;
 }
 
 /** what one mapped topic feeds: a channel, from a decoded message */
@@ -145,8 +143,11 @@ const ACCEPTED: Record<string, string[]> = {
 /** a planned read of one topic: the channel it feeds and how, once the topic's type is known */
 interface Plan {
   kind: string;
-  channel: Channel;
+  /** the channel fed (none for the sample clock) */
+  channel?: Channel;
   frameId?: string;
+  /** a spatial_acceleration sensor with angular components: only AccelStamped carries them */
+  needsAccel?: boolean;
   make(type: string): Extractor['read'];
 }
 
@@ -172,7 +173,6 @@ export class McapSampler {
   private newest: bigint | null = null;
   private rateStart: bigint | null = null;
   private readonly period: number;
-  private messages = 0;
   private failed = false;
   /** topics mapped, for the end-of-stream check */
   private readonly topicsSeen = new Set<string>();
@@ -184,7 +184,7 @@ export class McapSampler {
     this.window = BigInt(Math.round(mapping.reorder_window * 1e9));
     this.period = 'rate' in mapping.clock ? 1e9 / mapping.clock.rate : 0;
     const channel = (label: string, topic: string, n: number, quats: number[] = []): Channel => {
-      const c: Channel = { label, topic, n, quats, stamps: [], values: [], seen: false };
+      const c: Channel = { label, topic, n, quats, stamps: [], values: [] };
       this.channels.push(c);
       return c;
     };
@@ -252,7 +252,7 @@ export class McapSampler {
       if (isJoint && field === undefined) throw new McapLogError(`sensor "${name}" (joint_acceleration): "ros.sensors["${name}"].field" must name the JointState field that carries the accelerations (ROS 2 has no standard message for them)`);
       for (const c of comps) if (isJoint && /\[/.test(c)) throw new McapLogError(`sensor "${name}": joint "${c}" has several coordinates; a JointState carries one per name`);
       plan(src.topic, {
-        kind: type, channel: ch, frameId: src.frame_id,
+        kind: type, channel: ch, frameId: src.frame_id, needsAccel: type === 'spatial_acceleration' && comps.some((c) => c.startsWith('alpha')),
         make: (mt) => (msg) => {
           if (isJoint) return Float64Array.from(jointField(msg, field!, comps));
           if (type === 'force_torque' || type === 'external_wrench') {
@@ -274,15 +274,11 @@ export class McapSampler {
           return Float64Array.from(comps, (c) => a[['ax', 'ay', 'az'].indexOf(c)]);
         },
       });
-      if (type === 'spatial_acceleration' && comps.some((c) => c.startsWith('alpha'))) {
-        // an Imu carries no angular acceleration: only AccelStamped will do (checked per channel)
-        (this.plans.get(src.topic)!.at(-1)! as Plan & { needsAccel?: boolean }).needsAccel = true;
-      }
     }
     if ('topic' in mapping.clock) {
       const clockTopic = mapping.clock.topic;
       const frame = mapping.clock.frame_id;
-      plan(clockTopic, { kind: 'clock', channel: null as unknown as Channel, frameId: frame, make: () => () => new Float64Array(0) });
+      plan(clockTopic, { kind: 'clock', frameId: frame, make: () => () => new Float64Array(0) });
     }
   }
 
@@ -312,7 +308,7 @@ export class McapSampler {
       this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `ends early (${this.reader.bytesRemaining()} bytes of an incomplete record, no footer): the samples before this point are kept` });
     }
     for (const [topic] of this.plans) {
-      if (!this.topicsSeen.has(topic)) throw new McapLogError(`topic "${topic}" (${this.plans.get(topic)!.map((p) => p.kind === 'joints' ? 'joint states' : p.kind === 'clock' ? 'sample clock' : p.channel.label).join(', ')}) is not in the recording`);
+      if (!this.topicsSeen.has(topic)) throw new McapLogError(`topic "${topic}" (${this.plans.get(topic)!.map((p) => p.kind === 'joints' ? 'joint states' : p.kind === 'clock' ? 'sample clock' : p.channel!.label).join(', ')}) is not in the recording`);
     }
     this.flush(null);
   }
@@ -334,9 +330,9 @@ export class McapSampler {
     const type = rosTypeName(schema.name);
     for (const p of plans) {
       const ok = p.kind === 'clock' ? true : ACCEPTED[p.kind].includes(type);
-      const needsAccel = (p as Plan & { needsAccel?: boolean }).needsAccel && type !== 'geometry_msgs/AccelStamped';
+      const needsAccel = p.needsAccel && type !== 'geometry_msgs/AccelStamped';
       if (!ok || needsAccel) {
-        const what = p.kind === 'joints' ? 'the joint states' : p.kind.startsWith('base') ? `the ${p.kind}` : `sensor "${p.channel.label}" (${p.kind})`;
+        const what = p.kind === 'joints' ? 'the joint states' : p.kind.startsWith('base') ? `the ${p.kind}` : `sensor "${p.channel!.label}" (${p.kind})`;
         throw new McapLogError(`${where} carries ${schema.name}, which cannot give ${what}: expected ${needsAccel ? 'geometry_msgs/msg/AccelStamped (an Imu has no angular acceleration)' : ACCEPTED[p.kind].map((t) => t.replace('/', '/msg/')).join(' or ')}`);
       }
     }
@@ -347,7 +343,7 @@ export class McapSampler {
       throw new McapLogError(`${where}: the message definition of ${schema.name} cannot be parsed (${(e as Error).message})`);
     }
     this.topicsSeen.add(c.topic);
-    const extractors: Extractor[] = plans.filter((p) => p.kind !== 'clock').map((p) => ({ channel: p.channel, frameId: p.frameId, read: p.make(type) }));
+    const extractors: Extractor[] = plans.filter((p) => p.channel !== undefined).map((p) => ({ channel: p.channel!, frameId: p.frameId, read: p.make(type) }));
     this.byChannel.set(c.id, { topic: c.topic, decode, extractors, clock: plans.some((p) => p.kind === 'clock') });
   }
 
@@ -356,7 +352,6 @@ export class McapSampler {
   }
 
   private message(r: McapTypes.Message): void {
-    this.messages++;
     const ch = this.byChannel.get(r.channelId);
     if (ch === undefined) { this.bad(`(channel ${r.channelId})`, r.logTime, 'a message on a channel that was never declared'); return; }
     if (ch === null) return;
@@ -402,6 +397,10 @@ export class McapSampler {
     if ('rate' in this.mapping.clock) {
       this.rateStart ??= stamp;
       if (stamp < this.rateStart) return;
+      const k0 = this.tickCount + this.ticks.length;
+      if (Number(this.newest - this.rateStart) / this.period - k0 > 1e6) {
+        throw new McapLogError(`topic "${ch.topic}": a stamp of ${nsText(stamp)} s lies more than a million sample periods after the previous ones (from ${nsText(this.rateStart + BigInt(Math.round(k0 * this.period)))} s): stamps from different clocks? ("ros.stamps": "log_time" uses the recorder's)`);
+      }
       for (;;) {
         const k = this.tickCount + this.ticks.length;
         const t = this.rateStart + BigInt(Math.round(k * this.period));
@@ -425,7 +424,6 @@ export class McapSampler {
     }
     c.stamps.splice(k, 0, stamp);
     c.values.splice(k, 0, vals);
-    c.seen = true;
   }
 
   /** sample the ticks that are ready (all when `newest` is null: the end of the stream) */
