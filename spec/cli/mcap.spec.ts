@@ -79,6 +79,9 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
   it('NDJSON and CSV out of a bag carry the stamps and each channel\'s staleness (NDJSON rows follow the estimates schema)', async () => {
     const r = await run(['estimate', DEMO, '--data', BAG, '--out', join(dir, 'bag.ndjson')]);
     expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/ROS 2 recording: samples at the stamps of \/joint_states, latest values, header stamps\n/);
+    expect(r.err).toMatch(/largest staleness per channel: joints \/joint_states 0 s, base pose 0 s, base twist 0 s, encoders 0 s, imu_acc 0 s, ft_left 0 s, ft_right 0 s\n/);
+    expect(readFileSync(join(dir, 'bag.report.md'), 'utf8')).toMatch(/- largest staleness per channel: joints \/joint_states 0 s/);
     const rows = readFileSync(join(dir, 'bag.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync('schemas/estimates.schema.json', 'utf8')));
     for (const row of rows) expect(validate(row), JSON.stringify(validate.errors)).toBe(true);

@@ -20,6 +20,7 @@ import { logRows, type AnyLogFormat, type RawRow } from '../../io/log-reader.ts'
 import { McapEstimateWriter, secondsToNs } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler, mcapSamples, nsText } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
+import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
@@ -147,6 +148,8 @@ export function register(program: Command, state: CliState): void {
       let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
       let outFormat: AnyLogFormat | null = opts.format ?? null;
       let staleCols: string[] | null = null;
+      /** per channel of a ROS 2 recording, the largest staleness of an estimated sample (s) */
+      const maxStale = new Map<string, number>();
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
       const skip = (line: number, message: string, where?: string) => {
@@ -188,6 +191,7 @@ export function register(program: Command, state: CliState): void {
           const out = session.estimate(sample);
           if (!out.ok) { skip(out.line, out.message, sample.stamp !== undefined ? `sample ${sample.line} (t = ${nsText(sample.stamp)} s)` : undefined); continue; }
           const r = out.record;
+          if (sample.staleness) for (const [k, a] of sample.staleness) if (!(a <= (maxStale.get(k) ?? -1))) maxStale.set(k, a);
           if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
             printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
           }
@@ -234,6 +238,8 @@ export function register(program: Command, state: CliState): void {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
         }
         for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
+        const rosLines = sampler && problem.ros ? recordingLines(problem.ros, maxStale) : [];
+        for (const l of rosLines) lines.push(`  ${l}`);
         if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
@@ -249,7 +255,7 @@ export function register(program: Command, state: CliState): void {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
             cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
-            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: layoutLines(session, dataName),
+            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: [...rosLines, ...layoutLines(session, dataName)],
           }));
         }
         sink.commit();
@@ -372,4 +378,12 @@ function sinkWritable(sink: { write(data: string | Uint8Array): void }): IWritab
     write: async (b: Uint8Array) => { sink.write(b); pos += BigInt(b.length); },
     position: () => pos,
   };
+}
+
+/** the sampling of a ROS 2 recording, and each channel's largest staleness, in words */
+function recordingLines(ros: RosMapping, maxStale: Map<string, number>): string[] {
+  const clock = 'rate' in ros.clock ? `${ros.clock.rate} Hz` : `the stamps of ${ros.clock.topic}${ros.clock.frame_id ? ` (frame ${ros.clock.frame_id})` : ''}`;
+  const out = [`ROS 2 recording: samples at ${clock}, ${ros.values === 'latest' ? 'latest values' : 'interpolated values'}, ${ros.stamps === 'header' ? 'header stamps' : 'log times'}${ros.max_staleness !== undefined ? `, max_staleness ${ros.max_staleness} s` : ''}`];
+  if (maxStale.size) out.push(`largest staleness per channel: ${[...maxStale].map(([k, a]) => `${k} ${fmt(a)} s`).join(', ')}`);
+  return out;
 }
