@@ -290,6 +290,17 @@ describe('sampling a ROS 2 recording', () => {
     expect(samples(rows).length).toBeGreaterThan(0);
   });
 
+  it('a rate clock refuses stamps from different clocks (one sensor stamped from zero, the others from the epoch) instead of filling memory', async () => {
+    const { schema, mapping } = system({ ...ROS, clock: { rate: 100 } });
+    const out = new MemoryWritable();
+    const w = new RosMcapWriter(out);
+    await w.start();
+    await w.write('/ft', 'geometry_msgs/msg/WrenchStamped', T0, { header: { stamp: { sec: 0, nanosec: 0 }, frame_id: 'ft_frame' }, wrench: { torque: { x: 0, y: 0, z: 0 }, force: { x: 0, y: 0, z: 0 } } });
+    await w.write('/joint_states', 'sensor_msgs/msg/JointState', T0, { header: { stamp: rosTime(T0), frame_id: '' }, name: ['joint1', 'joint2'], position: [0, 0], velocity: [0, 0], effort: [0, 0] });
+    await w.end();
+    expect(() => new McapSampler(schema, mapping).push(out.bytes())).toThrow(/topic "\/joint_states": a stamp of 1700000000\.000000000 s lies more than a million sample periods after the previous ones .*"log_time"/);
+  });
+
   it('stops at compressed chunks it cannot read, naming the compression', async () => {
     const out = new MemoryWritable();
     const w = new McapWriter({ writable: out, compressChunk: (data) => ({ compression: 'zstd', compressedData: data }) });

@@ -55,6 +55,11 @@ RMS of each sensor's residual over its standard deviation; condition: the estima
 relative to its typical value for the layout (1 at a typical configuration; a sample above
 --condition-limit, default 10, is flagged as near a singular configuration of the layout). CSV
 headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
+A ROS 2 recording (MCAP) is sampled as the problem's "ros" section says (sample clock, latest or
+interpolated values); each estimate then carries the staleness of every input channel (s).
+Estimates as MCAP (--out x.mcap): /sparsedyn/joint_torques (JointState efforts),
+/sparsedyn/contact_wrench/<link> and /sparsedyn/joint_wrench/<joint> (WrenchStamped in their
+frames), /sparsedyn/status (condition, residuals, staleness), stamped with the input's times.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
 
