@@ -21,17 +21,17 @@ import { loadEstimationSystem } from '../src/node/problem-file.ts';
 export const DEMO_EPOCH_NS = 1_750_000_000_000_000_000n;
 
 /** The demo log's samples as a ROS 2 recording (bytes). */
-export async function demoBag(ndjson: string, problemPath: string, limit = Infinity, edit?: (topic: string, sample: number, message: unknown) => void): Promise<Uint8Array> {
+export async function demoBag(ndjson: string, problemPath: string, limit = Infinity, edit?: (topic: string, sample: number, message: unknown) => boolean | void): Promise<Uint8Array> {
   const { es, model } = loadEstimationSystem(problemPath);
   const schema = new LogSchema(es);
   const joints = model.movingJoints().filter((j) => j.type !== 'floating');
   const encoderJoints = schema.sensors.get('encoders')!;
   const out = new MemoryWritable();
   const bag = new RosMcapWriter(out, 64 * 1024);
-  // `edit`: a test's change to a message before it is written (a damaged recording)
+  // `edit`: a test's change to a message before it is written (a damaged recording); false drops it
   let k = 0;
   const w = {
-    write: (topic: string, type: Parameters<RosMcapWriter['write']>[1], ns: bigint, msg: unknown) => { edit?.(topic, k, msg); return bag.write(topic, type, ns, msg); },
+    write: async (topic: string, type: Parameters<RosMcapWriter['write']>[1], ns: bigint, msg: unknown) => { if (edit?.(topic, k, msg) !== false) await bag.write(topic, type, ns, msg); },
     start: () => bag.start(), end: () => bag.end(),
   };
   await w.start();

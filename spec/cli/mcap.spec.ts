@@ -111,6 +111,36 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
     expect(report).toMatch(/- topic "\/ft", log time 1750000000\.000000000 s: ft_left: wrench\.torque\.x is NaN/);
   });
 
+  it('a sensor that drops out is left out of its samples with stale_sensors "leave_out": the estimates equal the NDJSON run\'s on rows without it', async () => {
+    const lines = ndjson.trim().split('\n').slice(0, SAMPLES);
+    const gap = (k: number) => k >= 10 && k < 20;
+    const bag = await demoBag(ndjson, DEMO, SAMPLES, (topic, k, msg) => !(topic === '/ft' && gap(k) && (msg as { header: { frame_id: string } }).header.frame_id === 'l_ankle_ft'));
+    const problem = JSON.parse(readFileSync(DEMO, 'utf8'));
+    problem.model = resolve('models/humanoid.urdf');
+    problem.ros.max_staleness = 0.001;
+    problem.ros.stale_sensors = 'leave_out';
+    const pf = file('leave-out.json', JSON.stringify(problem));
+    const b = await run(['estimate', pf, '--data', file('gap.mcap', bag), '--out', join(dir, 'gap.ndjson'), '--no-condition']);
+    expect(b.code, b.err).toBe(0);
+    const ref = lines.map((l, k) => { const o = JSON.parse(l); if (gap(k)) delete o.sensors.ft_left; return JSON.stringify(o); });
+    const a = await run(['estimate', pf, '--data', file('gap-log.ndjson', ref.join('\n') + '\n'), '--out', join(dir, 'gap-ref.ndjson'), '--no-condition']);
+    expect(a.code, a.err).toBe(0);
+    const got = readFileSync(join(dir, 'gap.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const want = readFileSync(join(dir, 'gap-ref.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(got.length).toBe(SAMPLES);
+    let worst = 0;
+    got.forEach((g, k) => {
+      expect(g.sensors).toEqual(want[k].sensors);
+      expect(g.sensors.includes('ft_left')).toBe(!gap(k));
+      if (gap(k)) expect(g.staleness.ft_left).toBeGreaterThan(0.001);
+      const flat = (o: unknown): number[] => (typeof o === 'number' ? [o] : Array.isArray(o) ? o.flatMap(flat) : typeof o === 'object' && o !== null ? Object.values(o).flatMap(flat) : []);
+      const x = flat([g.tau, g.contact_wrenches, g.joint_wrenches, g.residuals]), y = flat([want[k].tau, want[k].contact_wrenches, want[k].joint_wrenches, want[k].residuals]);
+      expect(x.length).toBe(y.length);
+      x.forEach((v, i) => { worst = Math.max(worst, rel(v, y[i])); });
+    });
+    expect(worst).toBeLessThanOrEqual(1e-12);
+  });
+
   it('a recording that does not fit the problem is refused before any output exists (exit 2)', async () => {
     const noRos = JSON.parse(readFileSync(DEMO, 'utf8'));
     delete noRos.ros;

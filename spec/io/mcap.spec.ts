@@ -108,7 +108,7 @@ describe('the problem file\'s "ros" section', () => {
     expect(parse({ clock: { rate: 5 }, joint_states: '/j', sensors: { a: { topic: '/a', field: 'acc' } } })).toThrow(/"ros"\.sensors\["a"\]\.field must be "position", "velocity" or "effort"/);
     expect(parse({ clock: { rate: 5 }, joint_states: '/j', extra: 1 })).toThrow(/"ros": unknown field "extra"/);
     const ok = parseProblem(JSON.stringify({ model: 'chain:2', base: 'fixed', ros: { clock: { rate: 5 }, joint_states: ['/a', '/b'], sensors: { s: '/s' } } }), 'p.json').ros!;
-    expect(ok).toEqual({ clock: { rate: 5 }, values: 'latest', stamps: 'header', max_staleness: undefined, reorder_window: 1, joint_states: ['/a', '/b'], base: undefined, sensors: new Map([['s', { topic: '/s' }]]) });
+    expect(ok).toEqual({ clock: { rate: 5 }, values: 'latest', stamps: 'header', max_staleness: undefined, stale_sensors: 'skip_sample', reorder_window: 1, joint_states: ['/a', '/b'], base: undefined, sensors: new Map([['s', { topic: '/s' }]]) });
   });
 });
 
@@ -205,6 +205,20 @@ describe('sampling a ROS 2 recording', () => {
     expect(e[0].message).toMatch(/^enc: no message at or before t \(the first is at 1700000000\.010000000 s\)/);
     expect(e[1].message).toMatch(/^ft: newest value is 0\.02 s old \(max_staleness 0\.015 s\)/);
     expect(samples(rows).map((s) => s.line)).toEqual([2, 3, 4]);
+  });
+
+  it('stale_sensors "leave_out": a stale sensor is left out of the sample (its staleness still reported); joints never are', async () => {
+    const b = await bag({ joints: [0, 10, 20, 30, 40, 50, 60], acc: [10, 20, 30, 40, 50, 60], ft: [0, 10, 20] });
+    const rows = sampleAll(b, { ...ROS, max_staleness: 0.015, stale_sensors: 'leave_out' });
+    expect(errors(rows)).toEqual([]);
+    const ss = samples(rows);
+    expect(ss.map((s) => [...s.readings.keys()].sort().join(','))).toEqual(['ft,tq', 'enc,ft,tq', 'enc,ft,tq', 'enc,ft,tq', 'enc,tq', 'enc,tq', 'enc,tq']);
+    expect(ss[4].staleness!.get('ft')).toBe(0.02);
+    expect(ss[0].staleness!.has('enc')).toBe(false);
+    // the joints' channel is never left out
+    const late = await bag({ joints: [10, 20], acc: [0, 10, 20], ft: [0, 10, 20] });
+    const e = errors(sampleAll(late, { ...ROS, clock: { rate: 100 }, stale_sensors: 'leave_out' }));
+    expect(e[0].message).toMatch(/^joints \/joint_states: no message at or before t/);
   });
 
   it('reads recordings of other ROS 2 releases: schema names without "/msg/", definitions with comments and defaults', async () => {

@@ -33,6 +33,8 @@ export interface RosMapping {
   stamps: 'header' | 'log_time';
   /** a sample where a channel's newest value is older than this (s) is skipped; none by default */
   max_staleness?: number;
+  /** a sensor without a value at a sample (none yet, stale, nothing to interpolate to): the sample is skipped (default), or the sensor is left out of it */
+  stale_sensors: 'skip_sample' | 'leave_out';
   /** how far (s) a message may arrive behind the newest one and still be used (default 1) */
   reorder_window: number;
   /** JointState topics giving the positions and velocities of the joints */
@@ -43,7 +45,7 @@ export interface RosMapping {
   sensors: Map<string, RosSensorSource>;
 }
 
-const ROS_FIELDS = ['clock', 'values', 'stamps', 'max_staleness', 'reorder_window', 'joint_states', 'base', 'sensors'];
+const ROS_FIELDS = ['clock', 'values', 'stamps', 'max_staleness', 'stale_sensors', 'reorder_window', 'joint_states', 'base', 'sensors'];
 
 const topicName = (x: unknown, where: string): string => {
   if (typeof x !== 'string' || x.trim() === '') throw new ProblemError(`${where} must be a topic name (a non-empty string)`);
@@ -87,6 +89,8 @@ export function parseRosMapping(x: unknown, file: string): RosMapping {
   if (stamps !== 'header' && stamps !== 'log_time') throw new ProblemError(`${where}.stamps must be "header" or "log_time"`);
   const max_staleness = o.max_staleness === undefined ? undefined : positive(o.max_staleness, `${where}.max_staleness`);
   const reorder_window = o.reorder_window === undefined ? 1 : positive(o.reorder_window, `${where}.reorder_window`);
+  const stale_sensors = o.stale_sensors ?? 'skip_sample';
+  if (stale_sensors !== 'skip_sample' && stale_sensors !== 'leave_out') throw new ProblemError(`${where}.stale_sensors must be "skip_sample" or "leave_out"`);
   if (o.joint_states === undefined) throw new ProblemError(`${where}: "joint_states" is missing (the sensor_msgs/msg/JointState topic(s) with the joint positions and velocities)`);
   const js = Array.isArray(o.joint_states) ? o.joint_states : [o.joint_states];
   if (js.length === 0) throw new ProblemError(`${where}.joint_states is empty`);
@@ -122,5 +126,5 @@ export function parseRosMapping(x: unknown, file: string): RosMapping {
       sensors.set(name, src);
     }
   }
-  return { clock, values, stamps, max_staleness, reorder_window, joint_states, base, sensors };
+  return { clock, values, stamps, max_staleness, stale_sensors, reorder_window, joint_states, base, sensors };
 }

@@ -19,7 +19,8 @@
  * match its names, an unmapped frame id, a stamp that goes back past a written sample, …) is
  * returned as a {@link LogError} naming its topic and log time, and skipped; a tick whose channels
  * cannot give a value (before the first message, stale beyond `max_staleness`, nothing to
- * interpolate to) likewise. A recording that cannot be read at all (a mapped topic with a message
+ * interpolate to) likewise, unless `stale_sensors` is "leave_out": a sensor then is left out of that
+ * sample (the estimation session estimates with the others when they determine the unknowns). A recording that cannot be read at all (a mapped topic with a message
  * type that cannot carry what it is mapped to, a mapping that names no sensor of the problem) throws
  * a {@link McapLogError} before the first sample.
  */
@@ -165,6 +166,7 @@ export class McapSampler {
   private readonly jointChannels: { channel: Channel; joints: string[] }[] = [];
   private baseChannels: { pose: Channel; twist: Channel } | null = null;
   private readonly sensorChannels = new Map<string, Channel>();
+  private readonly sensorSet = new Set<Channel>();
   private readonly out: (Sample | LogError)[] = [];
   private readonly ticks: bigint[] = [];
   private tickCount = 0;
@@ -245,6 +247,7 @@ export class McapSampler {
       const type = types.get(name)!;
       const ch = channel(name, src.topic, comps.length);
       this.sensorChannels.set(name, ch);
+      this.sensorSet.add(ch);
       const isJoint = type === 'joint_acceleration' || type === 'joint_torque';
       if (src.field !== undefined && !isJoint) throw new McapLogError(`"ros.sensors["${name}"].field" is for joint sensors (a ${type} sensor reads its message type's fields)`);
       if (isJoint && src.frame_id !== undefined) throw new McapLogError(`"ros.sensors["${name}"].frame_id": a joint sensor reads a JointState by joint names, not by frame`);
@@ -452,17 +455,30 @@ export class McapSampler {
     const where = `sample ${line} (t = ${nsText(t)} s)`;
     const staleness = new Map<string, number>();
     const at = new Map<Channel, Float64Array>();
+    const leaveOut = this.mapping.stale_sensors === 'leave_out';
     for (const c of this.channels) {
+      // a sensor without a value here is left out of the sample when the mapping says so
+      const why = (message: string): LogError | null => (leaveOut && this.sensorSet.has(c) ? null : { line, where, message: `${c.label}: ${message}` });
       let k = c.stamps.length - 1;
       while (k >= 0 && c.stamps[k] > t) k--;
-      if (k < 0) return { line, where, message: `${c.label}: no message at or before t${c.stamps.length ? ` (the first is at ${nsText(c.stamps[0])} s)` : ''}` };
-      const age = Number(t - c.stamps[k]) / 1e9;
-      if (this.mapping.max_staleness !== undefined && age > this.mapping.max_staleness) {
-        return { line, where, message: `${c.label}: newest value is ${age} s old (max_staleness ${this.mapping.max_staleness} s)` };
+      if (k < 0) {
+        const e = why(`no message at or before t${c.stamps.length ? ` (the first is at ${nsText(c.stamps[0])} s)` : ''}`);
+        if (e) return e;
+        continue;
       }
+      const age = Number(t - c.stamps[k]) / 1e9;
       staleness.set(c.label, age);
+      if (this.mapping.max_staleness !== undefined && age > this.mapping.max_staleness) {
+        const e = why(`newest value is ${age} s old (max_staleness ${this.mapping.max_staleness} s)`);
+        if (e) return e;
+        continue;
+      }
       if (c.stamps[k] === t || this.mapping.values === 'latest') { at.set(c, c.values[k]); continue; }
-      if (k + 1 >= c.stamps.length) return { line, where, message: `${c.label}: no message after t to interpolate to (the last is at ${nsText(c.stamps[k])} s)` };
+      if (k + 1 >= c.stamps.length) {
+        const e = why(`no message after t to interpolate to (the last is at ${nsText(c.stamps[k])} s)`);
+        if (e) return e;
+        continue;
+      }
       at.set(c, interpolate(c, c.values[k], c.values[k + 1], Number(t - c.stamps[k]) / Number(c.stamps[k + 1] - c.stamps[k])));
     }
     const m = this.schema.model;
@@ -491,7 +507,7 @@ export class McapSampler {
       for (let k = 3; k < 7; k++) q[k] /= n;
     }
     const readings = new Map<string, Float64Array>();
-    for (const [name, c] of this.sensorChannels) readings.set(name, at.get(c)!);
+    for (const [name, c] of this.sensorChannels) { const x = at.get(c); if (x) readings.set(name, x); }
     return { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
   }
 }
