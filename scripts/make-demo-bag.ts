@@ -9,6 +9,9 @@
  *   /odom                nav_msgs/msg/Odometry        base pose (world) and twist (base frame)
  *   /ft                  geometry_msgs/msg/WrenchStamped both ankle sensors, frame ids
  *                                                     "l_ankle_ft" and "r_ankle_ft"
+ *   /truth/joint_torques sensor_msgs/msg/JointState   the log's true torques, in "effort"
+ *   /truth/contact_wrench geometry_msgs/msg/WrenchStamped the true contact wrenches, frame ids
+ *                                                     "l_sole" and "r_sole" (the contact links)
  * The base twist's angular velocity is the gyroscope's reading, as the NDJSON run takes it (the
  * log has no base.angular_velocity). Reproducible from the NDJSON file.
  * Run: npx tsx scripts/make-demo-bag.ts [samples=100] (the first samples of the log: the file stays small)
@@ -63,6 +66,11 @@ export async function demoBag(ndjson: string, problemPath: string, limit = Infin
     for (const [sensor, frame] of [['ft_left', 'l_ankle_ft'], ['ft_right', 'r_ankle_ft']]) {
       const r = s.readings.get(sensor)!;
       await w.write('/ft', 'geometry_msgs/msg/WrenchStamped', ns, { header: hdr(frame), wrench: { torque: v3(r, 0), force: v3(r, 3) } });
+    }
+    const truth = s.truth as { tau: Record<string, number>; contact_wrenches: Record<string, { torque: number[]; force: number[] }> };
+    await w.write('/truth/joint_torques', 'sensor_msgs/msg/JointState', ns, { header: hdr(''), name: Object.keys(truth.tau), position: [], velocity: [], effort: Object.values(truth.tau) });
+    for (const [link, c] of Object.entries(truth.contact_wrenches)) {
+      await w.write('/truth/contact_wrench', 'geometry_msgs/msg/WrenchStamped', ns, { header: hdr(link), wrench: { torque: v3(c.torque), force: v3(c.force) } });
     }
   }
   await w.end();

@@ -38,6 +38,10 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
     const b = await run(['estimate', DEMO, '--data', BAG, '--out', join(dir, 'est.mcap'), '--covariance', '--condition-limit', '3.5']);
     expect(b.code, b.err).toBe(0);
     expect(b.err).toMatch(/log data\/demo\/humanoid\.mcap \(mcap\): samples estimated 100, rows skipped 0/);
+    // the truth the bag carries (/truth/joint_torques, /truth/contact_wrench) gives the NDJSON run's accuracy figures
+    const accuracy = (err: string) => /accuracy against the log's truth \(100 samples\):\n(?: {4}.*\n)+/.exec(err)?.[0];
+    expect(accuracy(b.err)).toBeDefined();
+    expect(accuracy(b.err)).toBe(accuracy(a.err));
     const ref = readFileSync(join(dir, 'ref.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const got = readMcapEstimates(readFileSync(join(dir, 'est.mcap')));
     expect(got.length).toBe(ref.length);

@@ -221,6 +221,21 @@ describe('sampling a ROS 2 recording', () => {
     expect(e[0].message).toMatch(/^joints \/joint_states: no message at or before t/);
   });
 
+  it('truth topics give each sample the true values stamped exactly at its time, and are no input (no staleness)', async () => {
+    const b = await bag({
+      joints: [0, 10, 20], acc: [0, 10, 20], ft: [0, 10, 20],
+      extra: async (w) => {
+        for (const ms of [0, 15, 20]) {
+          const ns = T0 + BigInt(ms) * 1_000_000n;
+          await w.write('/truth', 'sensor_msgs/msg/JointState', ns, { header: { stamp: rosTime(ns), frame_id: '' }, name: ['joint2', 'joint1'], position: [], velocity: [], effort: [ms, -ms] });
+        }
+      },
+    });
+    const ss = samples(sampleAll(b, { ...ROS, truth: { joint_torques: '/truth' } }));
+    expect(ss.map((s) => s.truth)).toEqual([{ tau: { joint2: 0, joint1: -0 } }, undefined, { tau: { joint2: 20, joint1: -20 } }]);
+    expect([...ss[0].staleness!.keys()]).toEqual(['joints /joint_states', 'enc', 'ft', 'tq']);
+  });
+
   it('reads recordings of other ROS 2 releases: schema names without "/msg/", definitions with comments and defaults', async () => {
     const humble = `# This is a message that holds data to describe the state of a set of torque controlled joints.\nstd_msgs/Header header\n\nstring[] name\nfloat64[] position # rad or m\nfloat64[] velocity\nfloat64[] effort\n================================================================================\nMSG: std_msgs/Header\n# Standard metadata\nbuiltin_interfaces/Time stamp\nstring frame_id\n================================================================================\nMSG: builtin_interfaces/Time\n# seconds\nint32 sec\n# nanoseconds\nuint32 nanosec\n`;
     const out = new MemoryWritable();

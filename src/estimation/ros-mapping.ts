@@ -43,9 +43,11 @@ export interface RosMapping {
   base?: { pose: string; twist: string };
   /** sensor name → its source */
   sensors: Map<string, RosSensorSource>;
+  /** true values a simulation recorded, for accuracy figures: joint torques (a JointState's effort) and contact wrenches (WrenchStamped, frame_id = the contact link), read at the sample's exact stamp */
+  truth?: { joint_torques?: string; contact_wrenches?: string };
 }
 
-const ROS_FIELDS = ['clock', 'values', 'stamps', 'max_staleness', 'stale_sensors', 'reorder_window', 'joint_states', 'base', 'sensors'];
+const ROS_FIELDS = ['clock', 'values', 'stamps', 'max_staleness', 'stale_sensors', 'reorder_window', 'joint_states', 'base', 'sensors', 'truth'];
 
 const topicName = (x: unknown, where: string): string => {
   if (typeof x !== 'string' || x.trim() === '') throw new ProblemError(`${where} must be a topic name (a non-empty string)`);
@@ -126,5 +128,13 @@ export function parseRosMapping(x: unknown, file: string): RosMapping {
       sensors.set(name, src);
     }
   }
-  return { clock, values, stamps, max_staleness, stale_sensors, reorder_window, joint_states, base, sensors };
+  const out: RosMapping = { clock, values, stamps, max_staleness, stale_sensors, reorder_window, joint_states, base, sensors };
+  if (o.truth !== undefined) {
+    const t = object(o.truth, `${where}.truth`);
+    only(t, ['joint_torques', 'contact_wrenches'], `${where}.truth`);
+    out.truth = {};
+    if (t.joint_torques !== undefined) out.truth.joint_torques = topicName(t.joint_torques, `${where}.truth.joint_torques`);
+    if (t.contact_wrenches !== undefined) out.truth.contact_wrenches = topicName(t.contact_wrenches, `${where}.truth.contact_wrenches`);
+  }
+  return out;
 }

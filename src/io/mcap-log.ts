@@ -62,6 +62,8 @@ interface Channel {
   quats: number[];
   stamps: bigint[];
   values: Float64Array[];
+  /** a channel of true values (simulations): read at its exact stamps only, not an input */
+  truth?: boolean;
 }
 
 /** what one mapped topic feeds: a channel, from a decoded message */
@@ -138,6 +140,8 @@ const ACCEPTED: Record<string, string[]> = {
   spatial_acceleration: ['geometry_msgs/AccelStamped', 'sensor_msgs/Imu'],
   'base pose': ['nav_msgs/Odometry', 'geometry_msgs/PoseStamped'],
   'base twist': ['nav_msgs/Odometry', 'geometry_msgs/TwistStamped'],
+  'true joint torques': ['sensor_msgs/JointState'],
+  'true contact wrench': ['geometry_msgs/WrenchStamped'],
   clock: [],
 };
 
@@ -167,6 +171,8 @@ export class McapSampler {
   private baseChannels: { pose: Channel; twist: Channel } | null = null;
   private readonly sensorChannels = new Map<string, Channel>();
   private readonly sensorSet = new Set<Channel>();
+  private truthTau: { channel: Channel; names: string[] } | null;
+  private readonly truthContacts = new Map<string, Channel>();
   private readonly out: (Sample | LogError)[] = [];
   private readonly ticks: bigint[] = [];
   private tickCount = 0;
@@ -277,6 +283,34 @@ export class McapSampler {
           return Float64Array.from(comps, (c) => a[['ax', 'ay', 'az'].indexOf(c)]);
         },
       });
+    }
+    // true values (a simulation's): joint torques by name, contact wrenches by frame id = contact link
+    this.truthTau = null;
+    if (mapping.truth?.joint_torques !== undefined) {
+      const entry = { channel: channel('true joint torques', mapping.truth.joint_torques, 0), names: [] as string[] };
+      entry.channel.truth = true;
+      this.truthTau = entry;
+      plan(entry.channel.topic, {
+        kind: 'true joint torques', channel: entry.channel,
+        make: () => (msg) => {
+          if (entry.names.length === 0) entry.names = ((msg.name as string[] | undefined) ?? []).slice();
+          return Float64Array.from(jointField(msg, 'effort', entry.names));
+        },
+      });
+    }
+    if (mapping.truth?.contact_wrenches !== undefined) {
+      for (const link of schema.es.contacts.map((c) => c.link)) {
+        const ch = channel(`true contact wrench ${link}`, mapping.truth.contact_wrenches, 6);
+        ch.truth = true;
+        this.truthContacts.set(link, ch);
+        plan(ch.topic, {
+          kind: 'true contact wrench', channel: ch, frameId: link,
+          make: () => (msg) => {
+            const w = msg.wrench as { torque: Vec3; force: Vec3 } | undefined;
+            return Float64Array.from([...vec3(w?.torque, 'wrench.torque'), ...vec3(w?.force, 'wrench.force')]);
+          },
+        });
+      }
     }
     if ('topic' in mapping.clock) {
       const clockTopic = mapping.clock.topic;
@@ -457,6 +491,7 @@ export class McapSampler {
     const at = new Map<Channel, Float64Array>();
     const leaveOut = this.mapping.stale_sensors === 'leave_out';
     for (const c of this.channels) {
+      if (c.truth) continue;
       // a sensor without a value here is left out of the sample when the mapping says so
       const why = (message: string): LogError | null => (leaveOut && this.sensorSet.has(c) ? null : { line, where, message: `${c.label}: ${message}` });
       let k = c.stamps.length - 1;
@@ -508,7 +543,18 @@ export class McapSampler {
     }
     const readings = new Map<string, Float64Array>();
     for (const [name, c] of this.sensorChannels) { const x = at.get(c); if (x) readings.set(name, x); }
-    return { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
+    const sample: Sample = { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
+    // the truth stamped exactly t, when the recording carries it
+    const exact = (c: Channel) => { const k = c.stamps.indexOf(t); return k < 0 ? undefined : c.values[k]; };
+    const truth: { tau?: Record<string, number>; contact_wrenches?: Record<string, { torque: number[]; force: number[] }> } = {};
+    const tt = this.truthTau && exact(this.truthTau.channel);
+    if (tt && this.truthTau) truth.tau = Object.fromEntries(this.truthTau.names.map((n, k) => [n, tt[k]]));
+    for (const [link, c] of this.truthContacts) {
+      const w = exact(c);
+      if (w) (truth.contact_wrenches ??= {})[link] = { torque: [w[0], w[1], w[2]], force: [w[3], w[4], w[5]] };
+    }
+    if (truth.tau || truth.contact_wrenches) sample.truth = truth;
+    return sample;
   }
 }
 
