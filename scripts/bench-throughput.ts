@@ -57,7 +57,8 @@ for (const n of [N1, N2]) {
   const text = ndjson(n);
   const nd = join(dir, `log-${n}.ndjson`), bag = join(dir, `log-${n}.mcap`);
   writeFileSync(nd, text);
-  writeFileSync(bag, await demoBag(text, PROBLEM));
+  // a robot's recording: the demo's sensor topics, without the truth topics only a simulation has
+  writeFileSync(bag, await demoBag(text, PROBLEM, Infinity, (topic) => !topic.startsWith('/truth/')));
   (files.ndjson ??= ['', ''])[n === N1 ? 0 : 1] = nd;
   (files.mcap ??= ['', ''])[n === N1 ? 0 : 1] = bag;
 }
