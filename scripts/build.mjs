@@ -6,7 +6,8 @@
  *   2. esbuild: dist/browser/sparsedyn.js, the root entry as one minified ES module for browsers
  *      (its dependencies bundled; the build fails if anything behind the root entry needs Node);
  *   3. esbuild: dist/cli/sparsedyn.cjs, the command line as one CommonJS file for Node, dependencies
- *      bundled, so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs runs it).
+ *      bundled but piscina, so that it starts without resolving hundreds of modules (bin/sparsedyn.mjs
+ *      runs it); beside it dist/cli/estimate-worker.cjs, the worker thread of `estimate --jobs N`.
  *   4. esbuild: dist/playground/, the sensor-layout playground (web/): index.html, playground.css and
  *      one classic script with three.js and the worker bundled in (the worker starts from a Blob URL),
  *      so that the page works from file:// as from any static server, with no network.
@@ -45,6 +46,24 @@ await build({
 });
 step('dist/browser/sparsedyn.js (esbuild)');
 
+// the worker thread of `estimate --jobs N`, beside the command line (src/cli/estimate-pool.ts finds it there);
+// piscina stays a package of node_modules: it starts its workers from its own files
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/estimate-worker.ts'],
+  outfile: 'dist/cli/estimate-worker.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'eof',
+  external: ['piscina'],
+  banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
+  logLevel: 'warning',
+});
+step('dist/cli/estimate-worker.cjs (esbuild)');
 // the playground: the worker first (its text is inlined in the page's script)
 const workerBundle = await build({
   absWorkingDir: root,
@@ -79,6 +98,7 @@ await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/cli/sparsedyn.cjs',
+  external: ['piscina'],
   bundle: true,
   // CommonJS, so that bin/sparsedyn.mjs can compile it with a V8 code cache (see there)
   format: 'cjs',

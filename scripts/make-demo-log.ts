@@ -4,9 +4,10 @@
  * sole and the right-sole wrench that leaves the unactuated base with none (as when standing on two
  * feet). True values from RNEA (src/estimation/synthesize.ts); sensor readings = ideal readings +
  * Gaussian noise with the variances of data/problems/humanoid-demo.json. Seeded: the file is
- * reproducible. Run: npx tsx scripts/make-demo-log.ts [samples=300]
+ * reproducible. Run: npx tsx scripts/make-demo-log.ts [samples=300] [out=data/demo/humanoid.ndjson]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { loadProblem } from '../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { idealReadings, synthesize } from '../src/estimation/synthesize.ts';
@@ -80,6 +81,7 @@ for (let s = 0; s < N; s++) {
     },
   }));
 }
-mkdirSync('data/demo', { recursive: true });
-writeFileSync('data/demo/humanoid.ndjson', lines.join('\n') + '\n');
-process.stdout.write(`wrote data/demo/humanoid.ndjson (${N} samples)\n`);
+const outFile = process.argv[3] ?? 'data/demo/humanoid.ndjson';
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, lines.join('\n') + '\n');
+process.stdout.write(`wrote ${outFile} (${N} samples)\n`);

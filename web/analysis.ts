@@ -8,7 +8,7 @@ import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { analyzeProblem, directionsAt, type AnalysisReport } from '../src/estimation/analysis.ts';
 import { Estimator } from '../src/estimation/estimator.ts';
 import { parseProblem } from '../src/estimation/problem.ts';
-import { fitProblem, problemModel } from '../src/estimation/problem-model.ts';
+import { fitProblem, problemModel, withUrdfSensorsFromText } from '../src/estimation/problem-model.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../src/estimation/setup.ts';
 import type { Model } from '../src/model/model.ts';
 import { spyPanels, spySvg, type SpyPanel } from '../src/report/spy.ts';
@@ -39,7 +39,7 @@ export interface AnalysisResult {
 let cached: { key: string; model: Model } | null = null;
 
 function modelOf(problemText: string, urdfs: Record<string, string>): { model: Model; removed: string[]; problem: ReturnType<typeof parseProblem> } {
-  const parsed = parseProblem(problemText, 'layout');
+  const parsed = withUrdfSensorsFromText(parseProblem(problemText, 'layout'), urdfs);
   const ftJoints = parsed.sensors.filter((s) => s.type === 'force_torque').map((s) => s.joint).sort().join(',');
   const key = `${parsed.model}|${parsed.base}|${JSON.stringify(parsed.gravity ?? null)}|${ftJoints}|${parsed.model.endsWith('.urdf') ? (urdfs[parsed.model] ?? '').length : 0}`;
   if (!cached || cached.key !== key) cached = { key, model: problemModel(parsed, urdfs) };

@@ -18,7 +18,7 @@ declare const __WORKER_SOURCE__: string;
 type Tool = 'inspect' | 'ft' | 'cell' | 'imu' | 'accelerometer' | 'torque' | 'qdd' | 'contact' | 'slippery';
 const TOOLS: { id: Tool; label: string; help: string }[] = [
   { id: 'inspect', label: 'Inspect', help: 'click a link or joint to see its name' },
-  { id: 'ft', label: 'F/T sensor', help: 'click a joint: a six-axis force/torque sensor in it' },
+  { id: 'ft', label: 'F/T sensor', help: 'click a joint: a six-axis force/torque sensor in it (where joints coincide, the ball picks the one furthest from the root; each joint\'s axis rod picks that joint)' },
   { id: 'cell', label: 'Load cell', help: 'click a link: a load cell under it (normal force fz and the tilting moments tx, ty of its contact)' },
   { id: 'imu', label: 'IMU', help: 'click a link: angular and linear acceleration of the link' },
   { id: 'accelerometer', label: 'Accelerometer', help: 'click a link: linear acceleration (3 axes)' },
@@ -34,8 +34,10 @@ interface State {
   base: 'fixed' | 'floating';
   contacts: ContactSpec[];
   sensors: SensorSpec[];
+  /** the other fields of an imported problem (gravity, priors, contact schedule, …), kept for the export */
+  extra: Partial<ProblemFile>;
 }
-let state: State = { model: 'humanoid', base: 'floating', contacts: [], sensors: [] };
+let state: State = { model: 'humanoid', base: 'floating', contacts: [], sensors: [], extra: {} };
 const urdfs: Record<string, string> = {};
 let model: Model | null = null;
 let q: Float64Array = new Float64Array(0);
@@ -53,7 +55,7 @@ const el = (tag: string, attrs: Record<string, string> = {}, text = ''): HTMLEle
 const origin0 = () => ({ xyz: [0, 0, 0] as [number, number, number], rpy: [0, 0, 0] as [number, number, number] });
 
 function problem(): ProblemFile {
-  return { model: state.model, base: state.base, contacts: state.contacts, sensors: state.sensors };
+  return { ...state.extra, model: state.model, base: state.base, contacts: state.contacts, sensors: state.sensors };
 }
 
 function defaultSensors(m: Model): SensorSpec[] {
@@ -67,7 +69,7 @@ const worker = new Worker(URL.createObjectURL(new Blob([__WORKER_SOURCE__], { ty
 let requestId = 0;
 const sentAt = new Map<number, { t: number; what: string }>();
 /** click → verdict on screen, per analysed change (for the tests' trace) */
-const timings: { what: string; ms: number; worker: number }[] = [];
+const timings: { what: string; ms: number; received: number; started: number; worker: number }[] = [];
 
 function analyse(what: string, t0 = performance.now()): void {
   if (!model) return;
@@ -79,9 +81,10 @@ function analyse(what: string, t0 = performance.now()): void {
 }
 
 worker.onmessage = (ev: MessageEvent) => {
-  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; ms: number };
+  const r = ev.data as { id: number; step: 'first' | 'at' | 'rest'; error?: string; report?: AnalysisReport; current?: typeof current; flops?: { estimate: number | null; mode: string; rnea: number; why?: string }; spy?: string; removed?: string[]; final?: boolean; startedAt?: number; ms: number };
   if (r.id !== requestId) return; // a newer change is on its way
   if (r.error) {
+    holdRenderUntil = 0;
     $('verdict').textContent = 'error';
     $('verdict').className = 'verdict error';
     $('error').textContent = r.error;
@@ -92,15 +95,20 @@ worker.onmessage = (ev: MessageEvent) => {
   if (r.report) report = r.report;
   if (r.current) current = r.current;
   if (r.step !== 'rest') {
+    holdRenderUntil = 0;
     showReport();
     drawDirections();
     const s = sentAt.get(r.id);
     if (s) {
       // measured when the new verdict is painted
-      requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, worker: r.ms }); sentAt.delete(r.id); });
+      const received = performance.now() - s.t;
+      const started = r.startedAt !== undefined ? r.startedAt - (performance.timeOrigin + s.t) : NaN;
+      requestAnimationFrame(() => { timings.push({ what: s.what, ms: performance.now() - s.t, received, started, worker: r.ms }); sentAt.delete(r.id); });
     }
-    $('status').textContent = r.step === 'first' ? 'redundancy, flops and spy plots…' : '';
-    $('status').className = r.step === 'first' ? 'busy' : '';
+    const final = r.step === 'at' && r.final === true;
+    $('status').textContent = final ? '' : 'redundancy, flops and spy plots…';
+    $('status').className = final ? 'done' : 'busy';
+    if (final) $('status').dataset.done = String(r.id);
   } else {
     showReport();
     if (r.flops) showFlops(r.flops);
@@ -121,6 +129,18 @@ scene.background = new THREE.Color(0xf4f5f7);
 const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 200);
 camera.up.set(0, 0, 1);
 const controls = new OrbitControls(camera, renderer.domElement);
+/** render on demand only (a software renderer must not take the CPU the worker needs) */
+let needsRender = true;
+/**
+ * after a change of the layout, the view waits (at most 300 ms) for its analysis, so that the new
+ * sensor and the directions it leaves appear in one frame, and the renderer (in software, on
+ * machines without a GPU) does not hold up the result
+ */
+let holdRenderUntil = 0;
+/** how long each frame took to render (ms) */
+const renderMs: number[] = [];
+const redraw = () => { needsRender = true; };
+controls.addEventListener('change', () => { holdRenderUntil = 0; redraw(); });
 scene.add(new THREE.HemisphereLight(0xffffff, 0x8899aa, 2.2));
 const sun = new THREE.DirectionalLight(0xffffff, 1.6);
 sun.position.set(3, -4, 6);
@@ -138,6 +158,8 @@ const pickables: THREE.Object3D[] = [];
 const bodyMeshes = new Map<number, THREE.Mesh[]>();
 const jointMeshes = new Map<number, THREE.Mesh>();
 let scale = 1;
+/** radius of the drawn links */
+let rLink = 0.01;
 
 const MAT = {
   link: () => new THREE.MeshStandardMaterial({ color: 0x9aa6b2, roughness: 0.6, metalness: 0.05 }),
@@ -151,6 +173,7 @@ function resize(): void {
   renderer.setSize(w, h, false);
   camera.aspect = w / Math.max(h, 1);
   camera.updateProjectionMatrix();
+  redraw();
 }
 new ResizeObserver(resize).observe(canvasHost);
 
@@ -205,7 +228,7 @@ function buildRobot(m: Model): void {
   }
   const size = box.getSize(new THREE.Vector3()).length() || 1;
   scale = size;
-  const rLink = size * 0.012;
+  rLink = size * 0.012;
   const massMax = Math.max(...Array.from({ length: m.nb }, (_, i) => m.I[i][0]), 1e-9);
   for (let i = 0; i < m.nb; i++) {
     const g = new THREE.Group();
@@ -241,7 +264,7 @@ function buildRobot(m: Model): void {
     bodyMeshes.set(i, meshes);
     if (m.nvi[i] > 0 && m.jointTypes[i] !== 'floating') {
       const js = new THREE.Mesh(new THREE.SphereGeometry(rLink * 1.9, 14, 10), MAT.joint());
-      tag(js, { kind: 'joint', body: i, joint: m.jointNames[i] });
+      tag(js, { kind: 'joint', body: i, joint: m.jointNames[i], sphere: true });
       const ax = new THREE.Vector3(m.axis[3 * i], m.axis[3 * i + 1], m.axis[3 * i + 2]);
       if (ax.lengthSq() > 0) {
         const cyl = new THREE.Mesh(new THREE.CylinderGeometry(rLink * 0.7, rLink * 0.7, rLink * 6, 10), MAT.joint());
@@ -253,7 +276,8 @@ function buildRobot(m: Model): void {
   }
   const center = box.getCenter(new THREE.Vector3());
   controls.target.copy(center);
-  camera.position.set(center.x + size * 1.1, center.y - size * 1.5, center.z + size * 0.5);
+  // from the front-left, a little above (x forward, z up)
+  camera.position.set(center.x + size * 1.45, center.y - size * 1.0, center.z + size * 0.45);
   camera.near = size / 200;
   camera.far = size * 50;
   camera.updateProjectionMatrix();
@@ -299,6 +323,7 @@ function glyph(geom: THREE.BufferGeometry, color: number, at: { R: number[]; p: 
 }
 
 function drawSensors(): void {
+  redraw();
   sensorGroup.clear();
   if (!model) return;
   const s = scale;
@@ -332,6 +357,7 @@ function drawSensors(): void {
 
 const HIGHLIGHT = new THREE.Color(0xd62828);
 function drawDirections(): void {
+  redraw();
   directionGroup.clear();
   for (const [, ms] of bodyMeshes) for (const m of ms) (m.material as THREE.MeshStandardMaterial).emissive.setHex(0);
   for (const [, m] of jointMeshes) (m.material as THREE.MeshStandardMaterial).emissive.setHex(0);
@@ -378,8 +404,12 @@ function drawDirections(): void {
 }
 
 function frame(): void {
-  controls.update();
-  renderer.render(scene, camera);
+  if (needsRender && performance.now() >= holdRenderUntil) {
+    needsRender = false;
+    const t0 = performance.now();
+    renderer.render(scene, camera);
+    renderMs.push(performance.now() - t0);
+  }
   requestAnimationFrame(frame);
 }
 
@@ -397,7 +427,13 @@ renderer.domElement.addEventListener('pointerup', (e) => {
   if (!hits.length) return;
   // joints win over the link they sit in when both are hit
   const wantJoint = tool === 'ft' || tool === 'torque' || tool === 'qdd';
-  const hit = (wantJoint ? hits.find((h) => h.object.userData.kind === 'joint') : undefined) ?? hits[0];
+  // joints at one place (an ankle's pitch and roll): the sphere picks the one furthest from the root,
+  // the axis rods pick each
+  const firstJoint = wantJoint ? hits.find((h) => h.object.userData.kind === 'joint') : undefined;
+  let hit = firstJoint ?? hits[0];
+  if (firstJoint && firstJoint.object.userData.sphere) {
+    for (const h of hits) if (h.object.userData.sphere && h.distance - firstJoint.distance < scale * 1e-4 && h.object.userData.body > hit.object.userData.body) hit = h;
+  }
   pick(hit.object.userData as { kind: 'link' | 'joint'; body: number; link?: string; joint?: string }, t0);
 });
 
@@ -458,9 +494,10 @@ function pick(d: { kind: 'link' | 'joint'; body: number; link?: string; joint?: 
 
 // ── panels ───────────────────────────────────────────────────────────────────────────────────
 function changed(what: string, t0 = performance.now()): void {
+  holdRenderUntil = performance.now() + 300;
+  analyse(what, t0); // first: the worker starts while the page updates
   drawSensors();
   showLayout();
-  analyse(what, t0);
 }
 
 function showLayout(): void {
@@ -542,11 +579,14 @@ function buildSliders(m: Model): void {
   for (const j of m.movingJoints()) {
     if (j.nq !== 1) continue;
     const row = el('div', { class: 'slider' });
-    const input = el('input', { type: 'range', min: String(-Math.PI), max: String(Math.PI), step: '0.01', value: '0', 'data-joint': j.name }) as HTMLInputElement;
-    const out = el('span', {}, '0.00');
+    // whole degrees, so that 0 and the multiples of 90° (the special configurations) are reached exactly
+    const prismatic = j.type === 'prismatic';
+    const input = el('input', { type: 'range', min: prismatic ? '-100' : '-180', max: prismatic ? '100' : '180', step: '1', value: '0', 'data-joint': j.name, title: prismatic ? 'cm' : 'degrees' }) as HTMLInputElement;
+    const out = el('span', {}, prismatic ? '0 cm' : '0°');
     input.oninput = () => {
-      q[j.iq] = Number(input.value);
-      out.textContent = Number(input.value).toFixed(2);
+      const x = Number(input.value);
+      q[j.iq] = prismatic ? x / 100 : (x * Math.PI) / 180;
+      out.textContent = prismatic ? `${x} cm` : `${x}°`;
       placeRobot();
       analyse(`slider ${j.name}`);
     };
@@ -558,7 +598,15 @@ function buildSliders(m: Model): void {
 /** Load the model of the current state (draw it, fit the layout to it, analyse). */
 function loadModel(keepLayout: boolean): void {
   try {
-    const m = problemModel(problem(), urdfs);
+    // the model with the layout's F/T sensors in URDF fixed joints kept as joints; a layout that does not
+    // fit (another robot) is dropped or fitted below
+    let m: Model;
+    try {
+      m = problemModel(keepLayout ? problem() : { ...problem(), contacts: [], sensors: [] }, urdfs);
+    } catch (e) {
+      if (!keepLayout) throw e;
+      m = problemModel({ ...problem(), sensors: [] }, urdfs);
+    }
     model = m;
     if (!keepLayout) { state.contacts = []; state.sensors = defaultSensors(m); }
     const fit = fitProblem(problem(), m);
@@ -591,6 +639,8 @@ async function openFiles(files: FileList | File[]): Promise<void> {
   const urdf = list.find((f) => urdfs[f.name] !== undefined);
   if (urdf) {
     state.model = urdf.name;
+    state.base = 'fixed'; // as the URDF says: the root link welded to the world (the button toggles)
+    state.extra = {};
     addModelOption(urdf.name);
     loadModel(false);
   }
@@ -602,7 +652,10 @@ function importProblem(text: string): void {
     const name = p.model.trim().replace(/\+(floating|fixed)$/, '');
     const spec = /\.urdf$/i.test(name) ? (name.split(/[\\/]/).pop() ?? name) : name;
     if (/\.urdf$/i.test(spec) && urdfs[spec] === undefined) throw new Error(`the problem's model is the URDF file "${spec}": drop that file on the page first`);
-    state = { model: spec, base: p.base, contacts: p.contacts, sensors: p.sensors };
+    const { model: _m, base: _b, contacts, sensors, notes: _n, ...extra } = p;
+    void _m; void _b; void _n;
+    for (const k of Object.keys(extra) as (keyof typeof extra)[]) if (extra[k] === undefined) delete extra[k];
+    state = { model: spec, base: p.base, contacts, sensors, extra };
     addModelOption(spec);
     loadModel(true);
   } catch (e) {
@@ -628,7 +681,7 @@ function exportProblem(): void {
 function init(): void {
   const sel = $<HTMLSelectElement>('model');
   for (const m of MODELS) sel.append(el('option', { value: m }, m));
-  sel.onchange = () => { state.model = sel.value; state.base = /^humanoid/.test(sel.value) ? 'floating' : 'fixed'; loadModel(false); };
+  sel.onchange = () => { state.model = sel.value; state.extra = {}; state.base = /^humanoid/.test(sel.value) ? 'floating' : 'fixed'; loadModel(false); };
   const tools = $('tools');
   for (const t of TOOLS) {
     const b = el('button', { 'data-tool': t.id, title: t.help }, t.label);
@@ -661,12 +714,18 @@ function init(): void {
 /** for scripted use (the browser test): where a link or joint is on screen, the timings */
 (window as unknown as { playground: unknown }).playground = {
   timings,
-  screenPoint(name: string): { x: number; y: number } | null {
+  renderMs,
+  /** a link's frame origin, or a joint's origin (with `alongAxis`: that many link radii along its axis rod) */
+  screenPoint(name: string, alongAxis = 0): { x: number; y: number } | null {
     if (!model) return null;
     let p: THREE.Vector3 | null = null;
-    if (model.hasJoint(name) && model.joint(name) >= 0) p = bodyPose(model.joint(name)).p;
-    else if (model.hasFrame(name)) p = linkPose(name)?.p ?? null;
+    if (model.hasJoint(name) && model.joint(name) >= 0) {
+      const i = model.joint(name), at = bodyPose(i);
+      const ax = rotate(at.R, new THREE.Vector3(model.axis[3 * i], model.axis[3 * i + 1], model.axis[3 * i + 2]));
+      p = at.p.addScaledVector(ax, alongAxis * rLink);
+    } else if (model.hasFrame(name)) p = linkPose(name)?.p ?? null;
     if (!p) return null;
+    camera.updateMatrixWorld();
     const v = p.clone().project(camera);
     const r = renderer.domElement.getBoundingClientRect();
     return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
@@ -679,6 +738,8 @@ function init(): void {
   },
   arrows: () => directionGroup.children.filter((c) => c instanceof THREE.ArrowHelper).map((c) => c.userData),
   problem: () => problemJson(problem()),
+  /** the id of the newest change and of the last one fully analysed */
+  pending: () => requestId,
   select: (t: Tool) => (document.querySelector(`[data-tool="${t}"]`) as HTMLButtonElement).click(),
 };
 

@@ -19,6 +19,8 @@ function step(): void {
   if (!req) { busy = false; return; }
   latest = null;
   const t0 = performance.now();
+  /** when the worker started on this request (ms since the epoch, comparable with the page's clock) */
+  const startedAt = performance.timeOrigin + t0;
   try {
     const key = req.problem + '\u0000' + Object.keys(req.urdfs).join(',');
     if (!layout || key !== layoutKey) {
@@ -28,9 +30,9 @@ function step(): void {
       layout = new LayoutAnalysis(req.problem, req.urdfs);
       const report = layout.first();
       const current = layout.at(req.q);
-      post({ id: req.id, step: 'first', report, current, removed: layout.removed, ms: performance.now() - t0 });
+      post({ id: req.id, step: 'first', report, current, removed: layout.removed, startedAt, ms: performance.now() - t0 });
     } else {
-      post({ id: req.id, step: 'at', current: layout.at(req.q), ms: performance.now() - t0 });
+      post({ id: req.id, step: 'at', current: layout.at(req.q), final: restDone === key, startedAt, ms: performance.now() - t0 });
     }
     if (restDone !== key) {
       // let a newer request in before the slower part

@@ -404,3 +404,46 @@ describe('sparsedyn estimate: inputs as they come', () => {
     expect((await run(['analyze', link])).err).toMatch(/link\.json: contact "nowhere": link "nowhere" is not a link/);
   });
 });
+
+describe('sparsedyn estimate: real experiments (the walking log)', () => {
+  const WALK = 'data/problems/humanoid-walk.json';
+  const walkLines = readFileSync('data/demo/humanoid-walk.ndjson', 'utf8').trim().split('\n');
+  const kept = walkLines.filter((_l, k) => k % 4 === 0);
+  const walk = file('walk.ndjson', kept.join('\n') + '\n');
+
+  it('each row names its contact mode and sensors; the modes are analysed once; bad data is summarised; rows follow the schema', async () => {
+    const r = await run(['estimate', WALK, '--data', walk, '--out', '-', '--no-condition']);
+    expect(r.code).toBe(0);
+    const rows = rowsOf(r.out);
+    expect(new Set(rows.map((x) => x.mode))).toEqual(new Set(['l_sole+r_sole', 'l_sole', 'r_sole']));
+    for (const x of rows) {
+      const truth = JSON.parse(kept[x.line - 1]).truth;
+      expect(x.mode).toBe(truth.contacts.join('+'));
+      expect(x.sensors).toEqual(['encoders', 'imu_acc', 'ft_left', 'ft_right']);
+      expect(typeof x.bad_data.chi2).toBe('number');
+    }
+    expect(r.err).toMatch(/layouts met 3 \(sensor subset x contact mode\), offline analyses 3; mode switches \d+, of which to a layout seen before \d+, costing 0 new analyses/);
+    expect(r.err).toMatch(/bad data \(chi-square at confidence 0\.99\): \d+ of 80 samples flagged/);
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    const validate = ajv.compile(JSON.parse(readFileSync('schemas/estimates.schema.json', 'utf8')));
+    for (const x of rows) expect(validate(x), JSON.stringify(validate.errors)).toBe(true);
+    // CSV: one header for every mode, the mode and sensors as text, inactive contacts zero
+    const c = await run(['estimate', WALK, '--data', walk, '--out', '-', '--format', 'csv', '--no-condition', '--no-bad-data']);
+    const lines = c.out.trim().split('\n');
+    const head = lines[0].split(',');
+    expect(head.slice(-2)).toEqual(['mode', 'sensors']);
+    expect(head).not.toContain('suspect');
+    expect(new Set(lines.slice(1).map((l) => l.split(',').length))).toEqual(new Set([head.length]));
+    expect(lines.slice(1).map((l) => l.split(',').at(-2))).toContain('l_sole');
+  });
+
+  it('options are checked: --false-alarm, --quaternion-tolerance, --layout-cache', async () => {
+    expect((await run(['estimate', WALK, '--data', walk, '--out', '-', '--false-alarm', '5'])).err).toMatch(/--false-alarm must be a probability between 0 and 1/);
+    expect((await run(['estimate', WALK, '--data', walk, '--out', '-', '--quaternion-tolerance', 'x'])).err).toMatch(/--quaternion-tolerance must be a decimal number/);
+    expect((await run(['estimate', WALK, '--data', walk, '--out', '-', '--layout-cache', '0'])).err).toMatch(/--layout-cache must be a whole number of layouts >= 1/);
+    // a cache of one layout: every mode switch is a new analysis, counted
+    const one = await run(['estimate', WALK, '--data', walk, '--out', '-', '--no-condition', '--layout-cache', '1']);
+    expect(one.code).toBe(0);
+    expect(one.err).toMatch(/of which to a layout seen before [1-9]\d*, costing [1-9]\d* new analyses/);
+  });
+});

@@ -94,7 +94,7 @@ describe('standard input and output', () => {
     expect(a).toHaveLength(40);
     expect(a).toEqual(b);
     expect(piped.err).toMatch(/log standard input \(ndjson\): samples estimated 40/);
-    expect(readdirSync(sub).sort()).toEqual(['est.ndjson', 'est.report.md', 'log.ndjson']);
+    expect(readdirSync(sub).sort()).toEqual(['est.ndjson', 'est.report.html', 'est.report.md', 'log.ndjson']);
     // --out /dev/stdout: the estimates alone on stdout, the summary on stderr
     const dev = await finished(start(['estimate', DEMO, '--data', log, '--out', '/dev/stdout', '--report', join(sub, 'dev.md')], { cwd: sub }));
     expect(dev.code).toBe(0);

@@ -52,3 +52,26 @@ describe('EstimationSession', () => {
     expect(session.stats.samples).toBe(0);
   });
 });
+
+describe('EstimationSession.cells', () => {
+  it('the CSV cells read straight from a record equal those looked up by column name (full and partial rows, tau_std, bad data, condition)', () => {
+    const { es } = loadEstimationSystem(DEMO);
+    for (const opts of [{ covariance: true }, { condition: false, confidence: 0 }]) {
+      const session = new EstimationSession(es, opts);
+      const schema = new LogSchema(es);
+      const lines = readFileSync(LOG, 'utf8').trim().split('\n').slice(0, 6).map((l) => JSON.parse(l));
+      delete lines[2].sensors.ft_left; // a partial row
+      let n = 0;
+      lines.forEach((o, k) => {
+        const s = parseNdjsonLine(schema, JSON.stringify(o), k + 1) as Sample;
+        const out = session.estimate(s);
+        if (!out.ok) return;
+        n++;
+        const cells = session.cells(out.record);
+        expect(cells.length).toBe(session.columns().length);
+        expect(cells).toEqual(session.cellsByName(out.record));
+      });
+      expect(n).toBeGreaterThanOrEqual(5);
+    }
+  });
+});

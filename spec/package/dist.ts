@@ -11,9 +11,9 @@ import type { Browser, Page } from 'playwright-core';
 /** the repository folder */
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** the outputs of the build; the CLI bundle is written last and stamps the build */
-export const OUTPUTS = ['dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.js', 'dist/node/index.js', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.cjs'];
+export const OUTPUTS = ['dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.js', 'dist/node/index.js', 'dist/browser/sparsedyn.js', 'dist/playground/playground.js', 'dist/cli/sparsedyn.cjs'];
 const STAMP = 'dist/cli/sparsedyn.cjs';
-const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+const INPUTS = ['src', 'web', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 
 function newestMtime(path: string): number {
   const st = statSync(path);

@@ -55,6 +55,8 @@ export interface SolverOptions extends AnalyzeOptions {
   refineTol?: number;
   /** row scaling of D: 'none' (default), 'max' (per refactor) or fixed factors per row (FactorOptions.scale) */
   scale?: 'none' | 'max' | ArrayLike<number>;
+  /** straight-line code for the factorization of D (FactorOptions.compile; default 'auto': WebAssembly from the 16th step, up to FactorOptions.compileLimit) */
+  compile?: 'auto' | 'always' | 'never';
 }
 
 /** Default acceptance threshold of the offline pivot order for the systems of sparsedyn (SolverOptions.checkTol). */
@@ -106,7 +108,7 @@ export class SparseSolver {
     this.values = new SystemValues(sys);
     this.lu = new NumericLU(this.symbolic, {
       tol: opts.tol, checkTol: opts.checkTol ?? DYNAMICS_CHECK_TOL,
-      refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, scale: opts.scale, ...names,
+      refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, scale: opts.scale, compile: opts.compile, ...names,
     });
     this.d = new Float64Array(sys.n);
     this.rhs = new Float64Array(sys.m);

@@ -1,5 +1,5 @@
 /**
- * Well-posedness of a sensor layout (paper 004 §VI, eqs. 21–23 and Property 3), for every
+ * Well-posedness of a sensor layout (Nori 2017, §VI, eqs. 21–23 and Property 3), for every
  * configuration tried:
  *
  * 1. Structural: the rank of the pattern of [D; D_Y] (maximum matching) — generic over all
@@ -7,14 +7,19 @@
  * 2. Numerical: given the joint accelerations q̈ and external wrenches f^x, the Newton–Euler rows
  *    determine every a_i, f_i, τ_i (they are the inverse-dynamics system, triangular by Property 1),
  *    so rank [D; D_Y] = (n − n_z) + rank G, where z = (q̈, the unknown f^x) and
- *        G = D_Y' ∂d/∂z,   ∂d/∂z_k = D_id⁻¹ e_k  (one triangular solve per free variable),
+ *        G = D_Y' ∂d/∂z,   ∂d/∂z_k = D_id⁻¹ e_k,
  *    D_Y' being every row beyond the Newton–Euler and known-wrench rows (sensors, constraints).
- *    G is small (sensor rows × free variables); its rank and null space come from an SVD after
- *    row and column equilibration. The null space gives the unobservable directions, named by
- *    variable (contact wrenches in their contact frames), and the unknowns they leave undetermined.
+ *    G is never formed densely: a row of D_Y' that touches only z (a joint encoder) is a row of G
+ *    as it stands; any other row costs one transposed sparse solve, G(r, :) = (D_id⁻ᵀ D_Y'(r, :)ᵀ)
+ *    at the z rows. After row and column equilibration, the rows with one entry among the z left
+ *    are eliminated exactly (each pins its z), and only the rest — the other sensors' rows × the z
+ *    they leave (base and contact unknowns), whose size does not grow with the robot for joint
+ *    sensors — goes to a dense SVD for its rank and null space. The null space gives the
+ *    unobservable directions, named by variable (contact wrenches in their contact frames), and
+ *    the unknowns they leave undetermined (one solve per direction).
  * 3. Verdict: well_posed (full rank at every configuration tried), generically_well_posed (full at
- *    random configurations, deficient at some special ones: joint values at multiples of π/2, paper
- *    004 §IV-D), ill_posed (deficient at random configurations). Redundant sensors: those whose
+ *    random configurations, deficient at some special ones: joint values at multiples of π/2, Nori
+ *    2017 §IV-D), ill_posed (deficient at random configurations). Redundant sensors: those whose
  *    removal keeps the verdict.
  */
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
@@ -84,6 +89,18 @@ interface Reduction {
   idSys: SymbolicSystem;
   /** for each z, its known row in the inverse-dynamics system */
   idKnownRow: Int32Array;
+  /** column of d → its index in z, or −1 */
+  zIndex: Int32Array;
+  /** the rows of G by row (CSR over the columns of d): entry e of row k is column gCol[e], value Ax[gP[e]] */
+  gStart: Int32Array;
+  gCol: Int32Array;
+  gP: Int32Array;
+  /**
+   * rows of G read directly: every column they touch is known in the inverse-dynamics system (a z,
+   * or a variable pinned to a known value), so ∂d/∂z is the identity (or zero) there and
+   * G(r, k) = D_Y'(r, zCols[k]) without a solve (joint encoders, for instance)
+   */
+  direct: Uint8Array;
 }
 
 function reduction(es: EstimationSystem): Reduction {
@@ -93,16 +110,197 @@ function reduction(es: EstimationSystem): Reduction {
   for (const z of sys.known) pinned.add(L.start(z.kind, z.body) + z.offset);
   const zCols: number[] = [];
   const idKnownRow: number[] = [];
+  const idKnown = new Uint8Array(sys.n);
   idSys.known.forEach((z, k) => {
     const col = L.start(z.kind, z.body) + z.offset;
+    idKnown[col] = 1;
     if (pinned.has(col)) return;
     zCols.push(col);
     idKnownRow.push(idSys.knownRow[k]);
   });
+  const zIndex = new Int32Array(sys.n).fill(-1);
+  zCols.forEach((col, k) => { zIndex[col] = k; });
   const firstBlockRow = sys.blockRow0.length ? sys.blockRow0[0] : sys.m;
   const gRows: number[] = [];
   for (let r = firstBlockRow; r < sys.m; r++) gRows.push(r);
-  return { zCols, gRows, idSys, idKnownRow: Int32Array.from(idKnownRow) };
+  // CSR of the G rows of the pattern
+  const A = sys.pattern;
+  const rowIndex = new Int32Array(sys.m).fill(-1);
+  gRows.forEach((r, k) => { rowIndex[r] = k; });
+  const gStart = new Int32Array(gRows.length + 1);
+  for (let p = 0; p < A.Ap[sys.n]; p++) { const k = rowIndex[A.Ai[p]]; if (k >= 0) gStart[k + 1]++; }
+  for (let k = 0; k < gRows.length; k++) gStart[k + 1] += gStart[k];
+  const next = gStart.slice(0, gRows.length);
+  const gCol = new Int32Array(gStart[gRows.length]), gP = new Int32Array(gStart[gRows.length]);
+  for (let j = 0; j < sys.n; j++) {
+    for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) {
+      const k = rowIndex[A.Ai[p]];
+      if (k < 0) continue;
+      gCol[next[k]] = j; gP[next[k]++] = p;
+    }
+  }
+  const direct = new Uint8Array(gRows.length);
+  for (let k = 0; k < gRows.length; k++) {
+    let d = 1;
+    for (let e = gStart[k]; e < gStart[k + 1]; e++) if (!idKnown[gCol[e]]) { d = 0; break; }
+    direct[k] = d;
+  }
+  return { zCols, gRows, idSys, idKnownRow: Int32Array.from(idKnownRow), zIndex, gStart, gCol, gP, direct };
+}
+
+/**
+ * One configuration tried: the values of the estimation system there, and the rows of G that need
+ * a solve, computed once (one transposed solve each: G(r, :) = (D_idᵀ \ D_Y'(r, :)ᵀ) at the known rows).
+ */
+interface Trial {
+  q: Float64Array;
+  Ax: Float64Array;
+  rows: Map<number, Float64Array> | null;
+}
+
+/** The configurations' values and the inverse-dynamics solver shared by them. */
+class Reducer {
+  private current: Trial | null = null;
+  constructor(readonly es: EstimationSystem, readonly red: Reduction, readonly idSolver: SparseSolver, readonly vals: SystemValues) {}
+
+  trial(q: Float64Array): Trial {
+    fillSystem(this.vals, q, null, new Float64Array(this.es.sys.ny));
+    return { q, Ax: this.vals.Ax.slice(), rows: null };
+  }
+
+  private factorAt(t: Trial): void {
+    if (this.current !== t) { this.idSolver.stepUnchecked(t.q, null, new Float64Array(this.red.idSys.ny)); this.current = t; }
+  }
+
+  /** the rows of G that are not direct, over every z, at the trial's configuration (cached) */
+  private indirectRows(t: Trial): Map<number, Float64Array> {
+    if (t.rows) return t.rows;
+    const red = this.red, n = this.es.sys.n, nzv = red.zCols.length;
+    const rows = new Map<number, Float64Array>();
+    const y = new Float64Array(n);
+    for (let r = 0; r < red.gRows.length; r++) {
+      if (red.direct[r]) continue;
+      this.factorAt(t);
+      y.fill(0);
+      for (let e = red.gStart[r]; e < red.gStart[r + 1]; e++) y[red.gCol[e]] = t.Ax[red.gP[e]];
+      this.idSolver.lu.solveTransposed(y, y);
+      const g = new Float64Array(nzv);
+      for (let k = 0; k < nzv; k++) g[k] = y[red.idKnownRow[k]];
+      rows.set(r, g);
+    }
+    t.rows = rows;
+    return rows;
+  }
+
+  /** Σ_k v_k ∂d/∂z_k at the trial's configuration: one solve */
+  combination(t: Trial, v: number[]): Float64Array {
+    this.factorAt(t);
+    const x = new Float64Array(this.es.sys.n);
+    v.forEach((c, k) => { x[this.red.idKnownRow[k]] = c; });
+    return this.idSolver.lu.solve(x, x);
+  }
+
+  /**
+   * rank of G (rows `keep`, all by default) and its null space, with no dense matrix of G's size:
+   * G is formed sparse (direct rows read off D_Y', the others by one transposed solve each) and
+   * equilibrated as `rankAndNull` does; then the direct rows are eliminated, a row with a single
+   * entry above `tol` in the z not yet eliminated pinning that z (exact: rank G = 1 + rank of G
+   * without that row and column, and every null vector is zero there). The rest — the rows left ×
+   * the z left, a few per sensor that is not a joint sensor — goes to `rankAndNull`. With
+   * `needFull`, stops as soon as the rank is known to fall short of |z|.
+   */
+  rank(t: Trial, tol: number, keep?: Uint8Array, needFull = false): { rank: number; nullVecs: number[][] } {
+    const red = this.red, nzv = red.zCols.length, nr = red.gRows.length;
+    const { gStart, gCol, gP, zIndex, direct } = red, Ax = t.Ax;
+    const ind = this.indirectRows(t);
+    // G by rows, sparse: (z index, value)
+    const rk: Int32Array[] = new Array(nr), rv: Float64Array[] = new Array(nr);
+    const kept: number[] = [];
+    for (let r = 0; r < nr; r++) {
+      if (keep && !keep[r]) continue;
+      kept.push(r);
+      if (direct[r]) {
+        const ks: number[] = [], vs: number[] = [];
+        for (let e = gStart[r]; e < gStart[r + 1]; e++) {
+          const k = zIndex[gCol[e]], a = Ax[gP[e]];
+          if (k >= 0 && a !== 0) { ks.push(k); vs.push(a); }
+        }
+        rk[r] = Int32Array.from(ks); rv[r] = Float64Array.from(vs);
+      } else {
+        const g = ind.get(r)!;
+        let c = 0;
+        for (let k = 0; k < nzv; k++) if (g[k] !== 0) c++;
+        const ks = new Int32Array(c), vs = new Float64Array(c);
+        c = 0;
+        for (let k = 0; k < nzv; k++) if (g[k] !== 0) { ks[c] = k; vs[c++] = g[k]; }
+        rk[r] = ks; rv[r] = vs;
+      }
+    }
+    // equilibration: two passes of row then column scaling by the largest entry (as rankAndNull)
+    const colScale = new Float64Array(nzv).fill(1), cmax = new Float64Array(nzv);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const r of kept) {
+        const vs = rv[r];
+        let s = 0;
+        for (let e = 0; e < vs.length; e++) s = Math.max(s, Math.abs(vs[e]));
+        if (s > 0) for (let e = 0; e < vs.length; e++) vs[e] /= s;
+      }
+      cmax.fill(0);
+      for (const r of kept) { const ks = rk[r], vs = rv[r]; for (let e = 0; e < ks.length; e++) cmax[ks[e]] = Math.max(cmax[ks[e]], Math.abs(vs[e])); }
+      for (const r of kept) { const ks = rk[r], vs = rv[r]; for (let e = 0; e < ks.length; e++) if (cmax[ks[e]] > 0) vs[e] /= cmax[ks[e]]; }
+      for (let k = 0; k < nzv; k++) if (cmax[k] > 0) colScale[k] *= cmax[k];
+    }
+    // elimination of the direct rows with a single entry above tol among the z left
+    const active = new Uint8Array(nzv).fill(1);
+    const used = new Uint8Array(nr);
+    const count = new Int32Array(nr);
+    const colRows: number[][] = Array.from({ length: nzv }, () => []);
+    const queue: number[] = [];
+    for (const r of kept) {
+      if (!direct[r]) continue;
+      const ks = rk[r], vs = rv[r];
+      for (let e = 0; e < ks.length; e++) if (Math.abs(vs[e]) > tol) { count[r]++; colRows[ks[e]].push(r); }
+      if (count[r] === 1) queue.push(r);
+    }
+    let pivots = 0, pmax = 0;
+    while (queue.length) {
+      const r = queue.pop()!;
+      if (used[r] || count[r] !== 1) continue;
+      const ks = rk[r], vs = rv[r];
+      let piv = -1;
+      for (let e = 0; e < ks.length; e++) if (active[ks[e]] && Math.abs(vs[e]) > tol) { piv = ks[e]; pmax = Math.max(pmax, Math.abs(vs[e])); break; }
+      used[r] = 1; active[piv] = 0; pivots++;
+      for (const r2 of colRows[piv]) if (!used[r2] && --count[r2] === 1) queue.push(r2);
+    }
+    const left: number[] = [];
+    for (let k = 0; k < nzv; k++) if (active[k]) left.push(k);
+    if (left.length === 0) return { rank: pivots, nullVecs: [] };
+    const pos = new Int32Array(nzv).fill(-1);
+    left.forEach((k, c) => { pos[k] = c; });
+    // the rows left with an entry on the z left
+    const rows: number[] = [];
+    for (const r of kept) {
+      if (used[r]) continue;
+      const ks = rk[r];
+      let any = false;
+      for (let e = 0; e < ks.length && !any; e++) any = pos[ks[e]] >= 0;
+      if (any) rows.push(r);
+    }
+    if (needFull && rows.length < left.length) return { rank: pivots + rows.length, nullVecs: [] };
+    const G = Matrix.zeros(rows.length, left.length);
+    rows.forEach((r, i) => {
+      const ks = rk[r], vs = rv[r];
+      for (let e = 0; e < ks.length; e++) { const c = pos[ks[e]]; if (c >= 0) G.set(i, c, vs[e]); }
+    });
+    const sub = rankAndNull(G, tol, undefined, 0, pmax, false);
+    const nullVecs = sub.nullVecs.map((w) => {
+      const v = new Array<number>(nzv).fill(0);
+      w.forEach((x, c) => { v[left[c]] = x / colScale[left[c]]; });
+      const nrm = Math.max(...v.map(Math.abs)) || 1;
+      return v.map((x) => x / nrm);
+    });
+    return { rank: pivots + sub.rank, nullVecs };
+  }
 }
 
 /** G = D_Y' ∂d/∂z at configuration q (dense, gRows × zCols), and the columns ∂d/∂z. */
@@ -138,7 +336,7 @@ function reducedMatrix(es: EstimationSystem, red: Reduction, idSolver: SparseSol
  * rank and null space of G after row/column equilibration; null vectors in the original z units.
  * With `minimum`, at least that many directions (those of the smallest singular values) are returned.
  */
-function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0): { rank: number; nullVecs: number[][]; ratio: number } {
+function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0, scaleFloor = 0, equilibrate = true): { rank: number; nullVecs: number[][]; ratio: number } {
   let M = G;
   if (rowsKept) {
     const keep = rowsKept.map((k, i) => (k ? i : -1)).filter((i) => i >= 0);
@@ -149,7 +347,7 @@ function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0):
   if (m === 0) return { rank: 0, nullVecs: Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, k) => (k === j ? 1 : 0))), ratio: 0 };
   const S = M.clone();
   const colScale = new Float64Array(n).fill(1);
-  for (let pass = 0; pass < 2; pass++) {
+  for (let pass = 0; pass < (equilibrate ? 2 : 0); pass++) {
     for (let i = 0; i < m; i++) {
       let s = 0;
       for (let j = 0; j < n; j++) s = Math.max(s, Math.abs(S.get(i, j)));
@@ -165,7 +363,7 @@ function rankAndNull(G: Matrix, tol: number, rowsKept?: boolean[], minimum = 0):
   const T = m >= n ? S : Matrix.zeros(n, n).setSubMatrix(S, 0, 0);
   const svd = new SingularValueDecomposition(T, { computeLeftSingularVectors: false, computeRightSingularVectors: true, autoTranspose: false });
   const sv = svd.diagonal;
-  const smax = Math.max(...sv, 0);
+  const smax = Math.max(...sv, scaleFloor, 0);
   const thresh = tol * Math.max(smax, 1e-300);
   const rank = sv.filter((x) => x > thresh).length;
   const V = svd.rightSingularVectors;
@@ -221,7 +419,7 @@ export function trialConfigurations(model: Model, random: number, special: numbe
 const fmtCoef = (c: number) => { const r = Number(c.toPrecision(3)); return Number.isInteger(r) ? String(r) : c.toPrecision(3); };
 
 /** Name the unobservable directions (contact wrenches in their contact frames) and the undetermined unknowns. */
-function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[][], dz: Float64Array[]): { unobservable: string[]; undetermined: string[] } {
+function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[][], combine: (v: number[]) => Float64Array): { unobservable: string[]; undetermined: string[] } {
   const L = es.sys.layout;
   const contactOf = new Map(es.contacts.map((c) => [c.body, c]));
   const undet = new Map<string, number>();
@@ -251,8 +449,7 @@ function nameDirections(es: EstimationSystem, red: Reduction, nullVecs: number[]
     named.push(terms);
     // undetermined unknowns: components of Σ_k v_k ∂d/∂z_k
     const n = L.n;
-    const dd = new Float64Array(n);
-    v.forEach((c, k) => { if (c !== 0) for (let j = 0; j < n; j++) dd[j] += c * dz[k][j]; });
+    const dd = combine(v);
     let big = 0;
     for (let j = 0; j < n; j++) big = Math.max(big, Math.abs(dd[j]));
     for (let j = 0; j < n; j++) if (Math.abs(dd[j]) > 1e-8 * big) undet.set(L.names[j], 1);
@@ -317,21 +514,20 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
   const tol = opts.tol ?? 1e-9;
   const dm = dmperm(sys.pattern);
   const red = reduction(es);
-  const idSolver = new SparseSolver(red.idSys);
-  const vals = new SystemValues(sys);
+  const reducer = new Reducer(es, red, new SparseSolver(red.idSys), new SystemValues(sys));
   const configs = trialConfigurations(model, opts.random ?? 3, opts.special ?? 3, opts.seed ?? 1);
   const nFixed = sys.n - red.zCols.length;
   const results: ConfigurationResult[] = [];
-  const Gs: { G: Matrix; dz: Float64Array[]; kind: string }[] = [];
-  let firstNull: { vecs: number[][]; dz: Float64Array[] } | null = null;
+  const trials: { t: Trial; kind: string }[] = [];
+  let firstNull: { vecs: number[][]; t: Trial } | null = null;
   for (const c of configs) {
-    const { G, dz } = reducedMatrix(es, red, idSolver, vals, c.q);
-    const { rank, nullVecs } = rankAndNull(G, tol);
+    const t = reducer.trial(c.q);
+    const { rank, nullVecs } = reducer.rank(t, tol);
     const full = nFixed + rank;
     results.push({ name: c.name, kind: c.kind, q: Array.from(c.q), rank: full, deficiency: sys.n - full });
-    Gs.push({ G, dz, kind: c.kind });
+    trials.push({ t, kind: c.kind });
     if (nullVecs.length && (firstNull === null || (c.kind === 'random' && results.filter((r) => r.kind === 'random' && r.deficiency > 0).length === 1))) {
-      firstNull = { vecs: nullVecs, dz };
+      firstNull = { vecs: nullVecs, t };
     }
   }
   const randomDeficient = results.some((r) => r.kind === 'random' && r.deficiency > 0);
@@ -339,7 +535,8 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
   let verdict: Verdict = 'well_posed';
   if (dm.rank < sys.n || randomDeficient) verdict = 'ill_posed';
   else if (specialDeficient) verdict = 'generically_well_posed';
-  const { unobservable, undetermined } = firstNull && verdict !== 'well_posed' ? nameDirections(es, red, firstNull.vecs, firstNull.dz) : { unobservable: [], undetermined: [] };
+  const fn = firstNull;
+  const { unobservable, undetermined } = fn && verdict !== 'well_posed' ? nameDirections(es, red, fn.vecs, (v) => reducer.combination(fn.t, v)) : { unobservable: [], undetermined: [] };
   // redundancy: drop one sensor's rows and keep the verdict
   const redundant: string[] = [];
   if (opts.redundancy !== false && verdict !== 'ill_posed') {
@@ -347,14 +544,13 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
     for (const s of es.sensors) {
       if (s.block < 0) continue;
       const r0 = sys.blockRow0[s.block], nr = sys.blocks[s.block].rowNames.length;
-      const keep = red.gRows.map(() => true);
-      for (let r = r0; r < r0 + nr; r++) keep[rowIndex.get(r)!] = false;
+      const keep = new Uint8Array(red.gRows.length).fill(1);
+      for (let r = r0; r < r0 + nr; r++) keep[rowIndex.get(r)!] = 0;
       let ok = true;
-      for (const [k, g] of Gs.entries()) {
+      for (const g of trials) {
         if (verdict === 'generically_well_posed' && g.kind === 'special') continue;
-        const { rank } = rankAndNull(g.G, tol, keep);
+        const { rank } = reducer.rank(g.t, tol, keep, true);
         if (nFixed + rank < sys.n) { ok = false; break; }
-        void k;
       }
       if (ok) redundant.push(s.spec.name);
     }
@@ -391,7 +587,8 @@ export function directionsAt(es: EstimationSystem, q: Float64Array, opts: { tol?
   const { G, dz } = reducedMatrix(es, c.red, c.idSolver, c.vals, q);
   const { rank, nullVecs, ratio } = rankAndNull(G, opts.tol ?? 1e-9, undefined, 1);
   const deficiency = c.red.zCols.length - rank;
-  const { unobservable } = nameDirections(es, c.red, deficiency > 0 ? nullVecs.slice(-deficiency) : nullVecs.slice(-1), dz);
+  const combine = (v: number[]) => { const x = new Float64Array(es.sys.n); v.forEach((a, k) => { if (a !== 0) for (let j = 0; j < x.length; j++) x[j] += a * dz[k][j]; }); return x; };
+  const { unobservable } = nameDirections(es, c.red, deficiency > 0 ? nullVecs.slice(-deficiency) : nullVecs.slice(-1), combine);
   return { deficiency, ratio, directions: unobservable };
 }
 

@@ -8,13 +8,25 @@
  *    variances), χ²-distributed with m − n degrees of freedom when every reading is Gaussian with
  *    its stated variance; J above the χ² quantile at the chosen confidence flags the sample;
  * 2. identification: the largest normalized residual |e_r| / √Ω_rr, Ω = V − A Cov(d) Aᵀ the residual
- *    covariance, names the suspect sensor. The diagonal of Ω comes from the sample's own factors of
- *    the augmented matrix K = [V A; Aᵀ 0]: Ω_rr = V_r² [K⁻¹]_rr (Estimator.residualVarianceDiag).
+ *    covariance, names the suspect reading. Ω comes from the sample's own factors of the augmented
+ *    matrix K = [V A; Aᵀ 0]: Ω_rs = V_r V_s [K⁻¹]_rs (one solve per reading, only when the test
+ *    fires). A sensor's fault often moves several of its readings (a sign flip, swapped channels,
+ *    a dead sensor), and the residuals of the others then smear onto readings of other sensors;
+ *    so the suspect sensor is the one whose removal lowers J most for its degrees of freedom:
+ *    ΔJ_S = e_Sᵀ Ω_SS⁺ e_S over its checkable readings S (χ²-distributed with |S| degrees of
+ *    freedom without a fault: the hypothesis-testing identification of Mili and Van Cutsem,
+ *    "Hypothesis testing identification", IEEE Trans. PWRS, 1986, applied to a sensor's block),
+ *    compared across sensors by its p-value P(χ²_rank > ΔJ_S), rank that of Ω_SS (a sensor
+ *    that can absorb every residual has no more than m − n), or by the p-value of its largest
+ *    normalized residual (χ²₁) when that is smaller: one reading off is best seen by the latter,
+ *    several by the former. For sensors of one reading each this is the largest normalized
+ *    residual test itself.
  *
  * A row with Ω_rr = 0 at every configuration is critical: its residual is always zero whatever its
  * reading, so an error on it cannot be seen; a sensor all of whose rows are critical cannot be
  * checked by this layout. That is found offline, once per layout, at random configurations.
  */
+import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { trialConfigurations } from './analysis.ts';
 import type { Estimator } from './estimator.ts';
 
@@ -33,8 +45,20 @@ function lnGamma(x: number): number {
 /** the regularized lower incomplete gamma function P(a, x) (series, or Lentz's continued fraction) */
 function gammaP(a: number, x: number): number {
   if (x <= 0) return 0;
+  if (x < a + 1) return gammaPSeries(a, x);
+  return 1 - Math.exp(logGammaQFraction(a, x));
+}
+
+/** ln Q(a, x) = ln(1 − P(a, x)), accurate far in the tail (no underflow) */
+function logGammaQ(a: number, x: number): number {
+  if (x <= 0) return 0;
+  return x < a + 1 ? Math.log1p(-gammaPSeries(a, x)) : logGammaQFraction(a, x);
+}
+
+/** P(a, x) by its series (x < a + 1) */
+function gammaPSeries(a: number, x: number): number {
   const lg = -x + a * Math.log(x) - lnGamma(a);
-  if (x < a + 1) {
+  {
     let sum = 1 / a, term = sum;
     for (let n = 1; n < 1000; n++) {
       term *= x / (a + n);
@@ -43,6 +67,11 @@ function gammaP(a: number, x: number): number {
     }
     return sum * Math.exp(lg);
   }
+}
+
+/** ln Q(a, x) by Lentz's continued fraction (x ≥ a + 1) */
+function logGammaQFraction(a: number, x: number): number {
+  const lg = -x + a * Math.log(x) - lnGamma(a);
   let b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
   for (let i = 1; i < 1000; i++) {
     const an = -i * (i - a);
@@ -54,7 +83,12 @@ function gammaP(a: number, x: number): number {
     h *= del;
     if (Math.abs(del - 1) < 1e-16) break;
   }
-  return 1 - Math.exp(lg) * h;
+  return lg + Math.log(h);
+}
+
+/** ln P(χ²_k > x): the log of the upper tail (a p-value), finite however far in the tail */
+export function logChiSquareTail(x: number, k: number): number {
+  return logGammaQ(k / 2, x / 2);
 }
 
 /** P(χ²_k ≤ x) */
@@ -84,11 +118,21 @@ export interface BadDataResult {
   detected: boolean;
   /** when detected: the sensor (or prior, soft constraint) of the largest normalized residual */
   suspect?: string;
-  /** that largest normalized residual |e_r| / √Ω_rr */
+  /** the largest normalized residual |e_r| / √Ω_rr */
   normalized?: number;
   /** the row (reading) it is on */
   row?: string;
+  /** the suspect's ΔJ = e_Sᵀ Ω_SS⁺ e_S (drop of J without its readings) */
+  sensorChi2?: number;
+  /**
+   * other sensors that explain the inconsistency about as well (p-value within a factor e³ of the
+   * suspect's): the layout's redundancy cannot tell them apart in this sample, and the suspect
+   * among them is the one with the largest normalized residual
+   */
+  alternatives?: string[];
 }
+
+
 
 /**
  * Bad-data test of one layout's estimator: offline, which rows and sensors can be checked; per
@@ -108,6 +152,13 @@ export class BadDataDetector {
   readonly unchecked: string[];
   /** sensors that can be checked */
   readonly checked: string[];
+  /**
+   * per sensor that can be checked: the bias (in standard deviations of the reading) on its most
+   * and least visible reading for which the expected normalized residual of that reading is 5,
+   * 5 / √(Ω_rr / V_r) at the configurations tried (a single gross error b on row r leaves the
+   * residual (Ω V⁻¹)_rr b, normalized b √Ω_rr / V_r); `Infinity` when a reading cannot be seen
+   */
+  readonly detectable: Map<string, { best: number; worst: number }>;
   private readonly omega: Float64Array;
   private readonly work: { X: Float64Array; B: Float64Array };
 
@@ -127,6 +178,7 @@ export class BadDataDetector {
     const N = sys.m + sys.n;
     // critical rows: Ω_rr / V_r below 1e-9 at every random configuration tried
     const canSee = new Uint8Array(rows.length);
+    const rho = new Float64Array(rows.length).fill(Infinity);
     if (this.dof > 0) {
       const work = { X: new Float64Array(N * rows.length), B: new Float64Array(N * rows.length) };
       const om = new Float64Array(rows.length);
@@ -138,7 +190,7 @@ export class BadDataDetector {
           continue;
         }
         est.residualVarianceDiag(rows, om, work);
-        rows.forEach((r, t) => { if (om[t] > 1e-9 * V[r]) canSee[t] = 1; });
+        rows.forEach((r, t) => { if (om[t] > 1e-9 * V[r]) canSee[t] = 1; rho[t] = Math.min(rho[t], Math.max(0, om[t] / V[r])); });
       }
     }
     this.checkRows = Int32Array.from(rows.filter((_r, t) => canSee[t]));
@@ -146,12 +198,23 @@ export class BadDataDetector {
     const blocks = [...new Set(names)];
     this.checked = blocks.filter((b) => this.rowBlock.includes(b));
     this.unchecked = blocks.filter((b) => !this.rowBlock.includes(b));
+    this.detectable = new Map();
+    names.forEach((b, t) => {
+      const need = canSee[t] && rho[t] > 0 ? 5 / Math.sqrt(rho[t]) : Infinity;
+      const d = this.detectable.get(b);
+      if (!d) this.detectable.set(b, { best: need, worst: need });
+      else { d.best = Math.min(d.best, need); d.worst = Math.max(d.worst, need); }
+    });
+    this.groups = new Map();
+    this.rowBlock.forEach((b, t) => { const g = this.groups.get(b); if (g) g.push(t); else this.groups.set(b, [t]); });
     this.omega = new Float64Array(this.checkRows.length);
     this.work = { X: new Float64Array(N * this.checkRows.length), B: new Float64Array(N * this.checkRows.length) };
     this.names = sys.rowNames;
   }
 
   private readonly names: readonly string[];
+  /** checkable rows of each sensor (indices into checkRows) */
+  private readonly groups: Map<string, number[]>;
 
   /** χ² test of the estimator's last sample, then the largest normalized residual when it fires. */
   test(): BadDataResult {
@@ -169,10 +232,45 @@ export class BadDataDetector {
       if (rn > bestVal) { bestVal = rn; best = t; }
     }
     if (best >= 0) {
-      out.suspect = this.rowBlock[best];
       out.normalized = bestVal;
       out.row = this.names[this.checkRows[best]].replace(/^y\[(.*)\]$/, '$1');
     }
+    // per sensor: ΔJ_S = e_Sᵀ Ω_SS⁺ e_S, Ω_rs = V_r V_s [K⁻¹]_rs from the columns solved above
+    const X = this.work.X, N = this.est.es.sys.m + this.est.es.sys.n;
+    const scores: { sensor: string; score: number; dJ: number; rn: number }[] = [];
+    for (const [sensor, ts] of this.groups) {
+      const k = ts.length;
+      const O = new Matrix(k, k), r = new Matrix(k, 1);
+      for (let a = 0; a < k; a++) {
+        const ra = this.checkRows[ts[a]];
+        r.set(a, 0, e[ra] / V[ra]);
+        for (let b = 0; b < k; b++) O.set(a, b, X[ts[b] * N + ra]); // [K⁻¹]_ab = V⁻¹ Ω V⁻¹ on measurement rows
+      }
+      // ΔJ = eᵀ Ω⁺ e = (V⁻¹e)ᵀ (V⁻¹ Ω V⁻¹)⁺ (V⁻¹e), with as many degrees of freedom as the rank
+      // of Ω_SS (at most m − n: a sensor that can absorb every residual has no more)
+      const svd = new SingularValueDecomposition(O, { autoTranspose: true });
+      const sv = svd.diagonal, U = svd.leftSingularVectors;
+      let dJ = 0, rank = 0;
+      for (let i = 0; i < sv.length; i++) {
+        if (!(sv[i] > 1e-9 * sv[0])) continue;
+        rank++;
+        let u = 0;
+        for (let a = 0; a < k; a++) u += U.get(a, i) * r.get(a, 0);
+        dJ += (u * u) / sv[i];
+      }
+      if (rank === 0) continue;
+      // the sensor's significance: its block test, or its largest normalized residual (χ²₁ of r_N²),
+      // whichever is stronger (one reading off, or several)
+      let rn2 = 0;
+      for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[this.checkRows[t]] ** 2) / this.omega[t]);
+      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), -logChiSquareTail(rn2, 1)), dJ, rn: Math.sqrt(rn2) });
+    }
+    if (scores.length === 0) return out;
+    const top = Math.max(...scores.map((x) => x.score));
+    const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.rn - a.rn);
+    out.suspect = close[0].sensor;
+    out.sensorChi2 = close[0].dJ;
+    if (close.length > 1) out.alternatives = close.slice(1).map((x) => x.sensor);
     return out;
   }
 }

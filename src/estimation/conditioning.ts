@@ -37,6 +37,19 @@ export interface ConditioningOptions {
   /** random configurations for the typical standard deviations (default 8) */
   configurations?: number;
   seed?: number;
+  /** the calibration measured elsewhere for this estimator (`calibration()`): nothing is measured again */
+  calibration?: ConditioningCalibration;
+}
+
+/** What the constructor measures at random configurations, as plain JSON (shared with worker threads). */
+export interface ConditioningCalibration {
+  /** indices of the kept outputs among all candidate outputs */
+  keep: number[];
+  /** typical standard deviation of each kept output */
+  typical: number[];
+  /** the figure's unit */
+  reference: number;
+  configurationsUsed: number;
 }
 
 export class EstimateConditioning implements LinearOperator {
@@ -97,6 +110,20 @@ export class EstimateConditioning implements LinearOperator {
     this.val = Float64Array.from(rows.flatMap((r) => r.vals));
     this.inv = new Float64Array(all).fill(1);
     this.n = all;
+    if (opts.calibration) {
+      const c = opts.calibration;
+      if (c.keep.some((k) => !(k >= 0 && k < all)) || c.typical.length !== c.keep.length) throw new RangeError('the conditioning calibration does not belong to this estimator');
+      const r = this.keptRows(rows, c.keep);
+      this.ptr = r.ptr; this.col = r.col; this.val = r.val; this.names = r.names;
+      this.typical = Float64Array.from(c.typical);
+      this.inv = Float64Array.from(this.typical, (x) => 1 / x);
+      this.n = c.keep.length;
+      this.norm1 = new Norm1Estimator(Math.max(1, this.n));
+      this.reference = c.reference;
+      this.configurationsUsed = c.configurationsUsed;
+      this.kept = c.keep.slice();
+      return;
+    }
     const samples: number[][] = Array.from({ length: all }, () => []);
     const configs = trialConfigurations(model, opts.configurations ?? 8, 0, opts.seed ?? 1).filter((c) => c.kind === 'random');
     const e = new Float64Array(all);
@@ -127,16 +154,9 @@ export class EstimateConditioning implements LinearOperator {
     for (let k = 0; k < all; k++) if (sum[k] > big) big = sum[k];
     const keep: number[] = [];
     for (let k = 0; k < all; k++) if (used > 0 && sum[k] > 1e-20 * big && sum[k] < Infinity) keep.push(k);
-    const ptr = new Int32Array(keep.length + 1);
-    const colK: number[] = [], valK: number[] = [];
-    keep.forEach((k, t) => {
-      for (let p = this.ptr[k]; p < this.ptr[k + 1]; p++) { colK.push(this.col[p]); valK.push(this.val[p]); }
-      ptr[t + 1] = colK.length;
-    });
-    this.ptr = ptr;
-    this.col = Int32Array.from(colK);
-    this.val = Float64Array.from(valK);
-    this.names = keep.map((k) => rows[k].name);
+    const r = this.keptRows(rows, keep);
+    this.ptr = r.ptr; this.col = r.col; this.val = r.val; this.names = r.names;
+    this.kept = keep;
     this.typical = Float64Array.from(keep, (k) => Math.sqrt(sum[k]));
     this.inv = Float64Array.from(this.typical, (s) => 1 / s);
     this.n = keep.length;
@@ -158,6 +178,25 @@ export class EstimateConditioning implements LinearOperator {
     const h = figures.length >> 1;
     const ref = figures.length === 0 ? 1 : figures.length % 2 ? figures[h] : (figures[h - 1] + figures[h]) / 2;
     this.reference = ref > 0 && ref < Infinity ? ref : 1;
+  }
+
+  /** indices of the kept outputs among all candidates */
+  private readonly kept: number[];
+
+  /** the output rows `keep` of P (CSR) and their names */
+  private keptRows(rows: { name: string }[], keep: number[]): { ptr: Int32Array; col: Int32Array; val: Float64Array; names: string[] } {
+    const ptr = new Int32Array(keep.length + 1);
+    const colK: number[] = [], valK: number[] = [];
+    keep.forEach((k, t) => {
+      for (let p = this.ptr[k]; p < this.ptr[k + 1]; p++) { colK.push(this.col[p]); valK.push(this.val[p]); }
+      ptr[t + 1] = colK.length;
+    });
+    return { ptr, col: Int32Array.from(colK), val: Float64Array.from(valK), names: keep.map((k) => rows[k].name) };
+  }
+
+  /** What the constructor measured, as plain JSON: give it as `calibration` to skip the measurement. */
+  calibration(): ConditioningCalibration {
+    return { keep: this.kept.slice(), typical: Array.from(this.typical), reference: this.reference, configurationsUsed: this.configurationsUsed };
   }
 
   /**

@@ -39,6 +39,11 @@ export interface EstimatorOptions {
   refine?: number;
   /** precision of the refinement residual (default 'working') */
   residual?: 'working' | 'extended';
+  /**
+   * the offline analysis, computed elsewhere for this system (`Estimator.offlineAnalysis()`, e.g.
+   * read back with SymbolicLU.fromJSON in a worker): the constructor then orders nothing
+   */
+  symbolic?: SymbolicLU;
 }
 
 /**
@@ -57,6 +62,21 @@ export class Estimator {
   readonly rowVariance: Float64Array;
   readonly flops: EstimatorFlops = { kinematics: new Flops(), fill: new Flops(), factor: new Flops(), solve: new Flops() };
   readonly analyzeMs: number;
+  /** the offline analysis (ordering and L, U patterns) this estimator started from */
+  readonly offline: SymbolicLU;
+
+  /**
+   * The analysis in force now: the offline one, or the one a numeric re-pivoting replaced it with
+   * (a block whose pivots failed at some sample). An estimator given it continues exactly as this one.
+   */
+  get symbolicInForce(): SymbolicLU {
+    return (this.lu ?? this.solver!.lu).symbolic;
+  }
+
+  /** Return to the row order of `S` (e.g. an earlier `symbolicInForce`); the next sample follows it. */
+  restartPivoting(S: SymbolicLU): void {
+    (this.lu ?? this.solver!.lu).restart(S);
+  }
   /** square mode: the sparse solver of [D; D_Y] */
   readonly solver?: SparseSolver;
   /** the values of [D; D_Y] and [b; b_Y] at the last sample */
@@ -84,7 +104,8 @@ export class Estimator {
     const refine = opts.refine ?? DYNAMICS_REFINE, residual = opts.residual;
     if (m === n) {
       this.mode = 'square';
-      this.solver = new SparseSolver(sys, { tol: opts.tol, refine, residual });
+      this.solver = new SparseSolver(sys, { tol: opts.tol, refine, residual, symbolic: opts.symbolic });
+      this.offline = this.solver.symbolic;
       this.values = this.solver.values;
       this.rhs = new Float64Array(0);
       this.z = new Float64Array(0);
@@ -113,7 +134,13 @@ export class Estimator {
         rowNames: [...sys.rowNames, ...sys.layout.names.map((s) => `normal[${s}]`)],
         colNames: [...sys.rowNames.map((s) => `r[${s}]`), ...sys.layout.names],
       };
-      const S: SymbolicLU = analyze(K, names);
+      let S: SymbolicLU;
+      if (opts.symbolic) {
+        S = opts.symbolic;
+        if (S.n !== K.n || S.nnz !== K.Ap[K.n]) throw new RangeError(`the given SymbolicLU (n = ${S.n}, nnz = ${S.nnz}) does not belong to this system's augmented matrix (n = ${K.n}, nnz = ${K.Ap[K.n]})`);
+        for (let j = 0; j <= K.n; j++) if (S.Ap[j] !== K.Ap[j]) throw new RangeError(`the given SymbolicLU's pattern differs from this system's augmented matrix at column ${names.colNames[Math.max(0, j - 1)]}`);
+      } else S = analyze(K, names);
+      this.offline = S;
       this.lu = new NumericLU(S, { tol: opts.tol, checkTol: DYNAMICS_CHECK_TOL, refine, residual, ...names });
       this.rhs = new Float64Array(m + n);
       this.z = new Float64Array(m + n);

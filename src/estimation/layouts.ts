@@ -7,7 +7,8 @@
  */
 import { analyzeProblem, type AnalysisReport } from './analysis.ts';
 import { BadDataDetector } from './bad-data.ts';
-import { EstimateConditioning } from './conditioning.ts';
+import { EstimateConditioning, type ConditioningCalibration } from './conditioning.ts';
+import { SymbolicLU, type SymbolicLUJSON } from '../sparse/symbolic.ts';
 import { Estimator } from './estimator.ts';
 import type { ProblemFile } from './problem.ts';
 import { buildEstimationSystem, type EstimationSystem } from './setup.ts';
@@ -20,6 +21,30 @@ export interface LayoutOptions {
   condition?: boolean;
   /** confidence of the χ² bad-data test (default 0.99); 0 turns the test off */
   confidence?: number;
+  /** layouts analysed elsewhere (`layoutOffline`, e.g. by the main thread for its worker threads): built without repeating that work */
+  given?: LayoutOffline[];
+}
+
+/**
+ * The offline work of a layout as plain JSON: its analysis, the sparse LU's ordering and patterns,
+ * the calibration of its condition figure. A cache given it builds the layout without redoing any
+ * of it, and estimates exactly as the cache that computed it.
+ */
+export interface LayoutOffline {
+  key: string;
+  analysis: AnalysisReport;
+  priorOnly: string[];
+  priorOnlyUnknowns: string[];
+  symbolic?: SymbolicLUJSON;
+  conditioning?: ConditioningCalibration;
+}
+
+/** A layout's offline work as plain JSON (see LayoutOffline). */
+export function layoutOffline(l: Layout): LayoutOffline {
+  const out: LayoutOffline = { key: l.key, analysis: l.analysis, priorOnly: l.priorOnly, priorOnlyUnknowns: l.priorOnlyUnknowns };
+  if (l.estimator) out.symbolic = l.estimator.symbolicInForce.toJSON();
+  if (l.conditioning) out.conditioning = l.conditioning.calibration();
+  return out;
 }
 
 /** One layout: its sensors and contacts, analysis, and (when it can estimate) estimator. */
@@ -39,13 +64,23 @@ export interface Layout {
   /** the unknowns those directions leave undetermined by the data */
   priorOnlyUnknowns: string[];
   estimator?: Estimator;
+  /** the estimator's row order once the layout was built (offline analysis and calibration): `restartPivoting` returns to it */
+  initial?: SymbolicLU;
   conditioning?: EstimateConditioning;
   badData?: BadDataDetector;
+  /** the input vector of this layout's system (reused row after row) */
+  y: Float64Array<ArrayBuffer>;
   /** ms of the offline work of this layout (analysis, ordering, condition setup, bad-data setup) */
   setupMs: number;
 }
 
 /** The contact mode's name of a list of active contacts. */
+const sameList = (a: readonly string[], b: readonly string[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+};
+
 export const modeName = (contacts: readonly string[]): string => (contacts.length ? contacts.join('+') : 'none');
 
 /** A least-recently-used cache of the layouts of one estimation system. */
@@ -55,6 +90,8 @@ export class LayoutCache {
   analyses = 0;
   hits = 0;
   private readonly map = new Map<string, Layout>();
+  /** the arguments of the last get() and the key they gave */
+  private last: { sensors: string[]; contacts: string[]; used: string[]; active: string[]; key: string } | null = null;
   /** every layout met, by key: its sensors, mode and verdict (kept when dropped from the cache) */
   readonly seen = new Map<string, { sensors: string[]; mode: string; verdict: string; samples: number; priorOnly: string[]; unchecked: string[]; checked: string[] }>();
 
@@ -62,13 +99,28 @@ export class LayoutCache {
     this.capacity = Math.max(1, opts.capacity ?? 32);
   }
 
+  /**
+   * Every cached layout's estimator returns to its row order at build time, so that what follows
+   * does not depend on the samples before (the runs of worker threads start their batches here).
+   */
+  restartPivoting(): void {
+    for (const l of this.map.values()) if (l.estimator && l.initial) l.estimator.restartPivoting(l.initial);
+  }
+
   /** The layout of these sensors (names, any order) and active contacts; built on first need. */
   get(sensors: readonly string[], contacts: readonly string[]): Layout {
     const p = this.es.problem;
-    const sset = new Set(sensors), cset = new Set(contacts);
-    const used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
-    const active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
-    const key = `${used.join(',')}|${active.join(',')}`;
+    let used: string[], active: string[], key: string;
+    const last = this.last;
+    if (last !== null && sameList(sensors, last.sensors) && sameList(contacts, last.contacts)) ({ used, active, key } = last);
+    else {
+      // the key of the layout, worked out again only when the row's sensors or contacts change (this runs once per sample)
+      const sset = new Set(sensors), cset = new Set(contacts);
+      used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
+      active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
+      key = `${used.join(',')}|${active.join(',')}`;
+      this.last = { sensors: [...sensors], contacts: [...contacts], used, active, key };
+    }
     const hit = this.map.get(key);
     if (hit) {
       this.hits++;
@@ -95,22 +147,24 @@ export class LayoutCache {
       contacts: p.contacts.filter((c) => active.includes(c.link)),
     };
     const es = full ? this.es : buildEstimationSystem(this.es.model, sub);
-    this.analyses++;
-    const analysis = analyzeProblem(es, { random: 2, special: 0, redundancy: false });
-    let priorOnly: string[] = [], priorOnlyUnknowns: string[] = [];
-    if (es.priors.length > 0) {
+    const given = this.opts.given?.find((g) => g.key === key);
+    if (!given) this.analyses++;
+    const analysis = given ? given.analysis : analyzeProblem(es, { random: 2, special: 0, redundancy: false });
+    let priorOnly: string[] = given?.priorOnly ?? [], priorOnlyUnknowns: string[] = given?.priorOnlyUnknowns ?? [];
+    if (!given && es.priors.length > 0) {
       const data = analyzeProblem(buildEstimationSystem(this.es.model, { ...sub, priors: [] }), { random: 2, special: 0, redundancy: false });
       priorOnly = data.unobservable;
       priorOnlyUnknowns = data.undetermined;
     }
-    const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, setupMs: 0 };
+    const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, y: new Float64Array(es.sys.ny), setupMs: 0 };
     if (analysis.verdict !== 'ill_posed' && es.sys.m >= es.sys.n) {
-      const est = new Estimator(es);
+      const est = new Estimator(es, { symbolic: given?.symbolic ? SymbolicLU.fromJSON(given.symbolic) : undefined });
       layout.estimator = est;
       const conf = this.opts.confidence ?? 0.99;
       if (conf > 0 && est.mode === 'wls') layout.badData = new BadDataDetector(est, conf);
-      if (this.opts.condition ?? true) layout.conditioning = new EstimateConditioning(est);
+      if (this.opts.condition ?? true) layout.conditioning = new EstimateConditioning(est, { calibration: given?.conditioning });
     }
+    if (layout.estimator) layout.initial = layout.estimator.symbolicInForce;
     layout.setupMs = performance.now() - t0;
     return layout;
   }

@@ -28,6 +28,13 @@ export interface NamedEstimate {
 }
 
 const fl = new Flops();
+/** a model's moving joints, listed once per model (namedEstimate runs once per sample) */
+const jointLists = new WeakMap<Model, ReturnType<Model['movingJoints']>>();
+function movingJointsOf(model: Model): ReturnType<Model['movingJoints']> {
+  let js = jointLists.get(model);
+  if (!js) { js = model.movingJoints(); jointLists.set(model, js); }
+  return js;
+}
 const w6 = new Float64Array(6);
 
 /**
@@ -38,11 +45,13 @@ const w6 = new Float64Array(6);
 export function namedEstimate(es: EstimationSystem, est: Estimator, d: Float64Array, withStd = false): NamedEstimate {
   const model = es.model, L = es.sys.layout;
   const tau: Record<string, number | number[]> = {}, qdd: Record<string, number | number[]> = {};
-  for (const j of model.movingJoints()) {
-    const t = Array.from(d.subarray(L.tau[j.body], L.tau[j.body] + j.nv));
-    const a = Array.from(d.subarray(L.qdd[j.body], L.qdd[j.body] + j.nv));
-    tau[j.name] = j.nv === 1 ? t[0] : t;
-    qdd[j.name] = j.nv === 1 ? a[0] : a;
+  for (const j of movingJointsOf(model)) {
+    const t0 = L.tau[j.body], a0 = L.qdd[j.body];
+    if (j.nv === 1) { tau[j.name] = d[t0]; qdd[j.name] = d[a0]; continue; }
+    const t = new Array<number>(j.nv), a = new Array<number>(j.nv);
+    for (let k = 0; k < j.nv; k++) { t[k] = d[t0 + k]; a[k] = d[a0 + k]; }
+    tau[j.name] = t;
+    qdd[j.name] = a;
   }
   const contact_wrenches: Record<string, Wrench> = {};
   for (const c of es.contacts) {
@@ -51,8 +60,8 @@ export function namedEstimate(es: EstimationSystem, est: Estimator, d: Float64Ar
   }
   const joint_wrenches: Record<string, Wrench> = {};
   for (let i = 0; i < model.nb; i++) {
-    const f = d.subarray(L.f[i], L.f[i] + 6);
-    joint_wrenches[model.jointNames[i]] = { torque: [f[0], f[1], f[2]], force: [f[3], f[4], f[5]] };
+    const f = L.f[i];
+    joint_wrenches[model.jointNames[i]] = { torque: [d[f], d[f + 1], d[f + 2]], force: [d[f + 3], d[f + 4], d[f + 5]] };
   }
   const residuals: Record<string, number> = {};
   const sys = es.sys;

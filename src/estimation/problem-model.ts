@@ -7,8 +7,29 @@
  */
 import type { Model } from '../model/model.ts';
 import { modelFromSpec } from '../model/spec.ts';
-import { modelFromUrdf } from '../model/urdf.ts';
+import { modelFromUrdf, parseUrdf } from '../model/urdf.ts';
 import { ProblemError, sensorComponents, type ProblemFile, type SensorSpec } from './problem.ts';
+import { sensorsFromUrdf } from './urdf-sensors.ts';
+
+const urdfText = (problem: ProblemFile, urdfTexts: Readonly<Record<string, string>>): string | undefined => {
+  const path = problem.model.trim().replace(/\+(floating|fixed)$/, '');
+  if (!/\.urdf$/i.test(path)) return undefined;
+  return urdfTexts[path] ?? urdfTexts[path.split(/[\\/]/).pop() ?? path];
+};
+
+/**
+ * The problem with the URDF's <sensor> elements added when it asks for them (`urdf_sensors`), as
+ * `sparsedyn analyze` does, from the URDF text in `urdfTexts`; names must not collide.
+ */
+export function withUrdfSensorsFromText(problem: ProblemFile, urdfTexts: Readonly<Record<string, string>>): ProblemFile {
+  if (!problem.urdf_sensors) return problem;
+  const text = urdfText(problem, urdfTexts);
+  if (text === undefined) throw new ProblemError(`urdf_sensors: model "${problem.model}" is not a loaded URDF file`);
+  const { sensors, notes } = sensorsFromUrdf(parseUrdf(text).sensors, problem.urdf_sensors);
+  const taken = new Set(problem.sensors.map((s) => s.name));
+  for (const s of sensors) if (taken.has(s.name)) throw new ProblemError(`urdf_sensors: sensor "${s.name}" of the URDF has the name of a sensor of the problem`);
+  return { ...problem, sensors: [...problem.sensors, ...sensors], urdf_sensors: undefined, notes: [...(problem.notes ?? []), ...notes] };
+}
 
 /**
  * The model of a problem: `problem.model` is a generator SPEC (chain:N, tree:N:SEED, humanoid) or a
@@ -58,25 +79,27 @@ function sensorJson(s: SensorSpec): Record<string, unknown> {
 
 /**
  * The JSON text of a problem (schemas/problem.schema.json), as `parseProblem` reads it back to the
- * same problem: contacts without zero components as plain link names, defaults left out.
+ * same problem: contacts without zero components as plain link names, defaults left out, one line
+ * per contact, sensor and other list entry.
  */
 export function problemJson(problem: ProblemFile, description?: string): string {
-  const o: Record<string, unknown> = {};
-  if (description) o.description = description;
-  o.model = problem.model;
-  o.base = problem.base;
-  if (problem.gravity) o.gravity = problem.gravity;
-  if (problem.unactuated) o.unactuated = problem.unactuated;
-  o.contacts = problem.contacts.map((c) => (c.zero.length ? { link: c.link, zero: c.zero } : { link: c.link }));
-  o.sensors = problem.sensors.map(sensorJson);
-  if (problem.urdf_sensors !== undefined) o.urdf_sensors = problem.urdf_sensors;
-  // one line per contact and sensor
-  const head = Object.entries(o).filter(([k]) => k !== 'contacts' && k !== 'sensors').map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`);
-  const list = (k: 'contacts' | 'sensors') => {
-    const items = o[k] as unknown[];
-    return items.length === 0 ? `  "${k}": []` : `  "${k}": [\n${items.map((x) => `    ${JSON.stringify(x)}`).join(',\n')}\n  ]`;
+  const o: [string, unknown][] = [];
+  if (description) o.push(['description', description]);
+  o.push(['model', problem.model], ['base', problem.base]);
+  if (problem.gravity) o.push(['gravity', problem.gravity]);
+  if (problem.unactuated) o.push(['unactuated', problem.unactuated]);
+  if (problem.unactuated_variance !== undefined) o.push(['unactuated_variance', problem.unactuated_variance]);
+  o.push(['contacts', problem.contacts.map((c) => (c.zero.length || c.zero_variance !== undefined ? { ...c } : c.link))]);
+  if (problem.contact_schedule) o.push(['contact_schedule', problem.contact_schedule]);
+  if (problem.contact_detection) o.push(['contact_detection', problem.contact_detection]);
+  if (problem.priors) o.push(['priors', problem.priors]);
+  o.push(['sensors', problem.sensors.map(sensorJson)]);
+  if (problem.urdf_sensors !== undefined) o.push(['urdf_sensors', problem.urdf_sensors]);
+  const field = ([k, v]: [string, unknown]) => {
+    if (!Array.isArray(v) || v.every((x) => typeof x !== 'object')) return `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`;
+    return v.length === 0 ? `  ${JSON.stringify(k)}: []` : `  ${JSON.stringify(k)}: [\n${v.map((x) => `    ${JSON.stringify(x)}`).join(',\n')}\n  ]`;
   };
-  return `{\n${[...head, list('contacts'), list('sensors')].join(',\n')}\n}\n`;
+  return `{\n${o.map(field).join(',\n')}\n}\n`;
 }
 
 /**

@@ -19,7 +19,7 @@
 import { directionsAt, type AnalysisReport } from './analysis.ts';
 import type { BadDataResult } from './bad-data.ts';
 import type { Estimator } from './estimator.ts';
-import { LayoutCache, type Layout } from './layouts.ts';
+import { LayoutCache, layoutOffline, type Layout, type LayoutOffline } from './layouts.ts';
 import { WRENCH_COMPONENTS } from './problem.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
 import type { EstimationSystem } from './setup.ts';
@@ -42,6 +42,11 @@ export interface SessionOptions {
   layoutCache?: number;
   /** confidence of the χ² bad-data test (default 0.99); 0 turns bad-data detection off */
   confidence?: number;
+  /**
+   * the offline work of another session of the same problem (its `offline()`, plain JSON): the
+   * layouts it names are built without repeating it (worker threads of one run)
+   */
+  offline?: LayoutOffline[];
 }
 
 /** One estimated sample: the row's time and line, its condition figure and the named estimate. */
@@ -52,6 +57,11 @@ export interface EstimateRecord {
   condition?: number;
   /** present when the condition figure exceeds the limit: the poorly observed direction, named */
   near_singular?: string;
+  /**
+   * with near_singular: the key of the flagged run (layout and dominant outputs); consecutive
+   * flagged samples with the same key are named once, at the first of them
+   */
+  flag_key?: string;
   estimate: NamedEstimate;
   /** the sensors whose readings were used (those with equations; problem order) */
   sensors: string[];
@@ -102,6 +112,8 @@ export interface SessionStats {
   badDataTested: number;
   badDataDetected: number;
   suspects: Map<string, number>;
+  /** flagged samples whose suspect another sensor explains about as well (BadDataResult.alternatives) */
+  badDataAmbiguous: number;
 }
 
 /**
@@ -112,11 +124,11 @@ export interface SessionStats {
 export class EstimationSession {
   /** the analysis of the full layout (verdict, unobservable directions) */
   readonly analysis: AnalysisReport;
-  readonly opts: Required<SessionOptions>;
+  readonly opts: Required<Omit<SessionOptions, 'offline'>>;
   readonly stats: SessionStats = {
     samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
     modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
-    badDataTested: 0, badDataDetected: 0, suspects: new Map(),
+    badDataTested: 0, badDataDetected: 0, suspects: new Map(), badDataAmbiguous: 0,
   };
   /** accuracy against the truth the log's rows carry */
   readonly truth: TruthComparison;
@@ -138,7 +150,7 @@ export class EstimationSession {
     };
     this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
     this.allContacts = es.contacts.map((c) => c.link);
-    this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence });
+    this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence, given: opts.offline });
     this.full = this.layouts.get(this.allSensors, this.allContacts);
     this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
     this.stats.condSetupMs = this.full.setupMs;
@@ -180,6 +192,28 @@ export class EstimationSession {
     return this.allContacts;
   }
 
+  /**
+   * Forget the run of flagged samples in progress, so that the next flagged sample is named at
+   * itself (a worker thread starting a batch that does not follow its previous one).
+   */
+  breakRun(): void {
+    this.run = null;
+  }
+
+  /**
+   * Every layout's sparse LU returns to its row order at build time (after re-pivotings at earlier
+   * samples): called every fixed number of rows, in one thread as in worker threads, it makes the
+   * estimates independent of how the rows are shared out.
+   */
+  restartPivoting(): void {
+    this.layouts.restartPivoting();
+  }
+
+  /** The offline work of this session (the full layout's) as plain JSON, for sessions of worker threads (`opts.offline`). */
+  offline(): LayoutOffline[] {
+    return [layoutOffline(this.full)];
+  }
+
   /** 'square' or 'wls' (weighted least squares) for the full layout */
   get method(): string {
     return this.estimator.mode === 'square' ? 'square system, permuted sparse LU' : 'redundant sensors, weighted least squares (augmented system, sparse LU)';
@@ -209,7 +243,7 @@ export class EstimationSession {
     }
     const es = layout.es;
     let d: Float64Array;
-    const y = new Float64Array(es.sys.ny);
+    const y = layout.y;
     try {
       inputsFromReadings(es, s.readings, y);
       const ta = performance.now();
@@ -225,7 +259,7 @@ export class EstimationSession {
       throw e;
     }
     if (!allFinite(d) || !allFinite(est.residual)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
-    let condition = NaN, direction: string | undefined;
+    let condition = NaN, direction: string | undefined, flagKey: string | undefined;
     const cond = layout.conditioning;
     if (cond) {
       const tc = performance.now();
@@ -240,6 +274,7 @@ export class EstimationSession {
           this.run = { key, direction: at.directions.join('; ') };
         }
         direction = this.run.direction;
+        flagKey = key;
         st.flagged.push({ line: s.line, t: s.t, condition, direction });
       } else this.run = null;
     }
@@ -257,6 +292,7 @@ export class EstimationSession {
       if (bad.detected) {
         st.badDataDetected++;
         if (bad.suspect !== undefined) st.suspects.set(bad.suspect, (st.suspects.get(bad.suspect) ?? 0) + 1);
+        if (bad.alternatives?.length) st.badDataAmbiguous++;
       }
     }
     if (cond && Number.isFinite(condition)) st.conditions.push(condition);
@@ -267,7 +303,7 @@ export class EstimationSession {
     this.truth.add(named, s.truth);
     const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode };
     if (cond) record.condition = condition;
-    if (direction !== undefined) record.near_singular = direction;
+    if (direction !== undefined) { record.near_singular = direction; record.flag_key = flagKey; }
     if (bad) record.bad_data = bad;
     return { ok: true, record };
   }
@@ -299,6 +335,42 @@ export class EstimationSession {
 
   /** The CSV cells of a record under `columns()`: numbers, text for mode, sensors and suspect, empty where the record has no value. */
   cells(r: EstimateRecord): string[] {
+    // in the order of columns(), read straight from the record (this runs once per sample)
+    const e = r.estimate, out: string[] = [String(r.t), String(r.line)];
+    const num = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? '' : String(v));
+    if (this.opts.condition) {
+      out.push(num(r.condition), r.condition === undefined ? '' : r.near_singular !== undefined ? '1' : '0');
+    }
+    const joints = this.joints ??= this.es.model.movingJoints();
+    const dofs = (rec: Record<string, number | number[]> | undefined) => {
+      for (const j of joints) {
+        const x = rec?.[j.name];
+        if (j.nv === 1) out.push(typeof x === 'number' ? num(x) : '');
+        else for (let k = 0; k < j.nv; k++) out.push(Array.isArray(x) ? num(x[k]) : '');
+      }
+    };
+    const wrench = (w: { torque: number[]; force: number[] } | undefined) => {
+      for (let k = 0; k < 3; k++) out.push(w ? num(w.torque[k]) : '');
+      for (let k = 0; k < 3; k++) out.push(w ? num(w.force[k]) : '');
+    };
+    dofs(e.tau);
+    dofs(e.qdd);
+    for (const c of this.allContacts) wrench(e.contact_wrenches[c]);
+    for (const j of this.es.model.jointNames) wrench(e.joint_wrenches[j]);
+    for (const n of this.allSensors) out.push(num(e.residuals[n]));
+    if (this.opts.covariance) dofs(e.tau_std);
+    if (this.full.badData || this.opts.confidence > 0) {
+      out.push(r.bad_data ? String(r.bad_data.chi2) : '', r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : '', r.bad_data?.suspect ?? '');
+    }
+    out.push(r.mode, r.sensors.join(';'));
+    return out;
+  }
+
+  /** the model's moving joints (listed once) */
+  private joints?: ReturnType<EstimationSystem['model']['movingJoints']>;
+
+  /** The CSV cells of a record under `columns()`, by name (the reference for `cells`). */
+  cellsByName(r: EstimateRecord): string[] {
     const m = this.toColumns(r);
     return this.columns().map((k) => {
       if (k === 'mode') return r.mode;
@@ -325,10 +397,15 @@ function allFinite(x: Float64Array): boolean {
   return true;
 }
 
+/** whether every number of an estimate is finite (a walk over its values; no string is built: this runs once per sample) */
 function namedFinite(e: NamedEstimate): boolean {
-  let ok = true;
-  JSON.stringify(e, (_k, v) => { if (typeof v === 'number' && !Number.isFinite(v)) ok = false; return v; });
-  return ok;
+  const fin = (x: unknown): boolean => {
+    if (typeof x === 'number') return x - x === 0;
+    if (Array.isArray(x)) { for (const v of x) if (!fin(v)) return false; return true; }
+    if (typeof x === 'object' && x !== null) { for (const k in x) if (!fin((x as Record<string, unknown>)[k])) return false; return true; }
+    return true;
+  };
+  return fin(e);
 }
 
 /** the input of largest magnitude of a sample, named (a hint for values out of range) */

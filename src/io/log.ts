@@ -80,9 +80,15 @@ export class LogSchema {
   readonly quaternionTolerance: number;
   /** contact links of the problem (a row's "contacts" must name some of them) */
   readonly contactLinks: Set<string>;
+  /** the joints a row names (every moving joint but a floating base), in model order */
+  readonly joints: { name: string; iq: number; iv: number; nq: number; nv: number; type: string }[];
+  /** their names */
+  readonly jointNames: Set<string>;
 
   constructor(readonly es: EstimationSystem, opts: LogSchemaOptions = {}) {
     this.model = es.model;
+    this.joints = this.model.movingJoints().filter((j) => j.type !== 'floating');
+    this.jointNames = new Set(this.joints.map((j) => j.name));
     this.strict = opts.strict ?? false;
     this.quaternionTolerance = opts.quaternionTolerance ?? DEFAULT_QUATERNION_TOLERANCE;
     this.contactLinks = new Set(es.contacts.map((c) => c.link));
@@ -139,7 +145,8 @@ function decimal(cell: string, column: string): number {
 
 function vec(x: unknown, n: number, what: string): number[] {
   if (!Array.isArray(x) || x.length !== n) throw new RowError(`${what} must be a list of ${n} numbers${Array.isArray(x) ? ` (got ${x.length})` : ''}`);
-  return x.map((e, k) => finite(e, `${what}[${k}]`));
+  for (let k = 0; k < n; k++) { const e = x[k]; if (!(typeof e === 'number' && e - e === 0)) finite(e, `${what}[${k}]`); }
+  return x as number[];
 }
 
 /** Fill q, v of the joints (not the base) from name → value maps. */
@@ -147,18 +154,27 @@ function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unk
   if (typeof qm !== 'object' || qm === null) throw new RowError('"q" must be an object {joint: value}');
   if (typeof vm !== 'object' || vm === null) throw new RowError('"v" must be an object {joint: value}');
   const qo = qm as Record<string, unknown>, vo = vm as Record<string, unknown>;
-  const m = schema.model;
-  const names = new Set<string>();
-  for (const j of m.movingJoints()) {
-    if (j.type === 'floating') continue;
-    names.add(j.name);
-    const qv = j.nq === 1 ? [finite(qo[j.name], `q of joint "${j.name}"`)] : vec(qo[j.name], j.nq, `q of joint "${j.name}"`);
-    const vv = j.nv === 1 ? [finite(vo[j.name], `v of joint "${j.name}"`)] : vec(vo[j.name], j.nv, `v of joint "${j.name}"`);
-    for (let k = 0; k < j.nq; k++) q[j.iq + k] = qv[k];
-    for (let k = 0; k < j.nv; k++) v[j.iv + k] = vv[k];
+  // the messages are built only on an error: this runs once per sample
+  for (const j of schema.joints) {
+    const qx = qo[j.name], vx = vo[j.name];
+    if (j.nq === 1 && typeof qx === 'number' && qx - qx === 0) q[j.iq] = qx;
+    else {
+      const qv = j.nq === 1 ? [finite(qx, `q of joint "${j.name}"`)] : vec(qx, j.nq, `q of joint "${j.name}"`);
+      for (let k = 0; k < j.nq; k++) q[j.iq + k] = qv[k];
+    }
+    if (j.nv === 1 && typeof vx === 'number' && vx - vx === 0) v[j.iv] = vx;
+    else {
+      const vv = j.nv === 1 ? [finite(vx, `v of joint "${j.name}"`)] : vec(vx, j.nv, `v of joint "${j.name}"`);
+      for (let k = 0; k < j.nv; k++) v[j.iv + k] = vv[k];
+    }
   }
-  for (const k of Object.keys(qo)) if (!names.has(k)) throw new RowError(`q: unknown joint "${k}"`);
-  for (const k of Object.keys(vo)) if (!names.has(k)) throw new RowError(`v: unknown joint "${k}"`);
+  // every joint was found: a map with as many keys names no other
+  const names = schema.jointNames;
+  let nqKeys = 0, nvKeys = 0;
+  for (const _ in qo) nqKeys++;
+  for (const _ in vo) nvKeys++;
+  if (nqKeys !== names.size) for (const k of Object.keys(qo)) if (!names.has(k)) throw new RowError(`q: unknown joint "${k}"`);
+  if (nvKeys !== names.size) for (const k of Object.keys(vo)) if (!names.has(k)) throw new RowError(`v: unknown joint "${k}"`);
 }
 
 /** Renormalise the quaternion at q[o..o+3]; returns |‖q‖ − 1|, or throws beyond the tolerance. */
@@ -207,7 +223,7 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
       else if (typeof r === 'object' && r !== null) {
         const ro = r as Record<string, unknown>;
         for (const k of Object.keys(ro)) if (!comps.includes(k)) throw new RowError(`sensor "${name}": unknown component "${k}" (expected ${comps.join(' ')})`);
-        vals = comps.map((c) => finite(ro[c], `sensor "${name}" component ${c}`));
+        vals = comps.map((c) => { const x = ro[c]; return typeof x === 'number' && x - x === 0 ? x : finite(x, `sensor "${name}" component ${c}`); });
       } else throw new RowError(`sensor "${name}" must be a list or an object of readings`);
       readings.set(name, Float64Array.from(vals));
     }
@@ -224,7 +240,7 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
       for (let k = 0; k < 4; k++) q[3 + k] = qu[k];
       qdev = checkQuaternion(q, 3, 'base.quaternion', schema.quaternionTolerance);
     }
-    for (const j of m.movingJoints()) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, schema.quaternionTolerance));
+    for (const j of schema.joints) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, schema.quaternionTolerance));
     const sample: Sample = { line, t, q, v, readings, truth: o.truth, quaternionDeviation: qdev };
     if (ignored.length) sample.ignored = ignored.map((x) => x.replace(/^sensors\./, ''));
     if (contacts) sample.contacts = contacts;
@@ -262,6 +278,20 @@ export class CsvRows {
     }
   }
 
+  /** the column names of the joints' q and v (with the index each fills) and of each sensor's readings, worked out once */
+  private plan(): { q: string[]; iq: number[]; v: string[]; iv: number[]; sensors: [string, string[]][] } {
+    if (this.planned) return this.planned;
+    const q: string[] = [], iq: number[] = [], v: string[] = [], iv: number[] = [];
+    for (const j of this.schema.joints) {
+      for (let k = 0; k < j.nq; k++) { q.push(j.nq === 1 ? `q.${j.name}` : `q.${j.name}[${k}]`); iq.push(j.iq + k); }
+      for (let k = 0; k < j.nv; k++) { v.push(j.nv === 1 ? `v.${j.name}` : `v.${j.name}[${k}]`); iv.push(j.iv + k); }
+    }
+    const sensors: [string, string[]][] = [...this.schema.sensors].map(([name, comps]) => [name, comps.map((c) => `${name}.${c}`)]);
+    this.planned = { q, iq, v, iv, sensors };
+    return this.planned;
+  }
+  private planned?: { q: string[]; iq: number[]; v: string[]; iv: number[]; sensors: [string, string[]][] };
+
   /** Parse one record (its cells, as the CSV parser gives them; `line`: its line number): a Sample, or a LogError saying what is wrong. */
   parse(cells: readonly string[], line: number): Sample | LogError {
     try {
@@ -275,11 +305,9 @@ export class CsvRows {
       const m = this.schema.model;
       const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
       let qdev = 0;
-      for (const j of m.movingJoints()) {
-        if (j.type === 'floating') continue;
-        for (let k = 0; k < j.nq; k++) q[j.iq + k] = get(j.nq === 1 ? `q.${j.name}` : `q.${j.name}[${k}]`);
-        for (let k = 0; k < j.nv; k++) v[j.iv + k] = get(j.nv === 1 ? `v.${j.name}` : `v.${j.name}[${k}]`);
-      }
+      const plan = this.plan();
+      for (let k = 0; k < plan.q.length; k++) q[plan.iq[k]] = get(plan.q[k]);
+      for (let k = 0; k < plan.v.length; k++) v[plan.iv[k]] = get(plan.v[k]);
       if (m.floatingBase) {
         for (let k = 0; k < 7; k++) q[k] = get(`base.${BASE_CSV[k]}`);
         for (let k = 0; k < 3; k++) v[k] = get(`base.${BASE_CSV[7 + k]}`);
@@ -287,13 +315,14 @@ export class CsvRows {
         for (let k = 0; k < 3; k++) v[3 + k] = this.col.has(`base.${BASE_CSV[10 + k]}`) || !gyro ? get(`base.${BASE_CSV[10 + k]}`) : get(`${gyro.name}.${gyro.components[k]}`);
         qdev = checkQuaternion(q, 3, 'base quaternion (base.qx … base.qw)', this.schema.quaternionTolerance);
       }
-      for (const j of m.movingJoints()) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, this.schema.quaternionTolerance));
+      for (const j of this.schema.joints) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, this.schema.quaternionTolerance));
       const readings = new Map<string, Float64Array>();
-      for (const [name, comps] of this.schema.sensors) {
+      for (const [name, cols] of plan.sensors) {
         // a sensor without columns, or with an empty cell, is a reading the row lacks
-        const cols = comps.map((c) => `${name}.${c}`);
         if (cols.some((c) => !this.col.has(c) || cells[this.col.get(c)!]?.trim() === '')) continue;
-        readings.set(name, Float64Array.from(cols, (c) => get(c)));
+        const r = new Float64Array(cols.length);
+        for (let k = 0; k < cols.length; k++) r[k] = get(cols[k]);
+        readings.set(name, r);
       }
       const t = this.col.has('t') ? get('t') : line;
       return { line, t, q, v, readings, quaternionDeviation: qdev };

@@ -36,6 +36,7 @@
  * with the object.
  */
 import type { CscMatrix } from './csc.ts';
+import { canCompile, compileLU, type CompiledLU } from './compiled.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
@@ -74,6 +75,21 @@ export interface FactorOptions extends MatrixNames {
   readonly residual?: 'working' | 'extended';
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
+  /**
+   * straight-line WebAssembly for this factorization (compiled.ts): 'auto' (default) generates it
+   * at the `compileAfter`-th refactor when the mapped kernel is in use and the code has at most
+   * `compileLimit` statements; 'always' with every layout (mapped kernel); 'never' keeps the generic
+   * kernels. Same arithmetic, same results bit for bit, same counts; without WebAssembly, or when
+   * the engine refuses the module, the generic kernels run.
+   */
+  readonly compile?: 'auto' | 'always' | 'never';
+  /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
+  readonly compileAfter?: number;
+  /**
+   * largest code that 'auto' compiles, in statements (default 65,536: beyond it the straight-line
+   * code runs slower than the generic kernels on the machines measured, compiled.ts)
+   */
+  readonly compileLimit?: number;
 }
 
 /** Dekker's splitting constant 2²⁷ + 1 (a double splits into two halves of 26 bits). */
@@ -179,6 +195,21 @@ export class NumericLU {
   private readonly As: Float64Array;
   /** refinement: the in-block values of C of the last refactor (on symbolic.Bp/Bi); length 0 without refinement */
   private Cx: Float64Array;
+  /** compile policy (FactorOptions.compile), refactors so far, and the compiled code (null: generic kernels) */
+  private readonly compileOption: 'auto' | 'always' | 'never';
+  private readonly compileAfter: number;
+  private readonly compileLimit: number;
+  private refactors = 0;
+  private code: CompiledLU | null = null;
+  /** compiling failed once (engine limits): not tried again */
+  private compileFailed = false;
+  /** static counts of the compiled code: factor muls and divs; solve muls, adds, divs, and their refinement part */
+  private cFactorMuls = 0;
+  private cFactorDivs = 0;
+  private cRefMuls = 0;
+  private cRefAdds = 0;
+  private cRefDivs = 0;
+  private cRefSteps = 0;
   /** refinement work vectors (length n, or 0): the block's right-hand side, the correction, the residual's low part */
   private readonly rb: Float64Array;
   private readonly dz: Float64Array;
@@ -197,6 +228,12 @@ export class NumericLU {
       throw new RangeError(`kernel is "${String(this.kernelOption)}", expected auto, mapped or scatter`);
     }
     this.mapLimit = options.mapLimit ?? 1 << 24;
+    this.compileOption = options.compile ?? 'auto';
+    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'never') {
+      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
+    }
+    this.compileAfter = options.compileAfter ?? 16;
+    this.compileLimit = options.compileLimit ?? 65536;
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -336,6 +373,78 @@ export class NumericLU {
     this.Tp = Tp;
     this.kernel = mapped ? 'mapped' : 'scatter';
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
+    this.code = null;
+    this.refactors = 0;
+    if (this.compileOption === 'always' && mapped && canCompile()) this.compileNow();
+  }
+
+  /** whether the refactor and solve run compiled code (FactorOptions.compile) */
+  get compiled(): boolean {
+    return this.code !== null;
+  }
+
+  /** statements and WebAssembly bytes of the compiled code, or null */
+  get compiledSize(): { statements: number; bytes: number } | null {
+    return this.code === null ? null : { statements: this.code.statements, bytes: this.code.bytes };
+  }
+
+  /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
+  private compileNow(): void {
+    try {
+      this.compileLayout();
+    } catch {
+      // no WebAssembly memory or module for this layout (engine limits): the generic kernels go on
+      this.code = null;
+      this.compileFailed = true;
+    }
+  }
+
+  private compileLayout(): void {
+    const S = this.symbolic;
+    const { n, r, nblocks, Bp } = S;
+    const { cs, us, dpos } = this;
+    const code = compileLU({
+      n, nnz: S.nnz, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, q: S.q,
+      cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
+      growthLimit: this.growthLimit, checkTol: this.checkTol,
+      refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
+      maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
+    });
+    if (code === null) {
+      this.compileFailed = true; // larger than compileLimit: the generic kernels are faster
+      return;
+    }
+    // the factors live in the module's memory from now on (the generic kernels work on the same views)
+    code.X.set(this.LUx);
+    this.LUx = code.X;
+    if (this.refine > 0) {
+      code.Cb.set(this.Cx);
+      this.Cx = code.Cb;
+    }
+    this.code = code;
+    // the counts of blockMapped and of one working-precision refinement step per block (refineBlock)
+    let divs = 0, rm = 0, ra = 0, rd = 0, steps = 0;
+    for (let b = 0; b < nblocks; b++) {
+      const k1 = r[b], k2 = r[b + 1];
+      if (k2 - k1 < 2) continue;
+      let lu = 0;
+      for (let k = k1; k < k2; k++) {
+        divs += cs[k + 1] - dpos[k] - 1;
+        lu += cs[k + 1] - us[k] - 1;
+      }
+      const nzb = Bp[k2] - Bp[k1], nb = k2 - k1;
+      rm += nzb + lu;
+      ra += nzb + lu + nb;
+      rd += nb;
+      steps++;
+    }
+    this.cFactorMuls = this.Tp[n];
+    this.cFactorDivs = divs;
+    const on = this.refine > 0;
+    this.cRefMuls = on ? rm : 0;
+    this.cRefAdds = on ? ra : 0;
+    this.cRefDivs = on ? rd : 0;
+    this.cRefSteps = on ? steps : 0;
   }
 
   /**
@@ -346,12 +455,35 @@ export class NumericLU {
     const S = this.symbolic;
     if (Ax.length < S.nnz) throw new RangeError(`Ax has length ${Ax.length}, expected nnz(A) = ${S.nnz}`);
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
+    if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never' && !this.compileFailed && canCompile()) {
+      this.refactors++;
+      // Tp[n] + cs[n] (multiplications + slots) is below the statement count: a quick bound
+      if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
+        this.compileNow();
+      }
+    }
+    if (this.code !== null && this.loadAndFactor(A)) {
+      this.factorMuls = this.cFactorMuls + this.scaleMuls;
+      this.factorAdds = this.cFactorMuls;
+      this.factorDivs = this.cFactorDivs;
+      this.pivoted = false;
+      return this;
+    }
     const nfail = this.pass(A, null);
     this.pivoted = false;
     if (nfail > 0) this.repivotAndRefactor(A, nfail);
     this.factorMuls += this.scaleMuls;
     if (this.refine > 0) this.keepBlockValues(A);
     return this;
+  }
+
+  /** compiled refactor: A into the module's memory, then its factor code */
+  private loadAndFactor(A: Float64Array): boolean {
+    const code = this.code!;
+    const CA = code.A;
+    if (A.length === CA.length) CA.set(A);
+    else for (let t = 0; t < CA.length; t++) CA[t] = A[t];
+    return code.factor();
   }
 
   /** As = R·A (R by powers of two: the largest entry of each row, or the fixed factors); returns As. */
@@ -586,6 +718,19 @@ export class NumericLU {
     this.repivotedBlocks += nfail;
   }
 
+  /**
+   * Return to the row order of `S` (an analysis of the same matrix pattern, e.g. the one in force
+   * before re-pivotings), so that the next refactor follows it: a run split into pieces gives the
+   * same factors in every piece as in one pass. Allocates when the order changes (exceptional path).
+   */
+  restart(S: SymbolicLU): void {
+    if (S === this.symbolic) return;
+    const C = this.symbolic;
+    if (S.n !== C.n || S.nnz !== C.nnz) throw new RangeError(`restart: the analysis (n = ${S.n}, nnz = ${S.nnz}) is not of this matrix (n = ${C.n}, nnz = ${C.nnz})`);
+    this.symbolic = S;
+    this.layout();
+  }
+
   /** u_kk, the k-th pivot of C = A(p,q). */
   pivot(k: number): number {
     return this.LUx[this.dpos[k]];
@@ -694,7 +839,23 @@ export class NumericLU {
     if (X.length !== n * nrhs) throw new RangeError(`X has length ${X.length}, expected n·nrhs = ${n * nrhs}`);
     this.resetSolveCounts();
     let fl = 0;
-    for (let c = 0; c < nrhs; c++) fl += this.solveSparseInto(X, c * n, B, c * n);
+    const sparseCode = this.code === null ? null : this.code.solveSparse;
+    if (sparseCode !== null) {
+      const { p } = this.symbolic;
+      const cw = this.code!.w, out = this.code!.out, Rs = this.Rs;
+      for (let c = 0; c < nrhs; c++) {
+        const bo = c * n;
+        if (this.scaling === 'none') {
+          for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+        } else {
+          for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+        }
+        fl += sparseCode();
+        X.set(out, bo);
+      }
+    } else {
+      for (let c = 0; c < nrhs; c++) fl += this.solveSparseInto(X, c * n, B, c * n);
+    }
     this.solveMuls += fl + (this.scaling === 'none' ? 0 : n * nrhs);
     this.solveAdds += fl;
     this.solveDivs += n * nrhs;
@@ -821,6 +982,26 @@ export class NumericLU {
     const S = this.symbolic;
     const { n, p, q } = S;
     const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
+    const solveCode = this.code === null ? null : this.code.solve;
+    if (solveCode !== null) {
+      const cw = this.code!.w;
+      if (this.scaling === 'none') {
+        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+      } else {
+        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+      }
+      solveCode();
+      X.set(this.code!.out, xo);
+      const fl = cs[n] - n;
+      this.solveMuls += fl + this.cRefMuls + (this.scaling === 'none' ? 0 : n);
+      this.solveAdds += fl + this.cRefAdds;
+      this.solveDivs += n + this.cRefDivs;
+      this.refineMuls += this.cRefMuls;
+      this.refineAdds += this.cRefAdds;
+      this.refineDivs += this.cRefDivs;
+      this.refineSteps += this.cRefSteps;
+      return;
+    }
     if (this.scaling === 'none') {
       for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
     } else {

@@ -12,16 +12,23 @@
  */
 import { createReadStream } from 'node:fs';
 import type { IWritable } from '@mcap/core';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { columnUnits, csvColumn, type AccuracyRow } from '../../estimation/outputs.ts';
+import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
+import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
-import { logRows, type AnyLogFormat, type RawRow } from '../../io/log-reader.ts';
+import { logRows, type AnyLogFormat, type LogFormat, type RawRow } from '../../io/log-reader.ts';
 import { McapEstimateWriter, secondsToNs } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler, mcapSamples, nsText } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
-import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
+import { estimatePage } from '../../report/estimate-page.ts';
+import { EstimateSeries } from '../../report/estimate-series.ts';
+import { d3MinSource } from '../../report/write-study.ts';
+import { EstimatePool } from '../estimate-pool.ts';
+import { absorbStats, csvCell, RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
@@ -30,6 +37,8 @@ interface Opts {
   data: string;
   out: string;
   report?: string;
+  html?: string | false;
+  jobs?: string;
   format?: AnyLogFormat;
   covariance?: boolean;
   conditionLimit: string;
@@ -40,6 +49,9 @@ interface Opts {
   badData: boolean;
   layoutCache: string;
 }
+
+/** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
+const BATCH = 128;
 
 /** the default limit of the condition figure (see the README: measured distributions) */
 export { DEFAULT_CONDITION_LIMIT };
@@ -53,13 +65,12 @@ environment applies on each contact link, in the link's frame, torque about its 
 joint_wrenches: the wrench the parent applies on the child, in the child link's frame; residuals:
 RMS of each sensor's residual over its standard deviation; condition: the estimate's uncertainty
 relative to its typical value for the layout (1 at a typical configuration; a sample above
---condition-limit, default 10, is flagged as near a singular configuration of the layout). CSV
+--condition-limit, default 10, is flagged as near a singular configuration of the layout);
+sensors: the sensors whose readings were used (a row lacking some is estimated from the others
+when that layout is well posed); mode: the active contacts (the row's "contacts", else the
+problem's contact_schedule or contact_detection); bad_data (redundant layouts): chi-square test
+at confidence 1 - --false-alarm, and the suspect sensor. CSV
 headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
-A ROS 2 recording (MCAP) is sampled as the problem's "ros" section says (sample clock, latest or
-interpolated values); each estimate then carries the staleness of every input channel (s).
-Estimates as MCAP (--out x.mcap): /sparsedyn/joint_torques (JointState efforts),
-/sparsedyn/contact_wrench/<link> and /sparsedyn/joint_wrench/<joint> (WrenchStamped in their
-frames), /sparsedyn/status (condition, residuals, staleness), stamped with the input's times.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
 
@@ -86,6 +97,9 @@ export function register(program: Command, state: CliState): void {
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV or MCAP); "-" writes standard output')
     .addOption(new Option('--format <format>', 'format of the estimates (default: mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'mcap']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
+    .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
+    .option('--no-html', 'write no HTML report')
+    .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; redundant layouts)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
@@ -97,6 +111,8 @@ export function register(program: Command, state: CliState): void {
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
+      const jobs = opts.jobs === undefined ? (opts.data === '-' ? 1 : availableParallelism()) : Number(opts.jobs);
+      if (opts.jobs !== undefined && !(/^[0-9]+$/.test(opts.jobs) && jobs >= 1 && jobs <= 1024)) throw new FileError(`--jobs must be a whole number of worker threads from 1 to 1024, got "${opts.jobs}"`);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
       const qtol = Number(opts.quaternionTolerance);
       if (!(qtol > 0 && qtol < 1) || !/^[0-9.eE+-]+$/.test(opts.quaternionTolerance)) throw new FileError(`--quaternion-tolerance must be a decimal number between 0 and 1, got "${opts.quaternionTolerance}"`);
@@ -111,8 +127,10 @@ export function register(program: Command, state: CliState): void {
       const { problem, model, modelFile, es } = loadEstimationSystem(file);
       const warnings = reportModelWarnings(state, model);
       const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
-      refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
+      const htmlPath = opts.html === false ? undefined : (opts.html ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.html`));
+      refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
+      if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
       const session = new EstimationSession(es, {
         condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
       });
@@ -145,86 +163,168 @@ export function register(program: Command, state: CliState): void {
       }
       if (!opts.format && /\.mcap$/i.test(opts.out)) opts.format = 'mcap';
       if (!opts.format && sampler) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'mcap';
+      // a ROS 2 recording, or estimates as MCAP, are estimated sample by sample in this thread (no --jobs)
+      const direct = sampler !== null || opts.format === 'mcap';
       // 2. the run; outputs under temporary names until the end
       const sink = openDataSink(opts.out);
       let mcapOut: McapEstimateWriter | null = null;
+      let staleCols: string[] | null = null;
+      /** per channel of a ROS 2 recording, the largest staleness of an estimated sample (s) */
+      const maxStale = new Map<string, number>();
       const errors: LogError[] = [];
       let rows = 0, printed = 0, printedFlags = 0;
       let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
       let outFormat: AnyLogFormat | null = opts.format ?? null;
-      let staleCols: string[] | null = null;
-      /** per channel of a ROS 2 recording, the largest staleness of an estimated sample (s) */
-      const maxStale = new Map<string, number>();
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
-      const skip = (line: number, message: string, where?: string) => {
+      let csvHeaderRow: { cells: string[]; line: number } | null = null;
+      const series = htmlPath !== undefined ? new EstimateSeries() : null;
+      const skip = (line: number, message: string, t?: number, where?: string) => {
         errors.push(where !== undefined ? { line, message, where } : { line, message });
+        series?.skip(line, message, t);
         if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${where !== undefined ? ` ${where}:` : `${line}:`} skipped: ${message}`);
       };
-      // rows of a text log, or samples of a ROS 2 recording
-      async function* rawRows(): AsyncGenerator<RawRow | { kind: 'parsed'; row: Sample | LogError }> {
-        if (sampler) {
-          for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) yield { kind: 'parsed', row };
-        } else yield* logRows(source.text, { onFormat: (f) => { inFormat = f; } });
-      }
+      // one sample estimated in this thread and written in any format (ROS 2 recordings, MCAP out)
+      const estimateDirect = async (parsed: Sample | LogError): Promise<void> => {
+        if ('message' in parsed) { skip(parsed.line, parsed.message, undefined, parsed.where); return; }
+        const sample = parsed;
+        if (st.samples > 0 && rows % BATCH === 1) session.restartPivoting();
+        const out = session.estimate(sample);
+        if (!out.ok) { skip(out.line, out.message, sample.t, sample.stamp !== undefined ? `sample ${sample.line} (t = ${nsText(sample.stamp)} s)` : undefined); return; }
+        const r = out.record;
+        if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
+          printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
+        }
+        series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, sample.truth);
+        if (sample.staleness) for (const [k, a] of sample.staleness) if (!(a <= (maxStale.get(k) ?? -1))) maxStale.set(k, a);
+        outFormat ??= inFormat ?? 'ndjson';
+        if (outFormat === 'mcap') {
+          if (mcapOut === null) {
+            mcapOut = new McapEstimateWriter(sinkWritable(sink), model);
+            await mcapOut.start();
+          }
+          await mcapOut.write({ stamp: sample.stamp ?? secondsToNs(r.t), line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: sample.staleness }, r.estimate);
+        } else if (outFormat === 'csv') {
+          // a ROS 2 recording adds the staleness of each channel, in s (last columns)
+          if (csvHeader === null) {
+            staleCols = sample.staleness ? [...sample.staleness.keys()] : [];
+            for (const k of staleCols) units.set(`staleness.${k}`, 's');
+            csvHeader = [...session.columns(), ...staleCols.map((k) => `staleness.${k}`)];
+            sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+          }
+          sink.write([...session.cells(r), ...staleCols!.map((k) => String(sample.staleness!.get(k)))].map(csvCell).join(',') + '\n');
+        } else {
+          const o = session.toJson(r);
+          if (sample.staleness) o.staleness = Object.fromEntries(sample.staleness);
+          sink.write(JSON.stringify(o) + '\n');
+        }
+      };
       try {
         const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' && !sampler ? await countLines(opts.data) : 0;
-        for await (const raw of rawRows()) {
-          if (raw.kind === 'error') { rows++; skip(raw.line, raw.message); continue; }
-          let parsed: Sample | LogError;
-          if (raw.kind === 'parsed') {
-            rows++;
-            parsed = raw.row;
-          } else if (raw.kind === 'csv') {
-            if (csvReader === null) {
+        // rows go through RowProcessor (src/cli/estimate-rows.ts): in this thread one at a time (one
+        // job), or in batches to a pool of worker threads, written back in the batches' order
+        let local: RowProcessor | null = null, pool: EstimatePool | null = null;
+        const pending: Promise<BatchResult>[] = [];
+        let batch: RawRow[] = [];
+        let lastFlag: { key: string; direction: string } | null = null, lastLayout: string | null = null;
+        const layoutsMet = new Set<string>();
+        const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
+        const setupFor = (): RowSetup => {
+          outFormat ??= inFormat ?? 'ndjson';
+          return { outFormat: outFormat as LogFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: series !== null };
+        };
+        const accept = (b: BatchResult, fromPool: boolean) => {
+          if (fromPool) absorbStats(session, b.stats);
+          for (const r of b.results) {
+            if (r.kind === 'skip') { skip(r.line, r.message, r.t); continue; }
+            let text = r.text;
+            if (fromPool) {
+              // mode switches counted along the rows' order, not per worker
+              if (lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
+              lastLayout = r.layout; layoutsMet.add(r.layout);
+            }
+            if (r.near_singular !== undefined) {
+              // a run of flagged samples is named at its first sample, whichever worker estimated it
+              if (lastFlag !== null && lastFlag.key === r.flag_key) {
+                if (lastFlag.direction !== r.near_singular) {
+                  text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                  r.near_singular = lastFlag.direction;
+                }
+              } else lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
+              if (fromPool) st.flagged.push({ line: r.line, t: r.t, condition: r.condition ?? NaN, direction: r.near_singular });
+              if (!state.quiet && printedFlags++ < ROW_MESSAGES) {
+                printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
+              }
+            } else if (r.condition !== undefined) lastFlag = null;
+            if (r.estimate) {
+              if (fromPool) truth.add(r.estimate, r.truth);
+              series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, r.truth);
+            }
+            if (csvHeader === null && outFormat === 'csv') {
+              csvHeader = session.columns();
+              sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+            }
+            sink.write(text);
+          }
+          if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
+        };
+        const send = async (part: RawRow[], final: boolean) => {
+          if (part.length === 0) return;
+          if (pool === null && jobs > 1 && !final) {
+            pool = new EstimatePool(jobs, {
+              problemFile: resolve(file), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+              options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
+            });
+          }
+          if (pool === null) {
+            local ??= new RowProcessor(session, setupFor());
+            accept(local.run(part, false), false);
+            return;
+          }
+          pending.push(pool.run(part));
+          while (pending.length > (final ? 0 : 2 * jobs)) accept(await pending.shift()!, true);
+        };
+        try {
+          if (sampler) {
+            for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) {
+              rows++;
+              await estimateDirect(row);
+              if (st.samples % 50 === 0) progress(row.line, total);
+            }
+          } else for await (const raw of logRows(source.text, { onFormat: (f) => { inFormat = f; } })) {
+            if (raw.kind === 'csv' && csvHeaderRow === null) {
               try {
                 csvReader = new CsvRows(schema, raw.cells, raw.line);
               } catch (e) {
                 throw new FileError(`${dataName}: ${(e as Error).message}`);
               }
               for (const c of csvReader.ignored) session.stats.ignored.add(c);
+              csvHeaderRow = { cells: raw.cells, line: raw.line };
               continue;
             }
             rows++;
-            parsed = csvReader.parse(raw.cells, raw.line);
-          } else {
-            rows++;
-            parsed = parseNdjsonLine(schema, raw.text, raw.line);
-          }
-          if ('message' in parsed) { skip(parsed.line, parsed.message, parsed.where); continue; }
-          const sample = parsed;
-          const out = session.estimate(sample);
-          if (!out.ok) { skip(out.line, out.message, sample.stamp !== undefined ? `sample ${sample.line} (t = ${nsText(sample.stamp)} s)` : undefined); continue; }
-          const r = out.record;
-          if (sample.staleness) for (const [k, a] of sample.staleness) if (!(a <= (maxStale.get(k) ?? -1))) maxStale.set(k, a);
-          if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
-            printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
-          }
-          outFormat ??= inFormat ?? 'ndjson';
-          if (outFormat === 'mcap') {
-            if (mcapOut === null) {
-              mcapOut = new McapEstimateWriter(sinkWritable(sink), model);
-              await mcapOut.start();
+            if (direct) {
+              // estimates as MCAP: each row parsed and estimated here
+              if (raw.kind === 'error') skip(raw.line, raw.message);
+              else await estimateDirect(raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
+              continue;
             }
-            await mcapOut.write({ stamp: sample.stamp ?? secondsToNs(r.t), line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: sample.staleness }, r.estimate);
-          } else if (outFormat === 'csv') {
-            // a ROS 2 recording adds the staleness of each channel, in s (last columns)
-            if (csvHeader === null) {
-              staleCols = sample.staleness ? [...sample.staleness.keys()] : [];
-              for (const k of staleCols) units.set(`staleness.${k}`, 's');
-              csvHeader = [...session.columns(), ...staleCols.map((k) => `staleness.${k}`)];
-              sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+            if (jobs === 1) {
+              // the pivot order returns to its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
+              if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
+              await send([raw], true);
+              continue;
             }
-            sink.write([...session.cells(r), ...staleCols!.map((k) => String(sample.staleness!.get(k)))].map(csvCell).join(',') + '\n');
-          } else {
-            const o = session.toJson(r);
-            if (sample.staleness) o.staleness = Object.fromEntries(sample.staleness);
-            sink.write(JSON.stringify(o) + '\n');
+            batch.push(raw);
+            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
           }
-          if (st.samples % 50 === 0) progress(r.line, total);
+          await send(batch, true);
+          while (pending.length) accept(await pending.shift()!, true);
+        } finally {
+          if (pool !== null) await (pool as EstimatePool).close();
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
-        if (mcapOut !== null) await mcapOut.end();
+        if (mcapOut !== null) await (mcapOut as McapEstimateWriter).end();
         if (rows === 0) {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
@@ -263,8 +363,16 @@ export function register(program: Command, state: CliState): void {
             warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: [...rosLines, ...layoutLines(session, dataName)],
           }));
         }
+        if (htmlPath !== undefined && series !== null) {
+          writeFileAtomic(htmlPath, estimatePage({
+            title: file, summary: lines, series, jointRows, contactRows, limit: cond ? limit : null, d3Source: d3MinSource(),
+            joints: model.movingJoints().map((j) => ({ name: j.name, type: j.type, units: dofUnits(j).tau })),
+            contacts: es.contacts.map((c) => c.link), sensors: es.sensors.filter((x) => x.block >= 0).map((x) => x.spec.name),
+          }));
+        }
         sink.commit();
-        lines.push(`  wrote ${sink.name}${reportPath !== undefined ? ` and ${reportPath}` : ''}`);
+        const wrote = [reportPath, htmlPath].filter((x) => x !== undefined);
+        lines.push(`  wrote ${sink.name}${wrote.length ? ` and ${wrote.join(' and ')}` : ''}`);
         printMessage(lines.join('\n'));
       } catch (e) {
         sink.abort();
@@ -289,8 +397,6 @@ interface ReportData {
   extra: string[];
 }
 
-/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
-const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 
 /** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data. */
 function layoutLines(session: EstimationSession, dataName: string): string[] {
@@ -306,7 +412,7 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
     const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
-    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}`);
+    out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}${st.badDataAmbiguous ? ` (in ${st.badDataAmbiguous} of them another sensor explains the disagreement about as well: see bad_data.alternatives)` : ''}`);
     const unchecked = new Set(seen.flatMap((l) => l.unchecked));
     if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
   }

@@ -14,6 +14,7 @@ import { register as derivatives } from './derivatives.ts';
 import { register as spy } from './spy.ts';
 import { register as study } from './study.ts';
 import { register as urdf } from './urdf.ts';
+import { register as playground } from './playground.ts';
 
 export interface CliState {
   /** Exit code the process returns once the command has finished. */
@@ -38,6 +39,7 @@ const registrars: Registrar[] = [
   derivatives,
   study,
   urdf,
+  playground,
 ];
 
 export function registerCommands(program: Command, state: CliState): void {

@@ -1,0 +1,137 @@
+/**
+ * `estimate --jobs N`: the estimates written with a pool of worker threads are the same, byte for
+ * byte and in the same order, as with one job, for NDJSON and CSV, with skipped rows among them;
+ * the summary and the report agree but for the timings. Run in this process (the workers load the
+ * sources through tsx) and as the built command line (the workers run dist/cli/estimate-worker.cjs).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LogSchema } from '../../src/io/log.ts';
+import { loadEstimationSystem } from '../../src/node/problem-file.ts';
+import { ensureBuilt } from '../package/dist.ts';
+import { Rng } from '../../src/model/rng.ts';
+import { runCli as run } from './run.ts';
+import { slipperyProblem, syntheticRow } from './synthetic.ts';
+
+const DEMO = 'data/problems/humanoid-demo.json';
+const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-jobs-'));
+const demo = readFileSync('data/demo/humanoid.ndjson', 'utf8').trim().split('\n');
+
+/** the demo's rows with a malformed row, a row whose values are out of range, and a blank line (300 rows: three batches) */
+function rows(): string[] {
+  const r = [...demo];
+  r[40] = '{"t": 0.2, "q": [1, 2';
+  const big = JSON.parse(r[170]);
+  big.v.l_knee = 1e200;
+  r[170] = JSON.stringify(big);
+  r.splice(200, 0, '');
+  return r;
+}
+
+function toCsv(lines: string[]): string {
+  const { es } = loadEstimationSystem(DEMO);
+  const schema = new LogSchema(es);
+  const header = schema.csvHeader();
+  const out = [header.join(',')];
+  for (const l of lines) {
+    let o;
+    try { o = JSON.parse(l); } catch { out.push(l === '' ? '' : 'x,y'); continue; }
+    out.push(header.map((h) => {
+      if (h === 't') return o.t;
+      const [kind, ...rest] = h.split('.');
+      const name = rest.join('.');
+      if (kind === 'q') return o.q[name];
+      if (kind === 'v') return o.v[name];
+      if (kind === 'base') {
+        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
+        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
+      }
+      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
+    }).join(','));
+  }
+  return out.join('\n') + '\n';
+}
+
+/** the report without its timings (µs, ms) */
+const untimed = (s: string) => s.replace(/[0-9.,]+ (µs|ms)/g, 'T').replace(/-[123]\.(ndjson|csv|report)/g, '-N.$1');
+
+describe('estimate --jobs N', () => {
+  const ndjson = join(dir, 'log.ndjson'), csv = join(dir, 'log.csv');
+  beforeAll(() => {
+    writeFileSync(ndjson, rows().join('\n') + '\n');
+    writeFileSync(csv, toCsv(rows()));
+  });
+
+  for (const [fmt, log] of [['NDJSON', ndjson], ['CSV', csv]] as const) {
+    it(`${fmt}: the same bytes in the same order with 1, 2 and 3 jobs, the same skipped rows, summary and report (but timings)`, async () => {
+      const out: { text: string; report: string; html: string; err: string; code: number }[] = [];
+      for (const jobs of [1, 2, 3]) {
+        const o = join(dir, `${fmt}-${jobs}.${fmt.toLowerCase()}`);
+        const r = await run(['estimate', DEMO, '--data', log, '--out', o, '--jobs', String(jobs), '--covariance']);
+        out.push({ text: readFileSync(o, 'utf8'), report: readFileSync(o.replace(/\.\w+$/, '.report.md'), 'utf8'), html: readFileSync(o.replace(/\.\w+$/, '.report.html'), 'utf8'), err: r.err, code: r.code });
+      }
+      expect(out[0].code).toBe(3);
+      expect(out[0].text.trim().split('\n').length).toBe(fmt === 'CSV' ? 1 + 298 : 298);
+      expect(out[0].err).toMatch(fmt === 'CSV' ? /:42: skipped: / : /:41: skipped: not valid JSON/);
+      expect(out[0].err).toMatch(fmt === 'CSV' ? /:172: skipped: .*not finite/ : /:171: skipped: .*not finite/);
+      for (const o of out.slice(1)) {
+        expect(o.code).toBe(out[0].code);
+        expect(o.text === out[0].text).toBe(true);
+        expect(untimed(o.report)).toBe(untimed(out[0].report));
+        expect(untimed(o.err)).toBe(untimed(out[0].err));
+        expect(o.html.length).toBeGreaterThan(0);
+      }
+    });
+  }
+
+  it('flagged samples (near a singular configuration) across batches: the same bytes, each run of them named at its first sample', async () => {
+    const pf = join(dir, 'slippery.json');
+    writeFileSync(pf, JSON.stringify(slipperyProblem(`${process.cwd()}/models/humanoid.urdf`)));
+    const { es } = loadEstimationSystem(pf);
+    const rng = new Rng(5);
+    const legs = ['hip_yaw', 'hip_roll', 'hip_pitch', 'knee', 'ankle_pitch', 'ankle_roll'];
+    const wrenches = { l_sole: [4, -3, 2, 0, 0, 300], r_sole: [-2, 5, -1, 0, 0, 280] };
+    // runs of samples near the singular neutral pose, broken now and then by a typical configuration
+    const log = join(dir, 'slippery.ndjson');
+    const lines: string[] = [];
+    for (let k = 0; k < 400; k++) {
+      const w = k % 97 === 50 ? 0.6 : 0.01;
+      const q = Object.fromEntries(legs.flatMap((j) => [[`l_${j}`, rng.uniform(-w, w)], [`r_${j}`, rng.uniform(-w, w)]]));
+      lines.push(JSON.stringify(syntheticRow(es, { t: k * 0.01, q, wrenches }, rng)));
+    }
+    writeFileSync(log, lines.join('\n') + '\n');
+    const texts: string[] = [];
+    for (const jobs of [1, 2]) {
+      const o = join(dir, `slip-${jobs}.ndjson`);
+      const r = await run(['estimate', pf, '--data', log, '--out', o, '--jobs', String(jobs), '--no-html', '-q']);
+      expect(r.code).toBe(0);
+      texts.push(readFileSync(o, 'utf8'));
+    }
+    const flagged = texts[0].trim().split('\n').filter((l) => l.includes('"near_singular"'));
+    expect(flagged.length).toBeGreaterThan(300);
+    expect(texts[1] === texts[0]).toBe(true);
+  }, 120_000);
+
+  it('--jobs must be a whole number from 1', async () => {
+    for (const bad of ['0', 'two', '1.5', '-1']) {
+      const r = await run(['estimate', DEMO, '--data', ndjson, '--out', join(dir, 'bad.ndjson'), '--jobs', bad]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/--jobs must be a whole number/);
+    }
+  });
+
+  it('the built command line (dist/cli/sparsedyn.cjs, workers from dist/cli/estimate-worker.cjs) writes the same bytes with 2 jobs as with 1', () => {
+    ensureBuilt();
+    const texts = [1, 2].map((jobs) => {
+      const o = join(dir, `bin-${jobs}.ndjson`);
+      const r = spawnSync(process.execPath, [resolve('bin/sparsedyn.mjs'), 'estimate', DEMO, '--data', ndjson, '--out', o, '--jobs', String(jobs), '-q'], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(3);
+      return readFileSync(o, 'utf8');
+    });
+    expect(texts[1] === texts[0]).toBe(true);
+    expect(texts[0].trim().split('\n').length).toBe(298);
+  }, 60_000);
+});

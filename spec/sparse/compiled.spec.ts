@@ -1,0 +1,112 @@
+/**
+ * The compiled refactor and solve (compiled.ts, FactorOptions.compile) against the generic kernels:
+ * the same factors, solutions and counts bit for bit, refinement and row scaling included; a failed
+ * pivot check falls back to the generic kernels (re-pivoting, errors naming the column).
+ */
+import { describe, expect, it } from 'vitest';
+import { LuForwardDynamics, LuInverseDynamics } from '../../src/assembly/dynamics.ts';
+import { chain, randomTree } from '../../src/model/generators.ts';
+import { randomConfiguration } from '../../src/model/random.ts';
+import { Rng } from '../../src/model/rng.ts';
+import { analyze, NumericLU, type CscMatrix } from '../../src/sparse/index.ts';
+import { randomSparse, rng } from './util.ts';
+
+function counts(lu: NumericLU): number[] {
+  return [lu.factorMuls, lu.factorAdds, lu.factorDivs, lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineMuls, lu.refineAdds, lu.refineDivs, lu.refineSteps];
+}
+
+describe('compiled LU', () => {
+  it('same factors, solutions and counts as the generic kernels (refinement 0 or 1, row scaling)', () => {
+    const rand = rng(31);
+    for (let trial = 0; trial < 12; trial++) {
+      const n = 10 + Math.floor(rand() * 80);
+      const A = randomSparse(n, n, 2 + Math.floor(rand() * 3), rand);
+      const S = analyze(A);
+      const opts = { refine: trial % 2, scale: trial % 3 === 0 ? 'max' as const : 'none' as const };
+      const g = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'never' });
+      const c = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'always' });
+      for (let rep = 0; rep < 2; rep++) {
+        const Ax = Float64Array.from(A.Ax, (v) => v * (1 + 0.1 * rand()));
+        g.refactor(Ax);
+        c.refactor(Ax);
+        expect(c.compiled, `trial ${trial}`).toBe(true);
+        expect(Array.from(c.LUx)).toEqual(Array.from(g.LUx));
+        const B = Float64Array.from({ length: 2 * n }, () => rand() - 0.5);
+        const xg = g.solveMany(new Float64Array(2 * n), B, 2);
+        const xc = c.solveMany(new Float64Array(2 * n), B, 2);
+        expect(Array.from(xc), `trial ${trial}`).toEqual(Array.from(xg));
+        expect(counts(c), `trial ${trial}`).toEqual(counts(g));
+        // sparse right-hand sides (unit vectors and a sparse column): same solutions and counts
+        const E = new Float64Array(3 * n);
+        E[0] = 1; E[n + n - 1] = 1; E[2 * n + (n >> 1)] = -2; E[2 * n + 1] = 0.5;
+        const zg = g.solveManySparse(new Float64Array(3 * n), E, 3);
+        const zc = c.solveManySparse(new Float64Array(3 * n), E, 3);
+        expect(Array.from(zc), `trial ${trial}`).toEqual(Array.from(zg));
+        expect(counts(c), `trial ${trial}`).toEqual(counts(g));
+      }
+    }
+  });
+
+  it('auto compiles at the compileAfter-th refactor, never does not', () => {
+    const A = randomSparse(40, 40, 3, rng(8));
+    const S = analyze(A);
+    const auto = new NumericLU(S, { kernel: 'mapped', compile: 'auto', compileAfter: 3 });
+    const never = new NumericLU(S, { kernel: 'mapped', compile: 'never' });
+    const byDefault = new NumericLU(S, { kernel: 'mapped' });
+    for (let k = 1; k <= 16; k++) {
+      auto.refactor(A.Ax);
+      never.refactor(A.Ax);
+      byDefault.refactor(A.Ax);
+      expect(auto.compiled).toBe(k >= 3);
+      expect(byDefault.compiled).toBe(k >= 16);
+    }
+    expect(never.compiled).toBe(false);
+    expect(new NumericLU(S, { compile: 'auto', compileAfter: 1, compileLimit: 0 }).refactor(A.Ax).compiled).toBe(false);
+    expect(() => new NumericLU(S, { compile: 'sometimes' as 'auto' })).toThrow('compile is "sometimes", expected auto, always or never');
+  });
+
+  it('a pivot that fails its check falls back to the generic kernels: re-pivots, then compiles the new layout', () => {
+    const rand = rng(21);
+    const A = randomSparse(60, 60, 3, rand);
+    const S = analyze(A);
+    const big = S.orderings.reduce((a, o) => (o.size > a.size ? o : a));
+    const k = big.start;
+    const j = S.q[k];
+    let slot = -1;
+    for (let t = A.Ap[j]; t < A.Ap[j + 1]; t++) if (A.Ai[t] === S.p[k]) slot = t;
+    const Ax = A.Ax.slice();
+    Ax[slot] = 1e-9;
+    const g = new NumericLU(S, { kernel: 'mapped', compile: 'never' }).refactor(A.Ax);
+    const c = new NumericLU(S, { kernel: 'mapped', compile: 'always' }).refactor(A.Ax);
+    expect(c.compiled).toBe(true);
+    g.refactor(Ax);
+    c.refactor(Ax);
+    expect(c.pivoted).toBe(true);
+    expect(c.repivots).toBe(1);
+    expect(Array.from(c.symbolic.p)).toEqual(Array.from(g.symbolic.p));
+    c.refactor(Ax);
+    g.refactor(Ax);
+    expect(c.compiled).toBe(true);
+    expect(Array.from(c.LUx)).toEqual(Array.from(g.LUx));
+    expect(counts(c)).toEqual(counts(g));
+    // a zero 1×1 pivot is reported by the generic kernel, naming the column
+    const T: CscMatrix = { m: 2, n: 2, Ap: Int32Array.from([0, 1, 2]), Ai: Int32Array.from([0, 1]), Ax: Float64Array.from([1, 2]) };
+    const lt = new NumericLU(analyze(T), { compile: 'always', colNames: ['x', 'y'] }).refactor(T.Ax);
+    expect(() => lt.refactor(Float64Array.from([1, 0]))).toThrow(/y/);
+  });
+
+  it('robot dynamics: compiled forward and inverse dynamics equal the generic ones bit for bit, counts included', () => {
+    for (const model of [chain(6), randomTree(20, 4, { floatingBase: true })]) {
+      for (const K of [LuForwardDynamics, LuInverseDynamics]) {
+        const g = new K(model, { compile: 'never' }), c = new K(model, { compile: 'always' });
+        const r = new Rng(3);
+        for (let t = 0; t < 3; t++) {
+          const q = randomConfiguration(model, r), v = r.array(model.nv, -1, 1), x = r.array(model.nv, -1, 1);
+          expect(Array.from(c.solve(q, v, x))).toEqual(Array.from(g.solve(q, v, x)));
+          expect(counts(c.solver.lu)).toEqual(counts(g.solver.lu));
+        }
+        expect(c.solver.lu.compiled).toBe(true);
+      }
+    }
+  });
+});

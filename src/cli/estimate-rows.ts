@@ -1,0 +1,156 @@
+/**
+ * The per-row work of `sparsedyn estimate` on a batch of raw log rows, written once and run either
+ * in the main thread (one job) or in worker threads (`--jobs N`, estimate-worker.ts): parse each
+ * row, estimate it with the session, format the estimate as an NDJSON line or a CSV row. Results
+ * come back in the batch's order; the caller writes them in the order of the batches, so that the
+ * output is the same, byte for byte, whatever the number of jobs. What a batch adds to the run's
+ * figures comes back with it (`BatchStats`), for the main thread's session to absorb.
+ */
+import type { NamedEstimate } from '../estimation/outputs.ts';
+import type { EstimationSession, SessionStats } from '../estimation/session.ts';
+import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptions, type Sample } from '../io/log.ts';
+import type { LogFormat, RawRow } from '../io/log-reader.ts';
+
+/** One row's outcome. `estimate` and `truth` come with an estimated row when the caller asked for them. */
+export type RowResult =
+  | { kind: 'skip'; line: number; message: string; t?: number }
+  | {
+    kind: 'ok'; line: number; t: number; text: string;
+    /** the layout's key (sensors used | contact mode) */
+    layout: string;
+    condition?: number; near_singular?: string; flag_key?: string;
+    estimate?: NamedEstimate; truth?: unknown;
+  };
+
+/** A layout met in a batch: what the session's list of layouts keeps, and the batch's samples in it. */
+export interface SeenLayout { key: string; sensors: string[]; mode: string; verdict: string; samples: number; priorOnly: string[]; unchecked: string[]; checked: string[] }
+
+/** What a batch adds to the run's figures. */
+export interface BatchStats {
+  times: number[]; condTimes: number[]; conditions: number[];
+  samples: number; flops: number; condFlops: number; partial: number; maxQuaternionDeviation: number;
+  analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; analyses: number;
+  modes: [string, number][]; suspects: [string, number][]; ignored: string[]; layouts: SeenLayout[];
+}
+
+export interface BatchResult {
+  results: RowResult[];
+  stats: BatchStats;
+}
+
+/** How rows are read and written: the formats, the CSV header of the log, what comes back. */
+export interface RowSetup {
+  outFormat: LogFormat;
+  schema: LogSchemaOptions;
+  /** the log's CSV header cells and line (CSV logs) */
+  csvHeader?: { cells: string[]; line: number };
+  /** send each estimate (torques, contact wrenches, residuals, tau_std) and the row's truth back */
+  withEstimates: boolean;
+}
+
+/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
+export const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
+
+/** the figures of a batch estimated by the caller's own session (nothing to absorb) */
+const NO_STATS: BatchStats = {
+  times: [], condTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
+  analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, analyses: 0, modes: [], suspects: [], ignored: [], layouts: [],
+};
+function mapDelta(after: Map<string, number>, before: Map<string, number>): [string, number][] {
+  const out: [string, number][] = [];
+  for (const [k, v] of after) { const d = v - (before.get(k) ?? 0); if (d !== 0) out.push([k, d]); }
+  return out;
+}
+
+/** A batch processor bound to one session. */
+export class RowProcessor {
+  readonly schema: LogSchema;
+  private readonly csv: CsvRows | null;
+
+  constructor(readonly session: EstimationSession, readonly setup: RowSetup) {
+    this.schema = new LogSchema(session.es, setup.schema);
+    this.csv = setup.csvHeader ? new CsvRows(this.schema, setup.csvHeader.cells, setup.csvHeader.line) : null;
+  }
+
+  /**
+   * Parse, estimate and format every row of the batch; with `withStats` (a worker's batch), what it
+   * added to the session's figures comes back with it.
+   */
+  run(rows: RawRow[], withStats = true): BatchResult {
+    const session = this.session, st = session.stats;
+    if (!withStats) return { results: this.rows(rows), stats: NO_STATS };
+    // a worker's batch need not follow its previous one: a run of flagged samples starts afresh (the
+    // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
+    session.breakRun();
+    session.restartPivoting();
+    const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
+    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), analyses: session.layouts.analyses };
+    const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
+    const results = this.rows(rows);
+    const layouts: SeenLayout[] = [];
+    for (const [key, v] of session.layouts.seen) {
+      const d = v.samples - (seenBefore.get(key) ?? 0);
+      if (d !== 0 || !seenBefore.has(key)) layouts.push({ key, ...v, samples: d });
+    }
+    const stats: BatchStats = {
+      times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), conditions: st.conditions.slice(k0),
+      samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
+      maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
+      badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected,
+      analyses: session.layouts.analyses - before.analyses,
+      modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
+    };
+    return { results, stats };
+  }
+
+  private rows(rows: RawRow[]): RowResult[] {
+    const session = this.session;
+    const results: RowResult[] = [];
+    for (const raw of rows) {
+      if (raw.kind === 'error') { results.push({ kind: 'skip', line: raw.line, message: raw.message }); continue; }
+      let parsed: Sample | LogError;
+      if (raw.kind === 'csv') {
+        if (!this.csv) throw new Error('a CSV row without the log\'s header');
+        parsed = this.csv.parse(raw.cells, raw.line);
+      } else parsed = parseNdjsonLine(this.schema, raw.text, raw.line);
+      if ('message' in parsed) { results.push({ kind: 'skip', line: parsed.line, message: parsed.message }); continue; }
+      const out = session.estimate(parsed);
+      if (!out.ok) { results.push({ kind: 'skip', line: out.line, message: out.message, t: parsed.t }); continue; }
+      const r = out.record;
+      const text = this.setup.outFormat === 'csv' ? session.cells(r).map(csvCell).join(',') + '\n' : JSON.stringify(session.toJson(r)) + '\n';
+      const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: `${r.sensors.join(',')}|${r.mode}` };
+      if (r.condition !== undefined) res.condition = r.condition;
+      if (r.near_singular !== undefined) { res.near_singular = r.near_singular; res.flag_key = r.flag_key; }
+      if (this.setup.withEstimates) {
+        const e = r.estimate;
+        res.estimate = { tau: e.tau, qdd: {}, contact_wrenches: e.contact_wrenches, joint_wrenches: {}, residuals: e.residuals, ...(e.tau_std ? { tau_std: e.tau_std } : {}) };
+        res.truth = parsed.truth;
+      }
+      results.push(res);
+    }
+    return results;
+  }
+}
+
+/**
+ * Add a batch estimated by another session (a worker's) to this session's figures. Flagged samples,
+ * mode switches and the accuracy against the truth are taken from the ordered rows by the caller.
+ */
+export function absorbStats(session: EstimationSession, b: BatchStats): void {
+  const st: SessionStats = session.stats;
+  for (const x of b.times) st.times.push(x);
+  for (const x of b.condTimes) st.condTimes.push(x);
+  for (const x of b.conditions) st.conditions.push(x);
+  st.samples += b.samples; st.flops += b.flops; st.condFlops += b.condFlops; st.partial += b.partial;
+  st.maxQuaternionDeviation = Math.max(st.maxQuaternionDeviation, b.maxQuaternionDeviation);
+  st.analysesAtSeenSwitches += b.analysesAtSeenSwitches; st.badDataTested += b.badDataTested; st.badDataDetected += b.badDataDetected;
+  for (const [k, d] of b.modes) st.modes.set(k, (st.modes.get(k) ?? 0) + d);
+  for (const [k, d] of b.suspects) st.suspects.set(k, (st.suspects.get(k) ?? 0) + d);
+  for (const c of b.ignored) st.ignored.add(c);
+  session.layouts.analyses += b.analyses;
+  for (const l of b.layouts) {
+    const s = session.layouts.seen.get(l.key);
+    if (s) s.samples += l.samples;
+    else session.layouts.seen.set(l.key, { sensors: l.sensors, mode: l.mode, verdict: l.verdict, samples: l.samples, priorOnly: l.priorOnly, unchecked: l.unchecked, checked: l.checked });
+  }
+}

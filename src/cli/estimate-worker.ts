@@ -1,0 +1,41 @@
+/**
+ * Worker thread of `sparsedyn estimate --jobs N` (run by a piscina pool, estimate-pool.ts): builds
+ * its own estimation system from the problem file, and its own session from the main thread's
+ * offline work (analysis, sparse LU ordering and patterns, condition calibration, as JSON), so it
+ * holds its own factor workspaces and orders nothing; then estimates batches of raw rows
+ * (estimate-rows.ts) and returns their formatted outputs.
+ */
+import { workerData } from 'piscina';
+import type { RawRow } from '../io/log-reader.ts';
+import type { LayoutOffline } from '../estimation/layouts.ts';
+import { EstimationSession, type SessionOptions } from '../estimation/session.ts';
+import { loadEstimationSystem } from '../node/problem-file.ts';
+import { RowProcessor, type BatchResult, type RowSetup } from './estimate-rows.ts';
+
+/** What each worker starts from (piscina's workerData). */
+export interface WorkerInit {
+  /** the problem file (absolute path) */
+  problemFile: string;
+  options: Omit<SessionOptions, 'offline'>;
+  offline: LayoutOffline[];
+  setup: RowSetup;
+  /** size of the estimation system the main thread built: the worker's must match */
+  n: number;
+  m: number;
+}
+
+let processor: RowProcessor | null = null;
+
+function init(): RowProcessor {
+  const w = workerData as WorkerInit;
+  const { es } = loadEstimationSystem(w.problemFile);
+  if (es.sys.n !== w.n || es.sys.m !== w.m) throw new Error(`${w.problemFile} changed during the run (${es.sys.n} unknowns and ${es.sys.m} equations now, ${w.n} and ${w.m} at the start)`);
+  const session = new EstimationSession(es, { ...w.options, offline: w.offline });
+  return new RowProcessor(session, w.setup);
+}
+
+/** Estimate one batch of rows. */
+export default function estimateBatch(rows: RawRow[]): BatchResult {
+  processor ??= init();
+  return processor.run(rows);
+}

@@ -1,0 +1,452 @@
+/**
+ * code = compileLU(layout): the refactor and the solve of one NumericLU as straight-line
+ * WebAssembly, generated from its fixed patterns and pivot order (the symbolic factorization is
+ * known before the first step, as in robot-specific code generators). Every multiply-subtract of the
+ * mapped kernel becomes `X[t] -= X[s] * u` with t and s constant memory offsets: no index is loaded
+ * at run time, and V8 compiles the module at once (its baseline compiler; the optimizing one
+ * follows in the background).
+ *
+ * The generated code performs the same IEEE operations in the same order as the generic kernels
+ * (numeric.ts: blockMapped, solveInto with one step of working-precision refinement), so factors
+ * and solutions are the same bit for bit. The pivot checks (threshold, growth, zero and non-finite
+ * values) are kept; when one fails, `factor` returns false and the caller runs the generic pass,
+ * which re-pivots or reports the error.
+ *
+ * Candidates measured before this one (reports/bench-lu-time.md): the same straight-line code as
+ * JavaScript (new Function) ran 0.6× the mapped kernel's time once optimized, but V8 took 0.15–1.6 s
+ * to optimize each function of ~100 statements on a loaded machine, running 10–100× slower until
+ * then; WebAssembly runs 2× faster than the mapped kernel from the first call and 4–5× once tiered up.
+ *
+ * Size: straight-line code trades index loads for instruction fetches. Measured on this project's
+ * machine (AMD EPYC, V8 11.3): up to ~45,000 statements (a 48-link chain's forward dynamics) the
+ * compiled refactor + solve is 1.5–3.6× faster than the generic kernels; between 45,000 and 65,000
+ * the forward dynamics gains little or loses (the refactor alone still gains 2×, the refined solve
+ * loses); at 90,000 (96 links) it loses 1.4–2×. FactorOptions.compileLimit bounds what 'auto' compiles.
+ *
+ * Memory (one WebAssembly.Memory, f64 slots): X = LU values (NumericLU.LUx is a view on it), A =
+ * C's values in A's order (copied in at each refactor), Cb = in-block values of C (refinement), then
+ * the solve's w, rb, dz and out (out[q_j] = y_j), and one scratch slot.
+ */
+
+/** Everything the generator reads: the numeric layout of a NumericLU and its options. */
+export interface CompileInput {
+  n: number;
+  /** number of entries of A */
+  nnz: number;
+  /** block boundaries r[0..nblocks] */
+  r: Int32Array;
+  nblocks: number;
+  /** in-block entries of C: column pointers, rows, slots in A */
+  Bp: Int32Array;
+  Bi: Int32Array;
+  Bslot: Int32Array;
+  /** off-block entries: column pointers and slots in A */
+  Op: Int32Array;
+  Oslot: Int32Array;
+  q: Int32Array;
+  cs: Int32Array;
+  us: Int32Array;
+  dpos: Int32Array;
+  LUi: Int32Array;
+  Bpos: Int32Array;
+  Opos: Int32Array;
+  /** mapped-kernel tables */
+  T: Uint16Array;
+  Tp: Int32Array;
+  Llo: Int32Array;
+  Lhi: Int32Array;
+  growthLimit: number;
+  checkTol: number;
+  /** refinement steps: the solve is compiled for 0 or 1 working-precision step, not for more */
+  refine: number;
+  /** largest code to instantiate (statements); above it compileLU returns null */
+  maxStatements: number;
+}
+
+/** Compiled refactor and solve of one layout, with the views on their memory. */
+export interface CompiledLU {
+  /** LU values (length cs[n]) */
+  readonly X: Float64Array;
+  /** C's values in A's order: set before `factor` */
+  readonly A: Float64Array;
+  /** in-block values of C (refinement; length Bp[n] or 0) */
+  readonly Cb: Float64Array;
+  /** right-hand side, permuted (w_k = b_{p_k}, scaled): set before `solve` */
+  readonly w: Float64Array;
+  /** solution after `solve` (in A's column order) */
+  readonly out: Float64Array;
+  /** X from A (and Cb); false when a check failed (X is then partly written) */
+  factor(): boolean;
+  /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled */
+  readonly solve: (() => void) | null;
+  /** out = C⁻¹ w skipping the columns whose unknown is zero (NumericLU.solveManySparse); returns the multiply-subtracts done; null with refinement */
+  readonly solveSparse: (() => number) | null;
+  /** statements generated and bytes of WebAssembly */
+  readonly statements: number;
+  readonly bytes: number;
+}
+
+/** statements per generated function (a function's locals do not outlive it; V8 tiers functions up one by one) */
+const CHUNK = 2000;
+
+// WebAssembly opcodes used
+const OP = {
+  block: 0x02, if: 0x04, end: 0x0b, return: 0x0f, localGet: 0x20, localSet: 0x21, localTee: 0x22,
+  i32Const: 0x41, f64Const: 0x44, f64Load: 0x2b, f64Store: 0x39, i32Eqz: 0x45, i32And: 0x71, i32Or: 0x72,
+  f64Eq: 0x61, f64Lt: 0x63, f64Gt: 0x64, f64Le: 0x65, f64Abs: 0x99, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
+  f64Div: 0xa3, f64Max: 0xa5, void: 0x40,
+} as const;
+
+/** A growable byte buffer with WebAssembly's encodings. */
+class Bytes {
+  buf: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 12);
+  len = 0;
+  byte(b: number): void {
+    if (this.len === this.buf.length) {
+      const nb = new Uint8Array(this.buf.length * 2);
+      nb.set(this.buf);
+      this.buf = nb;
+    }
+    this.buf[this.len++] = b;
+  }
+  bytes(a: ArrayLike<number>): void {
+    for (let i = 0; i < a.length; i++) this.byte(a[i]);
+  }
+  /** unsigned LEB128 */
+  u32(n: number): void {
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n !== 0) b |= 0x80;
+      this.byte(b);
+    } while (n !== 0);
+  }
+  f64(x: number): void {
+    const d = new DataView(new ArrayBuffer(8));
+    d.setFloat64(0, x, true);
+    for (let i = 0; i < 8; i++) this.byte(d.getUint8(i));
+  }
+  view(): Uint8Array<ArrayBuffer> {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
+/** Function bodies under construction: statements are counted; a new function starts past CHUNK. */
+class Functions {
+  readonly bodies: Uint8Array[] = [];
+  code = new Bytes();
+  count = 0;
+  statements = 0;
+  /** `epilogue`: the bytes that end every function (its result) */
+  constructor(private readonly nlocals: number, private readonly epilogue: readonly number[]) {}
+  /** begin a self-contained group of statements (may start a new function) */
+  group(size: number): Bytes {
+    if (this.count > 0 && this.count + size > CHUNK) this.close();
+    this.count += size;
+    this.statements += size;
+    return this.code;
+  }
+  close(): void {
+    if (this.count === 0 && this.bodies.length > 0) return;
+    const c = this.code;
+    c.bytes(this.epilogue);
+    c.byte(OP.end);
+    const body = new Bytes();
+    body.byte(1); // one run of locals
+    body.u32(this.nlocals);
+    body.byte(0x7c); // f64
+    body.bytes(c.view());
+    this.bodies.push(body.view().slice());
+    this.code = new Bytes();
+    this.count = 0;
+  }
+}
+
+/** The module: imported memory, functions of type () → i32 (factor) then () → () (solve), exported as f0, f1, … */
+function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], sparseBodies: Uint8Array[], pages: number): Uint8Array<ArrayBuffer> {
+  const m = new Bytes();
+  m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+  const section = (id: number, s: Bytes) => {
+    m.byte(id);
+    m.u32(s.len);
+    m.bytes(s.view());
+  };
+  const types = new Bytes();
+  types.bytes([2, 0x60, 0, 1, 0x7f, 0x60, 0, 0]);
+  section(1, types);
+  const imports = new Bytes();
+  imports.bytes([1, 1, 0x65, 1, 0x6d, 0x02, 0x00]); // "e"."m": memory, min pages
+  imports.u32(pages);
+  section(2, imports);
+  const nf = factorBodies.length + solveBodies.length + sparseBodies.length;
+  const funcs = new Bytes();
+  funcs.u32(nf);
+  for (let i = 0; i < nf; i++) funcs.byte(i < factorBodies.length || i >= factorBodies.length + solveBodies.length ? 0 : 1);
+  section(3, funcs);
+  const exports = new Bytes();
+  exports.u32(nf);
+  for (let i = 0; i < nf; i++) {
+    const name = `f${i}`;
+    exports.u32(name.length);
+    for (let k = 0; k < name.length; k++) exports.byte(name.charCodeAt(k));
+    exports.byte(0x00);
+    exports.u32(i);
+  }
+  section(7, exports);
+  const code = new Bytes();
+  code.u32(nf);
+  for (const b of [...factorBodies, ...solveBodies, ...sparseBodies]) {
+    code.u32(b.length);
+    code.bytes(b);
+  }
+  section(10, code);
+  return m.view();
+}
+
+/** whether this JavaScript engine runs WebAssembly */
+export function canCompile(): boolean {
+  return typeof WebAssembly === 'object' && typeof WebAssembly.Module === 'function';
+}
+
+/**
+ * Generates, compiles and instantiates the refactor (always) and the solve (without refinement or
+ * with one working-precision step). Allocates; run once per layout.
+ */
+export function compileLU(c: CompileInput): CompiledLU | null {
+  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos, T, Tp, Llo, Lhi } = c;
+  const nX = cs[n];
+  const nC = c.refine > 0 ? Bp[n] : 0;
+  // memory layout, in f64 slots
+  const xO = 0, aO = xO + nX, cO = aO + nnz, wO = cO + nC, rbO = wO + n, dzO = rbO + n, outO = dzO + n, scO = outO + n;
+  const slots = scO + 1;
+  const pages = Math.max(1, Math.ceil((slots * 8) / 65536));
+  const G = c.growthLimit;
+  const RT = 1 / c.checkTol;
+  // factor locals: 0 v, 1 m, 2 ul, 3 u, 4 p, 5 a, 6 l
+  const V = 0, M = 1, UL = 2, U = 3, P = 4, AA = 5, L = 6;
+  const F = new Functions(7, [OP.i32Const, 1]);
+  let b: Bytes = F.code;
+  const load = (slot: number) => { b.byte(OP.i32Const); b.byte(0); b.byte(OP.f64Load); b.byte(3); b.u32(slot * 8); };
+  const addr = () => { b.byte(OP.i32Const); b.byte(0); };
+  const store = (slot: number) => { b.byte(OP.f64Store); b.byte(3); b.u32(slot * 8); };
+  const get = (i: number) => { b.byte(OP.localGet); b.byte(i); };
+  const set = (i: number) => { b.byte(OP.localSet); b.byte(i); };
+  const fconst = (x: number) => { b.byte(OP.f64Const); b.f64(x); };
+  /** the i32 on the stack is 1 when a check fails: return 0 */
+  const failIf = () => { b.byte(OP.if); b.byte(OP.void); b.byte(OP.i32Const); b.byte(0); b.byte(OP.return); b.byte(OP.end); };
+  /** fail unless |local i| ≤ local lim (NaN fails) */
+  const checkAbsLe = (i: number, lim: number) => { get(i); b.byte(OP.f64Abs); get(lim); b.byte(OP.f64Le); b.byte(OP.i32Eqz); failIf(); };
+  for (let blk = 0; blk < nblocks; blk++) {
+    const k1 = r[blk];
+    const k2 = r[blk + 1];
+    if (k2 - k1 === 1) {
+      // v = A(slot); fail if v === 0 or not finite; X[d] = v
+      b = F.group(1);
+      load(aO + Bslot[Bp[k1]]);
+      set(V);
+      get(V); fconst(0); b.byte(OP.f64Eq);
+      get(V); get(V); b.byte(OP.f64Sub); fconst(0); b.byte(OP.f64Eq); b.byte(OP.i32Eqz);
+      b.byte(OP.i32Or);
+      failIf();
+      addr(); get(V); store(xO + dpos[k1]);
+      continue;
+    }
+    // zero the block's slots C does not fill, scatter C_bb, m = max |C_bb|; ul = G m kept in the scratch slot
+    const filled = new Uint8Array(cs[k2] - cs[k1]);
+    b = F.group(Bp[k2] - Bp[k1] + (cs[k2] - cs[k1]) + 2);
+    fconst(0); set(M);
+    for (let e = Bp[k1]; e < Bp[k2]; e++) {
+      filled[Bpos[e] - cs[k1]] = 1;
+      addr(); load(aO + Bslot[e]); b.byte(OP.localTee); b.byte(V); store(xO + Bpos[e]);
+      get(M); get(V); b.byte(OP.f64Abs); b.byte(OP.f64Max); set(M);
+    }
+    for (let t = cs[k1]; t < cs[k2]; t++) {
+      if (filled[t - cs[k1]] === 0) { addr(); fconst(0); store(xO + t); }
+    }
+    get(M); fconst(Infinity); b.byte(OP.f64Lt); b.byte(OP.i32Eqz); failIf();
+    addr(); fconst(G); get(M); b.byte(OP.f64Mul); store(scO);
+    let o = Tp[k1];
+    for (let k = k1; k < k2; k++) {
+      const c0 = cs[k];
+      const d = dpos[k];
+      const c1 = cs[k + 1];
+      let size = 2 + (c1 - d);
+      for (let pu = us[k]; pu < d; pu++) size += 1 + Lhi[pu] - Llo[pu];
+      b = F.group(size);
+      load(scO); set(UL);
+      for (let pu = us[k]; pu < d; pu++) {
+        load(xO + pu); set(U);
+        checkAbsLe(U, UL);
+        for (let s = Llo[pu]; s < Lhi[pu]; s++) {
+          const t = c0 + T[o++];
+          addr(); load(xO + t); load(xO + s); get(U); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(xO + t);
+        }
+      }
+      // pivot: fail unless 0 < |p| ≤ ul; l = |p| / checkTol; L(:,k) = x / p with |x| ≤ l
+      load(xO + d); set(P);
+      get(P); b.byte(OP.f64Abs); set(AA);
+      get(AA); fconst(0); b.byte(OP.f64Gt); get(AA); get(UL); b.byte(OP.f64Le); b.byte(OP.i32And); b.byte(OP.i32Eqz); failIf();
+      get(AA); fconst(RT); b.byte(OP.f64Mul); set(L);
+      for (let s = d + 1; s < c1; s++) {
+        load(xO + s); set(V);
+        checkAbsLe(V, L);
+        addr(); get(V); get(P); b.byte(OP.f64Div); store(xO + s);
+      }
+    }
+  }
+  // entries above the diagonal blocks, and the in-block values of C for the refinement
+  for (let e = 0; e < Op[n]; e++) {
+    b = F.group(1);
+    addr(); load(aO + Oslot[e]); store(xO + Opos[e]);
+  }
+  if (nC > 0) {
+    for (let blk = 0; blk < nblocks; blk++) {
+      if (r[blk + 1] - r[blk] < 2) continue;
+      for (let e = Bp[r[blk]]; e < Bp[r[blk + 1]]; e++) {
+        b = F.group(1);
+        addr(); load(aO + Bslot[e]); store(cO + e);
+      }
+    }
+  }
+  F.close();
+  const factorStatements = F.statements;
+
+  // ---- solve (local 0: x)
+  const compileSolve = c.refine <= 1;
+  const S = new Functions(1, []);
+  if (compileSolve) {
+    const X0 = 0;
+    const refine = c.refine > 0;
+    /** v[i] -= X[t] x  for the slots t of [t0, t1) with rows LUi[t] */
+    const updates = (vO: number, t0: number, t1: number) => {
+      for (let t = t0; t < t1; t++) {
+        addr(); load(vO + LUi[t]); load(xO + t); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(vO + LUi[t]);
+      }
+    };
+    /** NumericLU.blockSolve on vector vO, block [k1, k2) */
+    const blockSolve = (vO: number, k1: number, k2: number) => {
+      for (let j = k1; j < k2; j++) {
+        const s1 = cs[j + 1];
+        b = S.group(1 + s1 - dpos[j] - 1);
+        load(vO + j); set(X0);
+        updates(vO, dpos[j] + 1, s1);
+      }
+      for (let j = k2 - 1; j >= k1; j--) {
+        const d = dpos[j];
+        b = S.group(1 + d - us[j]);
+        load(vO + j); load(xO + d); b.byte(OP.f64Div); set(X0);
+        addr(); get(X0); store(vO + j);
+        updates(vO, us[j], d);
+      }
+    };
+    for (let blk = nblocks - 1; blk >= 0; blk--) {
+      const k1 = r[blk];
+      const k2 = r[blk + 1];
+      if (k2 - k1 === 1 || !refine) {
+        if (k2 - k1 > 1) {
+          for (let j = k1; j < k2; j++) {
+            const s1 = cs[j + 1];
+            b = S.group(1 + s1 - dpos[j] - 1);
+            load(wO + j); set(X0);
+            updates(wO, dpos[j] + 1, s1);
+          }
+        }
+        for (let j = k2 - 1; j >= k1; j--) {
+          const d = dpos[j];
+          b = S.group(1 + d - cs[j]);
+          load(wO + j); load(xO + d); b.byte(OP.f64Div); set(X0);
+          addr(); get(X0); store(outO + q[j]);
+          updates(wO, cs[j], d);
+        }
+        continue;
+      }
+      // refined block: rb = w; w = C_bb \ w; dz = rb − C_bb w; dz = C_bb \ dz; w += dz; then the rows above
+      b = S.group(k2 - k1);
+      for (let j = k1; j < k2; j++) { addr(); load(wO + j); store(rbO + j); }
+      blockSolve(wO, k1, k2);
+      b = S.group(k2 - k1);
+      for (let j = k1; j < k2; j++) { addr(); load(rbO + j); store(dzO + j); }
+      for (let k = k1; k < k2; k++) {
+        b = S.group(1 + Bp[k + 1] - Bp[k]);
+        load(wO + k); set(X0);
+        for (let e = Bp[k]; e < Bp[k + 1]; e++) {
+          addr(); load(dzO + Bi[e]); load(cO + e); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(dzO + Bi[e]);
+        }
+      }
+      blockSolve(dzO, k1, k2);
+      b = S.group(k2 - k1);
+      for (let j = k1; j < k2; j++) { addr(); load(wO + j); load(dzO + j); b.byte(OP.f64Add); store(wO + j); }
+      for (let j = k1; j < k2; j++) {
+        b = S.group(1 + us[j] - cs[j]);
+        load(wO + j); set(X0);
+        addr(); get(X0); store(outO + q[j]);
+        updates(wO, cs[j], us[j]);
+      }
+    }
+    S.close();
+  }
+  // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
+  // each function returns the multiply-subtracts it did (local 1 counts them)
+  const compileSparse = c.refine === 0 || nblocks === n;
+  const Z = new Functions(2, [OP.localGet, 1, 0xaa /* i32.trunc_f64_s */]);
+  if (compileSparse) {
+    const X0 = 0, CNT = 1;
+    const guarded = (t0: number, t1: number, vO: number) => {
+      if (t1 <= t0) return;
+      get(X0); fconst(0); b.byte(0x62 /* f64.ne */); b.byte(OP.if); b.byte(OP.void);
+      for (let t = t0; t < t1; t++) {
+        addr(); load(vO + LUi[t]); load(xO + t); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(vO + LUi[t]);
+      }
+      get(CNT); fconst(t1 - t0); b.byte(OP.f64Add); set(CNT);
+      b.byte(OP.end);
+    };
+    for (let blk = nblocks - 1; blk >= 0; blk--) {
+      const k1 = r[blk];
+      const k2 = r[blk + 1];
+      if (k2 - k1 > 1) {
+        for (let j = k1; j < k2; j++) {
+          const s1 = cs[j + 1];
+          b = Z.group(1 + s1 - dpos[j] - 1);
+          load(wO + j); set(X0);
+          guarded(dpos[j] + 1, s1, wO);
+        }
+      }
+      for (let j = k2 - 1; j >= k1; j--) {
+        const d = dpos[j];
+        b = Z.group(1 + d - cs[j]);
+        load(wO + j); load(xO + d); b.byte(OP.f64Div); set(X0);
+        addr(); get(X0); store(outO + q[j]);
+        guarded(cs[j], d, wO);
+      }
+    }
+    Z.close();
+  }
+  if (factorStatements + S.statements > c.maxStatements) return null;
+  const bytes = assemble(F.bodies, compileSolve ? S.bodies : [], compileSparse ? Z.bodies : [], pages);
+  const memory = new WebAssembly.Memory({ initial: pages });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
+  const ex = instance.exports as Record<string, () => number>;
+  const ffns: (() => number)[] = [];
+  for (let i = 0; i < F.bodies.length; i++) ffns.push(ex[`f${i}`]);
+  const sfns: (() => number)[] = [];
+  if (compileSolve) for (let i = 0; i < S.bodies.length; i++) sfns.push(ex[`f${F.bodies.length + i}`]);
+  const zfns: (() => number)[] = [];
+  const z0 = F.bodies.length + (compileSolve ? S.bodies.length : 0);
+  if (compileSparse) for (let i = 0; i < Z.bodies.length; i++) zfns.push(ex[`f${z0 + i}`]);
+  const buf = memory.buffer;
+  return {
+    X: new Float64Array(buf, xO * 8, nX),
+    A: new Float64Array(buf, aO * 8, nnz),
+    Cb: new Float64Array(buf, cO * 8, nC),
+    w: new Float64Array(buf, wO * 8, n),
+    out: new Float64Array(buf, outO * 8, n),
+    factor(): boolean {
+      for (let i = 0; i < ffns.length; i++) if (ffns[i]() === 0) return false;
+      return true;
+    },
+    solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
+    solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
+    statements: factorStatements + S.statements,
+    bytes: bytes.length,
+  };
+}
