@@ -9,6 +9,7 @@ import { McapWriter } from '@mcap/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parseProblem } from '../../src/estimation/problem.ts';
+import { rosJson } from '../../src/estimation/ros-mapping.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 import { LogSchema, type LogError, type Sample } from '../../src/io/log.ts';
 import { sniffBytes } from '../../src/io/log-reader.ts';
@@ -97,6 +98,13 @@ describe('the problem file\'s "ros" section', () => {
     expect(validate(demo), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...demo, ros: { ...demo.ros, clock: { rate: 0 } } })).toBe(false);
     expect(validate({ ...demo, ros: { ...demo.ros, sensors: { x: { topic: '/a', field: 'acceleration' } } } })).toBe(false);
+  });
+
+  it('is written back as it was read (rosJson), every field set', () => {
+    const ros = { clock: { topic: '/c', frame_id: 'f' }, values: 'interpolate', stamps: 'log_time', max_staleness: 0.1, stale_sensors: 'leave_out', reorder_window: 2, joint_states: ['/a', '/b'], base: { pose: '/p', twist: '/t' }, sensors: { s: { topic: '/s', frame_id: 'x' }, j: { topic: '/j', field: 'velocity' } }, truth: { joint_torques: '/tt' } };
+    const p = parseProblem(JSON.stringify({ model: 'chain:2', base: 'fixed', ros }), 'p.json');
+    expect(rosJson(p.ros!)).toEqual(ros);
+    expect(parseProblem(JSON.stringify({ model: 'chain:2', base: 'fixed', ros: rosJson(p.ros!) }), 'again').ros).toEqual(p.ros);
   });
 
   it('its parser names the offending field', () => {

@@ -138,3 +138,18 @@ export function parseRosMapping(x: unknown, file: string): RosMapping {
   }
   return out;
 }
+
+/** The `ros` section as a problem file writes it (defaults left out): `parseRosMapping` reads it back as it was. */
+export function rosJson(r: RosMapping): Record<string, unknown> {
+  const o: Record<string, unknown> = { clock: r.clock };
+  if (r.values !== 'latest') o.values = r.values;
+  if (r.stamps !== 'header') o.stamps = r.stamps;
+  if (r.max_staleness !== undefined) o.max_staleness = r.max_staleness;
+  if (r.stale_sensors !== 'skip_sample') o.stale_sensors = r.stale_sensors;
+  if (r.reorder_window !== 1) o.reorder_window = r.reorder_window;
+  o.joint_states = r.joint_states.length === 1 ? r.joint_states[0] : r.joint_states;
+  if (r.base) o.base = r.base.pose === r.base.twist ? { topic: r.base.pose } : { pose: r.base.pose, twist: r.base.twist };
+  o.sensors = Object.fromEntries(r.sensors);
+  if (r.truth) o.truth = r.truth;
+  return o;
+}
