@@ -81,6 +81,7 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean => {
   return true;
 };
 
+/** The name of a contact mode as output rows and reports give it: its active contacts joined by `+`, or `none`. */
 export const modeName = (contacts: readonly string[]): string => (contacts.length ? contacts.join('+') : 'none');
 
 /** A least-recently-used cache of the layouts of one estimation system. */
