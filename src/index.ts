@@ -101,6 +101,12 @@ export { BadDataDetector, chiSquareCdf, chiSquareQuantile, logChiSquareTail, typ
 export type { ContactPhase, ContactDetection, PriorSpec } from './estimation/problem.ts';
 export type { PriorInfo } from './estimation/setup.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, DEFAULT_QUATERNION_TOLERANCE, type Sample, type LogError, type LogSchemaOptions } from './io/log.ts';
+export type { RosMapping, RosSensorSource, RosClock } from './estimation/ros-mapping.ts';
+export { McapSampler, mcapSamples, McapLogError, isMcap } from './io/mcap-log.ts';
+export {
+  McapEstimateWriter, readMcapEstimates, RosMcapWriter, MemoryWritable, MSG_DEFINITIONS, rosTime, secondsToNs, asciiText,
+  type EstimateStamp, type McapEstimateRecord, type RosMessageType,
+} from './io/mcap-estimates.ts';
 
 // ── derivatives ───────────────────────────────────────────────────────────────────────────────
 export { LuInverseDynamicsDerivatives, LuForwardDynamicsDerivatives, type DynamicsDerivatives, type LuDerivativesOptions, type LuMode } from './derivatives/dynamics.ts';

@@ -195,7 +195,13 @@ export class AtomicFile {
     track(this.tmp);
   }
 
-  write(text: string): void {
+  /** text (buffered) or bytes (written at once, after the text before them) */
+  write(text: string | Uint8Array): void {
+    if (typeof text !== 'string') {
+      this.flush();
+      writeSync(this.fd, text);
+      return;
+    }
     this.buf.push(text);
     this.size += text.length;
     if (this.size >= 1 << 16) this.flush();
@@ -243,7 +249,8 @@ export function writeFileAtomic(path: string, text: string): void {
 /** Where a data stream goes: stdout ("-") or a file written atomically. */
 export interface DataSink {
   readonly name: string;
-  write(text: string): void;
+  /** text, or bytes (a binary format: MCAP) */
+  write(data: string | Uint8Array): void;
   commit(): void;
   abort(): void;
 }
@@ -261,7 +268,10 @@ export function openDataSink(path: string): DataSink {
     const flush = () => { if (buf.length) { printData(buf.join('')); buf = []; size = 0; } };
     return {
       name: path === '-' ? 'standard output' : path,
-      write: (t) => { buf.push(t); size += t.length; if (size >= 1 << 14) flush(); },
+      write: (t) => {
+        if (typeof t !== 'string') { flush(); process.stdout.write(Buffer.from(t)); return; }
+        buf.push(t); size += t.length; if (size >= 1 << 14) flush();
+      },
       commit: flush,
       abort: () => { buf = []; size = 0; },
     };
@@ -271,7 +281,7 @@ export function openDataSink(path: string): DataSink {
     const fd = openSync(path, 'w');
     return {
       name: path,
-      write: (t) => { writeSync(fd, t); },
+      write: (t) => { if (typeof t === 'string') writeSync(fd, t); else writeSync(fd, t); },
       commit: () => { try { closeSync(fd); } catch { /* closed */ } },
       abort: () => { try { closeSync(fd); } catch { /* closed */ } },
     };

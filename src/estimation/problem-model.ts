@@ -9,6 +9,7 @@ import type { Model } from '../model/model.ts';
 import { modelFromSpec } from '../model/spec.ts';
 import { modelFromUrdf, parseUrdf } from '../model/urdf.ts';
 import { ProblemError, sensorComponents, type ProblemFile, type SensorSpec } from './problem.ts';
+import { rosJson } from './ros-mapping.ts';
 import { sensorsFromUrdf } from './urdf-sensors.ts';
 
 const urdfText = (problem: ProblemFile, urdfTexts: Readonly<Record<string, string>>): string | undefined => {
@@ -95,6 +96,7 @@ export function problemJson(problem: ProblemFile, description?: string): string 
   if (problem.priors) o.push(['priors', problem.priors]);
   o.push(['sensors', problem.sensors.map(sensorJson)]);
   if (problem.urdf_sensors !== undefined) o.push(['urdf_sensors', problem.urdf_sensors]);
+  if (problem.ros) o.push(['ros', rosJson(problem.ros)]);
   const field = ([k, v]: [string, unknown]) => {
     if (!Array.isArray(v) || v.every((x) => typeof x !== 'object')) return `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`;
     return v.length === 0 ? `  ${JSON.stringify(k)}: []` : `  ${JSON.stringify(k)}: [\n${v.map((x) => `    ${JSON.stringify(x)}`).join(',\n')}\n  ]`;

@@ -4,6 +4,9 @@
  * offending item; it does no I/O (problem-file.ts reads files and builds the model).
  */
 
+import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
+
+/** The kinds of sensor a problem file may declare. */
 export type SensorType =
   | 'joint_acceleration' | 'joint_torque' | 'force_torque' | 'external_wrench'
   | 'accelerometer' | 'spatial_acceleration' | 'gyroscope';
@@ -93,6 +96,8 @@ export interface ProblemFile {
   priors?: PriorSpec[];
   /** import the URDF's <sensor> elements (all, or those named) as sensors (problem-file.ts) */
   urdf_sensors?: boolean | string[];
+  /** ROS 2 topics of a recording (MCAP) that carry the joints, the base and each sensor */
+  ros?: RosMapping;
   /** messages from loading the problem (not read from the JSON): e.g. URDF sensors left out */
   notes?: string[];
 }
@@ -174,7 +179,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   }
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
   const p = d as Record<string, unknown>;
-  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'unactuated_variance', 'contacts', 'contact_schedule', 'contact_detection', 'priors', 'sensors', 'urdf_sensors'];
+  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'unactuated_variance', 'contacts', 'contact_schedule', 'contact_detection', 'priors', 'sensors', 'urdf_sensors', 'ros'];
   for (const k of Object.keys(p)) if (!allowed.includes(k)) throw new ProblemError(`${file}: unknown field "${k}" (expected ${allowed.join(', ')})`);
   if (typeof p.model !== 'string' || p.model.trim() === '') throw new ProblemError(`${file}: "model" must be a URDF path or a model spec`);
   if (p.base !== 'fixed' && p.base !== 'floating') throw new ProblemError(`${file}: "base" must be "fixed" or "floating"`);
@@ -253,6 +258,14 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
     urdfSensors = typeof p.urdf_sensors === 'boolean' ? p.urdf_sensors : strings(p.urdf_sensors, `${file}: "urdf_sensors"`);
   }
   const out: ProblemFile = { model: p.model, base: p.base, gravity: p.gravity as [number, number, number] | undefined, unactuated, contacts, sensors, urdf_sensors: urdfSensors };
+  if (p.ros !== undefined) {
+    try {
+      out.ros = parseRosMapping(p.ros, file);
+    } catch (e) {
+      if (e instanceof RosMappingError) throw new ProblemError(e.message);
+      throw e;
+    }
+  }
   if (p.unactuated_variance !== undefined) out.unactuated_variance = positive(p.unactuated_variance, `${file}: "unactuated_variance"`);
   const links = new Set(contacts.map((c) => c.link));
   const contactList = (x: unknown, where: string): string[] => {

@@ -7,8 +7,21 @@
  * read is returned as an error with its line, and the reading goes on.
  */
 import { parse } from 'csv-parse';
+import { isMcap } from './mcap-log.ts';
 
 export type LogFormat = 'ndjson' | 'csv';
+
+/** A log's format, binary ones included: a ROS 2 recording (MCAP) is told by its magic bytes. */
+export type AnyLogFormat = LogFormat | 'mcap';
+
+/**
+ * The format a log's first bytes announce: "mcap" for the MCAP magic, else the text's
+ * ({@link sniffFormat}); null when there is no content yet.
+ */
+export function sniffBytes(head: Uint8Array): AnyLogFormat | null {
+  if (isMcap(head)) return 'mcap';
+  return sniffFormat(new TextDecoder().decode(head.subarray(0, 4096)));
+}
 
 export type RawRow =
   | { kind: 'ndjson'; line: number; text: string }

@@ -31,6 +31,10 @@ export interface Sample {
   readings: Map<string, Float64Array>;
   /** the sample's `truth` object, if any (NDJSON only) */
   truth?: unknown;
+  /** the sample time in integer nanoseconds, exact (ROS 2 recordings) */
+  stamp?: bigint;
+  /** ROS 2 recordings: per channel, the age (s) of its newest value at or before t */
+  staleness?: Map<string, number>;
   /** channels of the row the problem does not use (ignored unless the schema is strict) */
   ignored?: string[];
   /** the contacts the row names as active (NDJSON `"contacts": [link, …]`), if it names them */
@@ -56,6 +60,8 @@ export const DEFAULT_QUATERNION_TOLERANCE = 1e-3;
 export interface LogError {
   line: number;
   message: string;
+  /** where, when a line number does not say it (ROS 2 recordings: topic and log time, or the sample) */
+  where?: string;
 }
 
 const BASE_CSV = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'];

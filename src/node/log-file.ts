@@ -1,21 +1,36 @@
 /**
  * for await (const row of readLog(path, schema)): the rows of a sensor log file on Node, streamed
- * (NDJSON or RFC 4180 CSV, told apart by the content; a BOM is dropped). The reading of the text is
- * src/io/log-reader.ts, the parsing of a row src/io/log.ts.
+ * (NDJSON or RFC 4180 CSV, told apart by the content; a BOM is dropped; or a ROS 2 recording, MCAP,
+ * told by its magic bytes). The reading of the text is src/io/log-reader.ts, the parsing of a row
+ * src/io/log.ts, the sampling of a recording src/io/mcap-log.ts.
  */
 import { createReadStream } from 'node:fs';
+import type { RosMapping } from '../estimation/ros-mapping.ts';
 import { CsvRows, parseNdjsonLine, type LogError, type LogSchema, type Sample } from '../io/log.ts';
 import { logRows, type LogFormat } from '../io/log-reader.ts';
+import { mcapSamples } from '../io/mcap-log.ts';
+import { openLogSource } from './log-source.ts';
 
 /**
  * The rows of a log file, in order: a {@link Sample} for each valid row, a {@link LogError}
  * (line number and message) for each malformed one, so that a caller can skip it and go on.
  * Blank lines are ignored; a CSV file's first record is its header (a header that does not fit
- * the schema throws a RangeError naming the column). `format` overrides the detection.
+ * the schema throws a RangeError naming the column). `format` overrides the detection. A ROS 2
+ * recording is sampled as the problem's `ros` section says (`opts.ros`; an McapLogError without it).
  */
-export async function* readLog(path: string, schema: LogSchema, opts: { format?: LogFormat } = {}): AsyncGenerator<Sample | LogError> {
-  let reader: CsvRows | null = null;
+export async function* readLog(path: string, schema: LogSchema, opts: { format?: LogFormat; ros?: RosMapping } = {}): AsyncGenerator<Sample | LogError> {
+  if (!opts.format) {
+    const src = await openLogSource(path);
+    if (src.mcap) { yield* mcapSamples(src.bytes, schema, opts.ros); return; }
+    yield* textRows(src.text, schema, opts);
+    return;
+  }
   const chunks = createReadStream(path, { encoding: 'utf8' }) as AsyncIterable<string>;
+  yield* textRows(chunks, schema, opts);
+}
+
+async function* textRows(chunks: AsyncIterable<string>, schema: LogSchema, opts: { format?: LogFormat }): AsyncGenerator<Sample | LogError> {
+  let reader: CsvRows | null = null;
   for await (const raw of logRows(chunks, opts)) {
     if (raw.kind === 'error') yield { line: raw.line, message: raw.message };
     else if (raw.kind === 'ndjson') yield parseNdjsonLine(schema, raw.text, raw.line);

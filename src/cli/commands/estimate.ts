@@ -11,19 +11,24 @@
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
 import { createReadStream } from 'node:fs';
+import type { IWritable } from '@mcap/core';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
-import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, type LogError } from '../../io/log.ts';
-import { logRows, type LogFormat, type RawRow } from '../../io/log-reader.ts';
+import type { RosMapping } from '../../estimation/ros-mapping.ts';
+import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
+import { logRows, type AnyLogFormat, type LogFormat, type RawRow } from '../../io/log-reader.ts';
+import { McapEstimateWriter, secondsToNs } from '../../io/mcap-estimates.ts';
+import { McapLogError, McapSampler, mcapSamples, nsText } from '../../io/mcap-log.ts';
+import { openLogSource } from '../../node/log-source.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
 import { EstimatePool } from '../estimate-pool.ts';
-import { absorbStats, RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
+import { absorbStats, csvCell, RowProcessor, type BatchResult, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
@@ -34,7 +39,7 @@ interface Opts {
   report?: string;
   html?: string | false;
   jobs?: string;
-  format?: LogFormat;
+  format?: AnyLogFormat;
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
@@ -88,9 +93,9 @@ export function register(program: Command, state: CliState): void {
     .command('estimate')
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('estimate joint torques, contact and joint wrenches and accelerations from a sensor log')
-    .requiredOption('-d, --data <log>', 'sensor log, NDJSON or CSV (the format is read from the content), one sample per row; "-" reads standard input')
-    .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON or CSV); "-" writes standard output')
-    .addOption(new Option('--format <format>', 'format of the estimates (default: the log\'s)').choices(['ndjson', 'csv']))
+    .requiredOption('-d, --data <log>', 'sensor log ("-" reads standard input): NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP, its topics mapped by the problem\'s "ros" section); the format is read from the content')
+    .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV or MCAP); "-" writes standard output')
+    .addOption(new Option('--format <format>', 'format of the estimates (default: mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'mcap']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
@@ -121,8 +126,8 @@ export function register(program: Command, state: CliState): void {
       if (opts.data !== '-') checkInputFile('log', opts.data);
       const { problem, model, modelFile, es } = loadEstimationSystem(file);
       const warnings = reportModelWarnings(state, model);
-      const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.md`);
-      const htmlPath = opts.html === false ? undefined : (opts.html ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv)$/i, '')}.report.html`));
+      const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
+      const htmlPath = opts.html === false ? undefined : (opts.html ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.html`));
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
@@ -139,25 +144,83 @@ export function register(program: Command, state: CliState): void {
       const units = columnUnits(model);
       const truth = session.truth;
       const st = session.stats;
+      // the log's first bytes: a ROS 2 recording (MCAP) is checked against the problem's "ros" section now
+      let source: Awaited<ReturnType<typeof openLogSource>>;
+      try {
+        source = await openLogSource(opts.data);
+      } catch (e) {
+        throw new FileError(`${dataName}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      let sampler: McapSampler | null = null;
+      if (source.mcap) {
+        if (!problem.ros) throw new FileError(`${dataName} is a ROS 2 recording (MCAP): ${file} needs a "ros" section that maps its topics to the joints, the base and the sensors (see the README, "ROS 2 recordings")`);
+        try {
+          sampler = new McapSampler(schema, problem.ros);
+        } catch (e) {
+          if (e instanceof McapLogError) throw new FileError(`${file}: "ros": ${e.message}`);
+          throw e;
+        }
+      }
+      if (!opts.format && /\.mcap$/i.test(opts.out)) opts.format = 'mcap';
+      if (!opts.format && sampler) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'mcap';
+      // a ROS 2 recording, or estimates as MCAP, are estimated sample by sample in this thread (no --jobs)
+      const direct = sampler !== null || opts.format === 'mcap';
       // 2. the run; outputs under temporary names until the end
       const sink = openDataSink(opts.out);
+      let mcapOut: McapEstimateWriter | null = null;
+      let staleCols: string[] | null = null;
+      /** per channel of a ROS 2 recording, the largest staleness of an estimated sample (s) */
+      const maxStale = new Map<string, number>();
       const errors: LogError[] = [];
       let rows = 0, printed = 0, printedFlags = 0;
-      let inFormat: LogFormat | null = null;
-      let outFormat: LogFormat | null = opts.format ?? null;
+      let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
+      let outFormat: AnyLogFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
       let csvHeaderRow: { cells: string[]; line: number } | null = null;
       const series = htmlPath !== undefined ? new EstimateSeries() : null;
-      const skip = (line: number, message: string, t?: number) => {
-        errors.push({ line, message });
+      const skip = (line: number, message: string, t?: number, where?: string) => {
+        errors.push(where !== undefined ? { line, message, where } : { line, message });
         series?.skip(line, message, t);
-        if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${line}: skipped: ${message}`);
+        if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${where !== undefined ? ` ${where}:` : `${line}:`} skipped: ${message}`);
+      };
+      // one sample estimated in this thread and written in any format (ROS 2 recordings, MCAP out)
+      const estimateDirect = async (parsed: Sample | LogError): Promise<void> => {
+        if ('message' in parsed) { skip(parsed.line, parsed.message, undefined, parsed.where); return; }
+        const sample = parsed;
+        if (st.samples > 0 && rows % BATCH === 1) session.restartPivoting();
+        const out = session.estimate(sample);
+        if (!out.ok) { skip(out.line, out.message, sample.t, sample.stamp !== undefined ? `sample ${sample.line} (t = ${nsText(sample.stamp)} s)` : undefined); return; }
+        const r = out.record;
+        if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
+          printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
+        }
+        series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, sample.truth);
+        if (sample.staleness) for (const [k, a] of sample.staleness) if (!(a <= (maxStale.get(k) ?? -1))) maxStale.set(k, a);
+        outFormat ??= inFormat ?? 'ndjson';
+        if (outFormat === 'mcap') {
+          if (mcapOut === null) {
+            mcapOut = new McapEstimateWriter(sinkWritable(sink), model);
+            await mcapOut.start();
+          }
+          await mcapOut.write({ stamp: sample.stamp ?? secondsToNs(r.t), line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: sample.staleness }, r.estimate);
+        } else if (outFormat === 'csv') {
+          // a ROS 2 recording adds the staleness of each channel, in s (last columns)
+          if (csvHeader === null) {
+            staleCols = sample.staleness ? [...sample.staleness.keys()] : [];
+            for (const k of staleCols) units.set(`staleness.${k}`, 's');
+            csvHeader = [...session.columns(), ...staleCols.map((k) => `staleness.${k}`)];
+            sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
+          }
+          sink.write([...session.cells(r), ...staleCols!.map((k) => String(sample.staleness!.get(k)))].map(csvCell).join(',') + '\n');
+        } else {
+          const o = session.toJson(r);
+          if (sample.staleness) o.staleness = Object.fromEntries(sample.staleness);
+          sink.write(JSON.stringify(o) + '\n');
+        }
       };
       try {
-        const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' ? await countLines(opts.data) : 0;
-        const source = opts.data === '-' ? process.stdin : createReadStream(opts.data);
-        source.setEncoding('utf8');
+        const total = process.stderr.isTTY && !state.quiet && opts.data !== '-' && !sampler ? await countLines(opts.data) : 0;
         // rows go through RowProcessor (src/cli/estimate-rows.ts): in this thread one at a time (one
         // job), or in batches to a pool of worker threads, written back in the batches' order
         let local: RowProcessor | null = null, pool: EstimatePool | null = null;
@@ -168,7 +231,7 @@ export function register(program: Command, state: CliState): void {
         const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
         const setupFor = (): RowSetup => {
           outFormat ??= inFormat ?? 'ndjson';
-          return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: true }; // a worker's estimates come back for the accuracy figures (and the HTML series)
+          return { outFormat: outFormat as LogFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: true }; // a worker's estimates come back for the accuracy figures (and the HTML series)
         };
         const accept = (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b.stats);
@@ -222,7 +285,13 @@ export function register(program: Command, state: CliState): void {
           while (pending.length > (final ? 0 : 2 * jobs)) accept(await pending.shift()!, true);
         };
         try {
-          for await (const raw of logRows(source as AsyncIterable<string>, { onFormat: (f) => { inFormat = f; } })) {
+          if (sampler) {
+            for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) {
+              rows++;
+              await estimateDirect(row);
+              if (st.samples % 50 === 0) progress(row.line, total);
+            }
+          } else for await (const raw of logRows(source.text, { onFormat: (f) => { inFormat = f; } })) {
             if (raw.kind === 'csv' && csvHeaderRow === null) {
               try {
                 csvReader = new CsvRows(schema, raw.cells, raw.line);
@@ -234,6 +303,12 @@ export function register(program: Command, state: CliState): void {
               continue;
             }
             rows++;
+            if (direct) {
+              // estimates as MCAP: each row parsed and estimated here
+              if (raw.kind === 'error') skip(raw.line, raw.message);
+              else await estimateDirect(raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
+              continue;
+            }
             if (jobs === 1) {
               // the pivot order returns to its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
               if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
@@ -249,6 +324,7 @@ export function register(program: Command, state: CliState): void {
           if (pool !== null) await (pool as EstimatePool).close();
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
+        if (mcapOut !== null) await (mcapOut as McapEstimateWriter).end();
         if (rows === 0) {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
@@ -267,6 +343,8 @@ export function register(program: Command, state: CliState): void {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
         }
         for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
+        const rosLines = sampler && problem.ros ? recordingLines(problem.ros, maxStale) : [];
+        for (const l of rosLines) lines.push(`  ${l}`);
         if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
@@ -282,7 +360,7 @@ export function register(program: Command, state: CliState): void {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
             cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
-            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: layoutLines(session, dataName),
+            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: [...rosLines, ...layoutLines(session, dataName)],
           }));
         }
         if (htmlPath !== undefined && series !== null) {
@@ -298,6 +376,7 @@ export function register(program: Command, state: CliState): void {
         printMessage(lines.join('\n'));
       } catch (e) {
         sink.abort();
+        if (e instanceof McapLogError) throw new FileError(`${dataName}: ${e.message}`);
         throw e;
       }
       state.exitCode = errors.length > 0 ? 3 : 0;
@@ -311,7 +390,7 @@ function accuracyLine(rows: AccuracyRow[]): string {
 }
 
 interface ReportData {
-  file: string; dataName: string; inFormat: LogFormat | null; outFormat: LogFormat; model: string; base: string; method: string;
+  file: string; dataName: string; inFormat: AnyLogFormat | null; outFormat: AnyLogFormat; model: string; base: string; method: string;
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
@@ -384,7 +463,7 @@ function reportMarkdown(r: ReportData): string {
   md.push('## Skipped rows', '');
   if (r.errors.length === 0) md.push('None.');
   else {
-    for (const e of r.errors.slice(0, MAX_REPORT_ROWS)) md.push(`- line ${e.line}: ${e.message}`);
+    for (const e of r.errors.slice(0, MAX_REPORT_ROWS)) md.push(`- ${e.where ?? `line ${e.line}`}: ${e.message}`);
     if (r.errors.length > MAX_REPORT_ROWS) md.push(`- … ${r.errors.length - MAX_REPORT_ROWS} more`);
   }
   md.push('');
@@ -401,4 +480,21 @@ async function countLines(path: string): Promise<number> {
     for (let i = 0; i < b.length; i++) if (b[i] === 10) n++;
   }
   return n;
+}
+
+/** The data sink as the byte stream the MCAP writer writes to. */
+function sinkWritable(sink: { write(data: string | Uint8Array): void }): IWritable {
+  let pos = 0n;
+  return {
+    write: async (b: Uint8Array) => { sink.write(b); pos += BigInt(b.length); },
+    position: () => pos,
+  };
+}
+
+/** the sampling of a ROS 2 recording, and each channel's largest staleness, in words */
+function recordingLines(ros: RosMapping, maxStale: Map<string, number>): string[] {
+  const clock = 'rate' in ros.clock ? `${ros.clock.rate} Hz` : `the stamps of ${ros.clock.topic}${ros.clock.frame_id ? ` (frame ${ros.clock.frame_id})` : ''}`;
+  const out = [`ROS 2 recording: samples at ${clock}, ${ros.values === 'latest' ? 'latest values' : 'interpolated values'}, ${ros.stamps === 'header' ? 'header stamps' : 'log times'}${ros.max_staleness !== undefined ? `, max_staleness ${ros.max_staleness} s` : ''}`];
+  if (maxStale.size) out.push(`largest staleness per channel: ${[...maxStale].map(([k, a]) => `${k} ${fmt(a)} s`).join(', ')}`);
+  return out;
 }

@@ -1,0 +1,600 @@
+/**
+ * ROS 2 recordings (MCAP) as a stream of samples: the same {@link Sample} objects as the NDJSON and
+ * CSV readers give, from a stream of bytes (a file, standard input; nothing here touches the file
+ * system). The container is read by @mcap/core's streaming reader, each message decoded by
+ * @foxglove/rosmsg2-serialization (CDR) with the ROS 2 message definition the recording carries
+ * (parsed by @foxglove/rosmsg), so that ROS 2 Humble and Jazzy recordings alike are read by field
+ * name; schema names with and without "/msg/" are accepted.
+ *
+ * The problem file's `ros` section (src/estimation/ros-mapping.ts) maps topics and frame ids to the
+ * joints, the floating base and the sensors. Each of these is a channel: a time series of value
+ * vectors, stamped by header.stamp (or the log time). The sample clock is one topic's stamps or a
+ * fixed rate; at each tick every channel gives its latest value at or before the tick, or the linear
+ * interpolation of the two values around it (quaternions: spherical), and its staleness: the tick
+ * minus the stamp of its newest message at or before the tick (s). A tick is sampled once every
+ * channel has a message at or after it, or the newest stamp is more than `reorder_window` past it,
+ * or the recording ends: memory stays bounded by the window.
+ *
+ * A message that cannot be used (not decodable, a non-finite value, a JointState whose arrays do not
+ * match its names, an unmapped frame id, a stamp that goes back past a written sample, …) is
+ * returned as a {@link LogError} naming its topic and log time, and skipped; a tick whose channels
+ * cannot give a value (before the first message, stale beyond `max_staleness`, nothing to
+ * interpolate to) likewise, unless `stale_sensors` is "leave_out": a sensor then is left out of that
+ * sample (the estimation session estimates with the others when they determine the unknowns). A recording that cannot be read at all (a mapped topic with a message
+ * type that cannot carry what it is mapped to, a mapping that names no sensor of the problem) throws
+ * a {@link McapLogError} before the first sample.
+ */
+import { hasMcapPrefix, McapStreamReader, type McapTypes } from '@mcap/core';
+import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
+import { MessageReader } from '@foxglove/rosmsg2-serialization';
+import type { RosMapping } from '../estimation/ros-mapping.ts';
+import type { LogError, LogSchema, Sample } from './log.ts';
+
+/** A recording that cannot be read with this problem: the message names the topic, sensor or joint. */
+export class McapLogError extends Error {
+  override name = 'McapLogError';
+}
+
+/** True when the bytes start with the MCAP magic (0x89 "MCAP0" CR LF). */
+export function isMcap(head: Uint8Array): boolean {
+  if (head.length < 8) return false;
+  return hasMcapPrefix(new DataView(head.buffer, head.byteOffset, head.byteLength));
+}
+
+/** The ROS 2 type name without "/msg/" (sensor_msgs/msg/Imu and sensor_msgs/Imu are one type). */
+export function rosTypeName(schemaName: string): string {
+  return schemaName.replace('/msg/', '/');
+}
+
+class MessageError extends Error {}
+
+type Vec3 = { x: number; y: number; z: number };
+type Stamp = { sec: number; nanosec?: number; nsec?: number };
+type Header = { stamp: Stamp; frame_id: string };
+
+/** one channel: a time series of value vectors */
+interface Channel {
+  /** name in staleness reports and messages: "joints /joint_states", "base pose", a sensor's name */
+  label: string;
+  topic: string;
+  n: number;
+  /** indices of quaternion (x, y, z, w) blocks in the value vector, interpolated spherically */
+  quats: number[];
+  stamps: bigint[];
+  values: Float64Array[];
+  /** a channel of true values (simulations): read at its exact stamps only, not an input */
+  truth?: boolean;
+}
+
+/** what one mapped topic feeds: a channel, from a decoded message */
+interface Extractor {
+  channel: Channel;
+  frameId?: string;
+  /** the values of the message for the channel, or a MessageError saying why not */
+  read(msg: Record<string, unknown>): Float64Array;
+}
+
+const finite = (x: unknown, what: string): number => {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new MessageError(`${what} is ${x === undefined ? 'missing' : String(x)}`);
+  return x;
+};
+
+function stampNs(h: Header | undefined, what: string): bigint {
+  const s = h?.stamp;
+  if (!s || typeof s.sec !== 'number') throw new MessageError(`${what}: no header.stamp`);
+  const ns = s.nanosec ?? s.nsec;
+  if (typeof ns !== 'number' || !Number.isInteger(s.sec) || !Number.isInteger(ns) || ns < 0 || ns >= 1e9) throw new MessageError(`${what}: header.stamp ${s.sec} s ${ns} ns is not a time`);
+  return BigInt(s.sec) * 1_000_000_000n + BigInt(ns);
+}
+
+/** seconds as text, exact to the nanosecond */
+export function nsText(ns: bigint): string {
+  const neg = ns < 0n, a = neg ? -ns : ns;
+  return `${neg ? '-' : ''}${a / 1_000_000_000n}.${(a % 1_000_000_000n).toString().padStart(9, '0')}`;
+}
+
+const vec3 = (v: Vec3 | undefined, what: string): number[] => {
+  if (typeof v !== 'object' || v === null) throw new MessageError(`${what} is missing`);
+  return [finite(v.x, `${what}.x`), finite(v.y, `${what}.y`), finite(v.z, `${what}.z`)];
+};
+
+function unitQuaternion(o: { x: number; y: number; z: number; w: number } | undefined, what: string, tol: number): number[] {
+  if (typeof o !== 'object' || o === null) throw new MessageError(`${what} is missing`);
+  const q = [finite(o.x, `${what}.x`), finite(o.y, `${what}.y`), finite(o.z, `${what}.z`), finite(o.w, `${what}.w`)];
+  const n = Math.hypot(q[0], q[1], q[2], q[3]);
+  const dev = Math.abs(n - 1);
+  if (!(dev <= tol)) throw new MessageError(`${what} has norm ${n}, off 1 by ${dev.toExponential(2)}, beyond the bound ${tol} (expected a unit quaternion)`);
+  return q;
+}
+
+/** the named values of a JointState field, by joint name (names repeated or arrays of the wrong length are errors) */
+function jointField(msg: Record<string, unknown>, field: 'position' | 'velocity' | 'effort', joints: readonly string[]): number[] {
+  const names = msg.name as string[] | undefined;
+  const vals = msg[field] as ArrayLike<number> | undefined;
+  if (!Array.isArray(names)) throw new MessageError('JointState without "name"');
+  if (!vals || vals.length === 0) throw new MessageError(`JointState.${field} is empty`);
+  if (vals.length !== names.length) throw new MessageError(`JointState.${field} has ${vals.length} values for ${names.length} names`);
+  return joints.map((j) => {
+    const k = names.indexOf(j);
+    if (k < 0) throw new MessageError(`JointState has no joint "${j}"`);
+    return finite(vals[k], `${field} of joint "${j}"`);
+  });
+}
+
+const WRENCH_INDEX: Record<string, [part: 'torque' | 'force', axis: 'x' | 'y' | 'z']> = {
+  tx: ['torque', 'x'], ty: ['torque', 'y'], tz: ['torque', 'z'], fx: ['force', 'x'], fy: ['force', 'y'], fz: ['force', 'z'],
+};
+const ACCEL_INDEX: Record<string, [part: 'angular' | 'linear', axis: 'x' | 'y' | 'z']> = {
+  alpha_x: ['angular', 'x'], alpha_y: ['angular', 'y'], alpha_z: ['angular', 'z'], ax: ['linear', 'x'], ay: ['linear', 'y'], az: ['linear', 'z'],
+};
+
+/** the message types each kind of channel can be read from */
+const ACCEPTED: Record<string, string[]> = {
+  joints: ['sensor_msgs/JointState'],
+  joint_acceleration: ['sensor_msgs/JointState'],
+  joint_torque: ['sensor_msgs/JointState'],
+  force_torque: ['geometry_msgs/WrenchStamped'],
+  external_wrench: ['geometry_msgs/WrenchStamped'],
+  accelerometer: ['sensor_msgs/Imu', 'geometry_msgs/AccelStamped'],
+  gyroscope: ['sensor_msgs/Imu'],
+  spatial_acceleration: ['geometry_msgs/AccelStamped', 'sensor_msgs/Imu'],
+  'base pose': ['nav_msgs/Odometry', 'geometry_msgs/PoseStamped'],
+  'base twist': ['nav_msgs/Odometry', 'geometry_msgs/TwistStamped'],
+  'true joint torques': ['sensor_msgs/JointState'],
+  'true contact wrench': ['geometry_msgs/WrenchStamped'],
+  clock: [],
+};
+
+/** a planned read of one topic: the channel it feeds and how, once the topic's type is known */
+interface Plan {
+  kind: string;
+  /** the channel fed (none for the sample clock) */
+  channel?: Channel;
+  frameId?: string;
+  /** a spatial_acceleration sensor with angular components: only AccelStamped carries them */
+  needsAccel?: boolean;
+  make(type: string): Extractor['read'];
+}
+
+/**
+ * Sampling of an MCAP recording for one estimation system. Feed it bytes with {@link McapSampler.push}
+ * and take the rows with {@link McapSampler.drain}; {@link McapSampler.end} at the end of the stream.
+ */
+export class McapSampler {
+  private readonly reader = new McapStreamReader({ validateCrcs: true });
+  private readonly schemas = new Map<number, McapTypes.Schema>();
+  /** channel id → decoder and extractors (undefined: a topic not mapped) */
+  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; extractors: Extractor[]; clock: boolean } | null>();
+  private readonly plans = new Map<string, Plan[]>();
+  private readonly channels: Channel[] = [];
+  private readonly jointChannels: { channel: Channel; joints: string[] }[] = [];
+  private baseChannels: { pose: Channel; twist: Channel } | null = null;
+  private readonly sensorChannels = new Map<string, Channel>();
+  private readonly sensorSet = new Set<Channel>();
+  private truthTau: { channel: Channel; names: string[] } | null;
+  private readonly truthContacts = new Map<string, Channel>();
+  private readonly out: (Sample | LogError)[] = [];
+  private readonly ticks: bigint[] = [];
+  private tickCount = 0;
+  private lastTick: bigint | null = null;
+  private lastWritten: bigint | null = null;
+  private newest: bigint | null = null;
+  private rateStart: bigint | null = null;
+  private readonly period: number;
+  private failed = false;
+  /** topics mapped, for the end-of-stream check */
+  private readonly topicsSeen = new Set<string>();
+  private readonly window: bigint;
+  private readonly jointIndex = new Map<string, { iq: number; iv: number }>();
+
+  constructor(readonly schema: LogSchema, readonly mapping: RosMapping) {
+    const m = schema.model;
+    this.window = BigInt(Math.round(mapping.reorder_window * 1e9));
+    this.period = 'rate' in mapping.clock ? 1e9 / mapping.clock.rate : 0;
+    const channel = (label: string, topic: string, n: number, quats: number[] = []): Channel => {
+      const c: Channel = { label, topic, n, quats, stamps: [], values: [] };
+      this.channels.push(c);
+      return c;
+    };
+    const plan = (topic: string, p: Plan) => {
+      const l = this.plans.get(topic) ?? [];
+      l.push(p);
+      this.plans.set(topic, l);
+    };
+    // joints: q and v from every JointState topic, each joint from the first topic that names it
+    const joints = m.movingJoints().filter((j) => j.type !== 'floating');
+    for (const j of joints) if (j.nq !== 1 || j.nv !== 1) throw new McapLogError(`joint "${j.name}" (${j.type}) has ${j.nq} position coordinates: a sensor_msgs/msg/JointState carries one per joint name`);
+    const jointNames = joints.map((j) => j.name);
+    for (const j of joints) this.jointIndex.set(j.name, { iq: j.iq, iv: j.iv });
+    for (const topic of mapping.joint_states) {
+      // the joints a topic carries are learnt from its first message
+      const entry = { channel: channel(`joints ${topic}`, topic, 0), joints: [] as string[] };
+      this.jointChannels.push(entry);
+      plan(topic, {
+        kind: 'joints', channel: entry.channel,
+        make: () => (msg) => {
+          if (entry.joints.length === 0) {
+            const names = (msg.name as string[] | undefined) ?? [];
+            const taken = new Set(this.jointChannels.flatMap((e) => e.joints));
+            entry.joints = jointNames.filter((n) => names.includes(n) && !taken.has(n));
+            if (entry.joints.length === 0) throw new MessageError(`names none of the model's joints that other topics do not carry (names: ${names.slice(0, 6).join(', ')}${names.length > 6 ? ', …' : ''})`);
+            entry.channel.n = 2 * entry.joints.length;
+          }
+          return Float64Array.from([...jointField(msg, 'position', entry.joints), ...jointField(msg, 'velocity', entry.joints)]);
+        },
+      });
+    }
+    if (m.floatingBase) {
+      if (!mapping.base) throw new McapLogError('the base is floating: "ros.base" must name the topic of its pose and twist (nav_msgs/msg/Odometry, or geometry_msgs/msg/PoseStamped and geometry_msgs/msg/TwistStamped)');
+      const pose = channel('base pose', mapping.base.pose, 7, [3]), twist = channel('base twist', mapping.base.twist, 6);
+      this.baseChannels = { pose, twist };
+      plan(mapping.base.pose, {
+        kind: 'base pose', channel: pose,
+        make: (type) => (msg) => {
+          const p = (type === 'nav_msgs/Odometry' ? (msg.pose as { pose: unknown }).pose : msg.pose) as { position: Vec3; orientation: { x: number; y: number; z: number; w: number } };
+          return Float64Array.from([...vec3(p?.position, 'pose.position'), ...unitQuaternion(p?.orientation, 'pose.orientation', schema.quaternionTolerance)]);
+        },
+      });
+      plan(mapping.base.twist, {
+        kind: 'base twist', channel: twist,
+        make: (type) => (msg) => {
+          const t = (type === 'nav_msgs/Odometry' ? (msg.twist as { twist: unknown }).twist : msg.twist) as { linear: Vec3; angular: Vec3 };
+          return Float64Array.from([...vec3(t?.linear, 'twist.linear'), ...vec3(t?.angular, 'twist.angular')]);
+        },
+      });
+    } else if (mapping.base) throw new McapLogError('"ros.base" is given but the base is fixed');
+    // sensors: every sensor with readings must be mapped
+    const known = new Set([...schema.sensors.keys(), ...(schema.baseGyro ? [schema.baseGyro.name] : [])]);
+    for (const name of mapping.sensors.keys()) if (!known.has(name)) throw new McapLogError(`"ros.sensors" maps "${name}", which is not a sensor of the problem with readings (sensors: ${[...known].join(', ')})`);
+    const types = new Map(schema.es.sensors.map((s) => [s.spec.name, s.spec.type]));
+    for (const [name, comps] of schema.sensors) {
+      const src = mapping.sensors.get(name);
+      if (!src) throw new McapLogError(`sensor "${name}" has no topic: add it to "ros.sensors" ({"topic": …, "frame_id": …})`);
+      const type = types.get(name)!;
+      const ch = channel(name, src.topic, comps.length);
+      this.sensorChannels.set(name, ch);
+      this.sensorSet.add(ch);
+      const isJoint = type === 'joint_acceleration' || type === 'joint_torque';
+      if (src.field !== undefined && !isJoint) throw new McapLogError(`"ros.sensors["${name}"].field" is for joint sensors (a ${type} sensor reads its message type's fields)`);
+      if (isJoint && src.frame_id !== undefined) throw new McapLogError(`"ros.sensors["${name}"].frame_id": a joint sensor reads a JointState by joint names, not by frame`);
+      const field = src.field ?? (type === 'joint_torque' ? 'effort' : undefined);
+      if (isJoint && field === undefined) throw new McapLogError(`sensor "${name}" (joint_acceleration): "ros.sensors["${name}"].field" must name the JointState field that carries the accelerations (ROS 2 has no standard message for them)`);
+      for (const c of comps) if (isJoint && /\[/.test(c)) throw new McapLogError(`sensor "${name}": joint "${c}" has several coordinates; a JointState carries one per name`);
+      plan(src.topic, {
+        kind: type, channel: ch, frameId: src.frame_id, needsAccel: type === 'spatial_acceleration' && comps.some((c) => c.startsWith('alpha')),
+        make: (mt) => (msg) => {
+          if (isJoint) return Float64Array.from(jointField(msg, field!, comps));
+          if (type === 'force_torque' || type === 'external_wrench') {
+            const w = msg.wrench as { torque: Vec3; force: Vec3 } | undefined;
+            if (!w) throw new MessageError('no wrench');
+            return Float64Array.from(comps, (c) => { const [p, a] = WRENCH_INDEX[c]; return finite(w[p]?.[a], `wrench.${p}.${a}`); });
+          }
+          if (mt === 'geometry_msgs/AccelStamped') {
+            const a = msg.accel as { angular: Vec3; linear: Vec3 } | undefined;
+            if (!a) throw new MessageError('no accel');
+            return Float64Array.from(comps, (c) => { const [p, ax] = ACCEL_INDEX[c]; return finite(a[p]?.[ax], `accel.${p}.${ax}`); });
+          }
+          // sensor_msgs/Imu
+          if (type === 'gyroscope') {
+            const w = vec3(msg.angular_velocity as Vec3, 'angular_velocity');
+            return Float64Array.from(comps, (c) => w[['wx', 'wy', 'wz'].indexOf(c)]);
+          }
+          const a = vec3(msg.linear_acceleration as Vec3, 'linear_acceleration');
+          return Float64Array.from(comps, (c) => a[['ax', 'ay', 'az'].indexOf(c)]);
+        },
+      });
+    }
+    // true values (a simulation's): joint torques by name, contact wrenches by frame id = contact link
+    this.truthTau = null;
+    if (mapping.truth?.joint_torques !== undefined) {
+      const entry = { channel: channel('true joint torques', mapping.truth.joint_torques, 0), names: [] as string[] };
+      entry.channel.truth = true;
+      this.truthTau = entry;
+      plan(entry.channel.topic, {
+        kind: 'true joint torques', channel: entry.channel,
+        make: () => (msg) => {
+          if (entry.names.length === 0) entry.names = ((msg.name as string[] | undefined) ?? []).slice();
+          return Float64Array.from(jointField(msg, 'effort', entry.names));
+        },
+      });
+    }
+    if (mapping.truth?.contact_wrenches !== undefined) {
+      for (const link of schema.es.contacts.map((c) => c.link)) {
+        const ch = channel(`true contact wrench ${link}`, mapping.truth.contact_wrenches, 6);
+        ch.truth = true;
+        this.truthContacts.set(link, ch);
+        plan(ch.topic, {
+          kind: 'true contact wrench', channel: ch, frameId: link,
+          make: () => (msg) => {
+            const w = msg.wrench as { torque: Vec3; force: Vec3 } | undefined;
+            return Float64Array.from([...vec3(w?.torque, 'wrench.torque'), ...vec3(w?.force, 'wrench.force')]);
+          },
+        });
+      }
+    }
+    if ('topic' in mapping.clock) {
+      const clockTopic = mapping.clock.topic;
+      const frame = mapping.clock.frame_id;
+      plan(clockTopic, { kind: 'clock', frameId: frame, make: () => () => new Float64Array(0) });
+    }
+  }
+
+  /** bytes of the recording, as they come */
+  push(bytes: Uint8Array): void {
+    if (this.failed) return;
+    try {
+      this.reader.append(bytes);
+      for (let r; (r = this.reader.nextRecord());) this.record(r);
+    } catch (e) {
+      if (e instanceof McapLogError) throw e;
+      const c = /Unsupported compression (\S+)/.exec((e as Error).message);
+      if (c) throw new McapLogError(`its chunks are compressed with ${c[1]}, which is not read here: write an uncompressed copy first (the MCAP command-line tool's "mcap decompress")`);
+      this.failed = true;
+      this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `cannot be read further (${(e as Error).message}): the samples before this point are kept` });
+    }
+  }
+
+  /** the rows ready so far, in order */
+  drain(): (Sample | LogError)[] {
+    return this.out.splice(0, this.out.length);
+  }
+
+  /** the end of the stream: every pending tick is sampled */
+  end(): void {
+    if (!this.failed && !this.reader.done()) {
+      this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `ends early (${this.reader.bytesRemaining()} bytes of an incomplete record, no footer): the samples before this point are kept` });
+    }
+    for (const [topic] of this.plans) {
+      if (!this.topicsSeen.has(topic)) throw new McapLogError(`topic "${topic}" (${this.plans.get(topic)!.map((p) => p.kind === 'joints' ? 'joint states' : p.kind === 'clock' ? 'sample clock' : p.channel!.label).join(', ')}) is not in the recording`);
+    }
+    this.flush(null);
+  }
+
+  private record(r: McapTypes.TypedMcapRecord): void {
+    if (r.type === 'Schema') this.schemas.set(r.id, r);
+    else if (r.type === 'Channel') this.openChannel(r);
+    else if (r.type === 'Message') this.message(r);
+  }
+
+  private openChannel(c: McapTypes.Channel): void {
+    const plans = this.plans.get(c.topic);
+    if (!plans) { this.byChannel.set(c.id, null); return; }
+    const schema = this.schemas.get(c.schemaId);
+    const where = `topic "${c.topic}"`;
+    if (!schema) throw new McapLogError(`${where}: its channel has no schema (schema id ${c.schemaId})`);
+    if (c.messageEncoding !== 'cdr') throw new McapLogError(`${where}: message encoding "${c.messageEncoding}", expected "cdr" (ROS 2)`);
+    if (schema.encoding !== 'ros2msg') throw new McapLogError(`${where}: schema encoding "${schema.encoding}", expected "ros2msg"`);
+    const type = rosTypeName(schema.name);
+    for (const p of plans) {
+      const ok = p.kind === 'clock' ? true : ACCEPTED[p.kind].includes(type);
+      const needsAccel = p.needsAccel && type !== 'geometry_msgs/AccelStamped';
+      if (!ok || needsAccel) {
+        const what = p.kind === 'joints' ? 'the joint states' : p.kind.startsWith('base') ? `the ${p.kind}` : `sensor "${p.channel!.label}" (${p.kind})`;
+        throw new McapLogError(`${where} carries ${schema.name}, which cannot give ${what}: expected ${needsAccel ? 'geometry_msgs/msg/AccelStamped (an Imu has no angular acceleration)' : ACCEPTED[p.kind].map((t) => t.replace('/', '/msg/')).join(' or ')}`);
+      }
+    }
+    let decode: MessageReader;
+    try {
+      decode = new MessageReader(parseMsgDefinition(new TextDecoder().decode(schema.data), { ros2: true }));
+    } catch (e) {
+      throw new McapLogError(`${where}: the message definition of ${schema.name} cannot be parsed (${(e as Error).message})`);
+    }
+    this.topicsSeen.add(c.topic);
+    const extractors: Extractor[] = plans.filter((p) => p.channel !== undefined).map((p) => ({ channel: p.channel!, frameId: p.frameId, read: p.make(type) }));
+    this.byChannel.set(c.id, { topic: c.topic, decode, extractors, clock: plans.some((p) => p.kind === 'clock') });
+  }
+
+  private bad(topic: string, logTime: bigint, message: string): void {
+    this.out.push({ line: this.tickCount + 1, where: `topic "${topic}", log time ${nsText(logTime)} s`, message });
+  }
+
+  private message(r: McapTypes.Message): void {
+    const ch = this.byChannel.get(r.channelId);
+    if (ch === undefined) { this.bad(`(channel ${r.channelId})`, r.logTime, 'a message on a channel that was never declared'); return; }
+    if (ch === null) return;
+    let msg: Record<string, unknown>;
+    try {
+      msg = ch.decode.readMessage<Record<string, unknown>>(r.data);
+    } catch (e) {
+      this.bad(ch.topic, r.logTime, `cannot be decoded (${(e as Error).message})`);
+      return;
+    }
+    let stamp: bigint;
+    const header = msg.header as Header | undefined;
+    try {
+      stamp = this.mapping.stamps === 'log_time' ? r.logTime : stampNs(header, 'message');
+    } catch (e) {
+      this.bad(ch.topic, r.logTime, (e as Error).message);
+      return;
+    }
+    const frame = header?.frame_id;
+    const clockPlan = this.plans.get(ch.topic)!.find((p) => p.kind === 'clock');
+    let used = false, failed = false;
+    for (const x of ch.extractors) {
+      if (x.frameId !== undefined && frame !== x.frameId) continue;
+      used = true;
+      let vals: Float64Array;
+      try {
+        vals = x.read(msg);
+      } catch (e) {
+        if (!(e instanceof MessageError)) throw e;
+        this.bad(ch.topic, r.logTime, `${x.channel.label}: ${e.message}`);
+        failed = true;
+        continue;
+      }
+      this.insert(x.channel, stamp, vals, ch.topic, r.logTime);
+    }
+    if (clockPlan && (clockPlan.frameId === undefined || clockPlan.frameId === frame)) {
+      used = true;
+      if (failed) { /* a message reported as bad gives no tick */ } else if (this.lastTick !== null && stamp <= this.lastTick) this.bad(ch.topic, r.logTime, `sample clock: stamp ${nsText(stamp)} s is not after the previous sample's (${nsText(this.lastTick)} s)`);
+      else { this.ticks.push(stamp); this.lastTick = stamp; }
+    }
+    if (!used) this.bad(ch.topic, r.logTime, `frame id "${frame}" is mapped to no sensor of this topic (mapped: ${ch.extractors.map((x) => `"${x.frameId}"`).join(', ')})`);
+    if (this.newest === null || stamp > this.newest) this.newest = stamp;
+    if ('rate' in this.mapping.clock) {
+      this.rateStart ??= stamp;
+      if (stamp < this.rateStart) return;
+      const k0 = this.tickCount + this.ticks.length;
+      if (Number(this.newest - this.rateStart) / this.period - k0 > 1e6) {
+        throw new McapLogError(`topic "${ch.topic}": a stamp of ${nsText(stamp)} s lies more than a million sample periods after the previous ones (from ${nsText(this.rateStart + BigInt(Math.round(k0 * this.period)))} s): stamps from different clocks? ("ros.stamps": "log_time" uses the recorder's)`);
+      }
+      for (;;) {
+        const k = this.tickCount + this.ticks.length;
+        const t = this.rateStart + BigInt(Math.round(k * this.period));
+        if (t > this.newest) break;
+        this.ticks.push(t);
+      }
+    }
+    this.flush(this.newest);
+  }
+
+  private insert(c: Channel, stamp: bigint, vals: Float64Array, topic: string, logTime: bigint): void {
+    if (this.lastWritten !== null && stamp <= this.lastWritten && c.stamps.length > 0 && stamp < c.stamps[c.stamps.length - 1]) {
+      this.bad(topic, logTime, `${c.label}: stamp ${nsText(stamp)} s arrives after the samples up to ${nsText(this.lastWritten)} s were written (out of order by more than "reorder_window")`);
+      return;
+    }
+    let k = c.stamps.length;
+    while (k > 0 && c.stamps[k - 1] > stamp) k--;
+    if (k > 0 && c.stamps[k - 1] === stamp) {
+      this.bad(topic, logTime, `${c.label}: a second message with stamp ${nsText(stamp)} s (the first one is kept)`);
+      return;
+    }
+    c.stamps.splice(k, 0, stamp);
+    c.values.splice(k, 0, vals);
+  }
+
+  /** sample the ticks that are ready (all when `newest` is null: the end of the stream) */
+  private flush(newest: bigint | null): void {
+    while (this.ticks.length > 0) {
+      const t = this.ticks[0];
+      if (newest !== null) {
+        const waited = newest - t > this.window;
+        if (!waited && !this.channels.every((c) => c.stamps.length > 0 && c.stamps[c.stamps.length - 1] >= t)) return;
+      }
+      this.ticks.shift();
+      this.tickCount++;
+      this.out.push(this.sample(t, this.tickCount));
+      this.lastWritten = t;
+      // keep, per channel, the last message at or before t and everything after it
+      for (const c of this.channels) {
+        let k = 0;
+        while (k + 1 < c.stamps.length && c.stamps[k + 1] <= t) k++;
+        if (k > 0) { c.stamps.splice(0, k); c.values.splice(0, k); }
+      }
+    }
+  }
+
+  /** the values of every channel at t, assembled into a Sample (or why not) */
+  private sample(t: bigint, line: number): Sample | LogError {
+    const where = `sample ${line} (t = ${nsText(t)} s)`;
+    const staleness = new Map<string, number>();
+    const at = new Map<Channel, Float64Array>();
+    const leaveOut = this.mapping.stale_sensors === 'leave_out';
+    for (const c of this.channels) {
+      if (c.truth) continue;
+      // a sensor without a value here is left out of the sample when the mapping says so
+      const why = (message: string): LogError | null => (leaveOut && this.sensorSet.has(c) ? null : { line, where, message: `${c.label}: ${message}` });
+      let k = c.stamps.length - 1;
+      while (k >= 0 && c.stamps[k] > t) k--;
+      if (k < 0) {
+        const e = why(`no message at or before t${c.stamps.length ? ` (the first is at ${nsText(c.stamps[0])} s)` : ''}`);
+        if (e) return e;
+        continue;
+      }
+      const age = Number(t - c.stamps[k]) / 1e9;
+      staleness.set(c.label, age);
+      if (this.mapping.max_staleness !== undefined && age > this.mapping.max_staleness) {
+        const e = why(`newest value is ${age} s old (max_staleness ${this.mapping.max_staleness} s)`);
+        if (e) return e;
+        continue;
+      }
+      if (c.stamps[k] === t || this.mapping.values === 'latest') { at.set(c, c.values[k]); continue; }
+      if (k + 1 >= c.stamps.length) {
+        const e = why(`no message after t to interpolate to (the last is at ${nsText(c.stamps[k])} s)`);
+        if (e) return e;
+        continue;
+      }
+      at.set(c, interpolate(c, c.values[k], c.values[k + 1], Number(t - c.stamps[k]) / Number(c.stamps[k + 1] - c.stamps[k])));
+    }
+    const m = this.schema.model;
+    const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
+    const covered = new Set<string>();
+    for (const { channel, joints } of this.jointChannels) {
+      const x = at.get(channel)!;
+      joints.forEach((name, k) => {
+        const j = this.jointIndex.get(name)!;
+        q[j.iq] = x[k];
+        v[j.iv] = x[joints.length + k];
+        covered.add(name);
+      });
+    }
+    for (const j of m.movingJoints()) {
+      if (j.type !== 'floating' && !covered.has(j.name)) throw new McapLogError(`joint "${j.name}" is in no message of the joint state topic${this.mapping.joint_states.length > 1 ? 's' : ''} ${this.mapping.joint_states.join(', ')}`);
+    }
+    let quaternionDeviation = 0;
+    if (this.baseChannels) {
+      const p = at.get(this.baseChannels.pose)!, w = at.get(this.baseChannels.twist)!;
+      for (let k = 0; k < 7; k++) q[k] = p[k];
+      for (let k = 0; k < 6; k++) v[k] = w[k];
+      // renormalised as the text logs' (src/io/log.ts); each message was checked against the bound
+      const n = Math.hypot(q[3], q[4], q[5], q[6]);
+      quaternionDeviation = Math.abs(n - 1);
+      for (let k = 3; k < 7; k++) q[k] /= n;
+    }
+    const readings = new Map<string, Float64Array>();
+    for (const [name, c] of this.sensorChannels) { const x = at.get(c); if (x) readings.set(name, x); }
+    const sample: Sample = { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
+    // the truth stamped exactly t, when the recording carries it
+    const exact = (c: Channel) => { const k = c.stamps.indexOf(t); return k < 0 ? undefined : c.values[k]; };
+    const truth: { tau?: Record<string, number>; contact_wrenches?: Record<string, { torque: number[]; force: number[] }> } = {};
+    const tt = this.truthTau && exact(this.truthTau.channel);
+    if (tt && this.truthTau) truth.tau = Object.fromEntries(this.truthTau.names.map((n, k) => [n, tt[k]]));
+    for (const [link, c] of this.truthContacts) {
+      const w = exact(c);
+      if (w) (truth.contact_wrenches ??= {})[link] = { torque: [w[0], w[1], w[2]], force: [w[3], w[4], w[5]] };
+    }
+    if (truth.tau || truth.contact_wrenches) sample.truth = truth;
+    return sample;
+  }
+}
+
+/** linear interpolation of two value vectors, spherical for quaternion blocks */
+function interpolate(c: Channel, a: Float64Array, b: Float64Array, s: number): Float64Array {
+  const x = new Float64Array(a.length);
+  for (let k = 0; k < a.length; k++) x[k] = a[k] + s * (b[k] - a[k]);
+  for (const o of c.quats) {
+    const d = a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3];
+    const sign = d < 0 ? -1 : 1;
+    // the angle between the two unit 4-vectors, accurate at any size: 2 atan2(|a − b|, |a + b|)
+    let dm = 0, dp = 0;
+    for (let k = 0; k < 4; k++) { const m = a[o + k] - sign * b[o + k], p = a[o + k] + sign * b[o + k]; dm += m * m; dp += p * p; }
+    const th = 2 * Math.atan2(Math.sqrt(dm), Math.sqrt(dp));
+    let wa: number, wb: number;
+    if (th < 1e-9) { wa = 1 - s; wb = s; } else {
+      const sn = Math.sin(th);
+      wa = Math.sin((1 - s) * th) / sn; wb = Math.sin(s * th) / sn;
+    }
+    let n = 0;
+    for (let k = 0; k < 4; k++) { x[o + k] = wa * a[o + k] + sign * wb * b[o + k]; n += x[o + k] * x[o + k]; }
+    n = Math.sqrt(n);
+    for (let k = 0; k < 4; k++) x[o + k] /= n;
+  }
+  return x;
+}
+
+/**
+ * The samples of a recording, from a stream of byte chunks: a {@link Sample} per tick of the sample
+ * clock, a {@link LogError} (with `where`: topic and log time, or the tick) per message or tick that
+ * cannot be used. Throws {@link McapLogError} when the recording cannot be read with this problem.
+ * `sampler`: one made beforehand (its constructor checks the mapping against the problem).
+ */
+export async function* mcapSamples(chunks: AsyncIterable<Uint8Array>, schema: LogSchema, mapping: RosMapping | undefined, sampler?: McapSampler): AsyncGenerator<Sample | LogError> {
+  if (!mapping) throw new McapLogError('the log is a ROS 2 recording (MCAP): the problem file needs a "ros" section that maps its topics to the joints, the base and the sensors');
+  const s = sampler ?? new McapSampler(schema, mapping);
+  for await (const c of chunks) {
+    s.push(c);
+    yield* s.drain();
+  }
+  s.end();
+  yield* s.drain();
+}
