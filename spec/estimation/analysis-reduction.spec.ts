@@ -4,9 +4,8 @@
  * partial joint sensing, a base IMU, F/T sensors and contacts; well posed, ill posed and the
  * redundancy verdicts checked by removing each sensor.
  */
-import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
-import { fillSystem, SystemValues } from '../../src/assembly/system.ts';
+import { denseRank } from './dense-rank.ts';
 import { analyzeProblem } from '../../src/estimation/analysis.ts';
 import { parseProblem } from '../../src/estimation/problem.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
@@ -15,18 +14,6 @@ import { modelForProblem } from '../../src/node/problem-file.ts';
 function system(p: object): EstimationSystem {
   const problem = parseProblem(JSON.stringify(p), 'test problem');
   return buildEstimationSystem(modelForProblem(problem, '.'), problem);
-}
-
-/** Independent rank of the dense [D; D_Y] at q (ml-matrix SVD, no reduction). */
-function denseRank(es: EstimationSystem, q: Float64Array): number {
-  const vals = new SystemValues(es.sys);
-  fillSystem(vals, q, null, new Float64Array(es.sys.ny));
-  const D = Matrix.zeros(es.sys.m, es.sys.n);
-  const A = es.sys.pattern;
-  for (let j = 0; j < A.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) D.set(A.Ai[p], j, vals.Ax[p]);
-  const sv = new SingularValueDecomposition(D, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
-  const mx = Math.max(...sv);
-  return sv.filter((s) => s > 1e-10 * mx).length;
 }
 
 const joints = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => `j${from + k}`);

@@ -7,9 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
-import { fillSystem, SystemValues } from '../../src/assembly/system.ts';
+import { denseRank } from './dense-rank.ts';
 import { analyzeProblem, trialConfigurations } from '../../src/estimation/analysis.ts';
 import { Estimator } from '../../src/estimation/estimator.ts';
 import { namedEstimate } from '../../src/estimation/outputs.ts';
@@ -35,18 +34,6 @@ const loadCells = [
   { name: 'lc_l', type: 'external_wrench', link: 'l_sole', components: ['fz', 'tx', 'ty'] },
   { name: 'lc_r', type: 'external_wrench', link: 'r_sole', components: ['fz', 'tx', 'ty'] },
 ];
-
-/** Independent rank of the dense [D; D_Y] at q (ml-matrix SVD, no reduction). */
-function denseRank(es: EstimationSystem, q: Float64Array): number {
-  const vals = new SystemValues(es.sys);
-  fillSystem(vals, q, null, new Float64Array(es.sys.ny));
-  const D = Matrix.zeros(es.sys.m, es.sys.n);
-  const A = es.sys.pattern;
-  for (let j = 0; j < A.n; j++) for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) D.set(A.Ai[p], j, vals.Ax[p]);
-  const sv = new SingularValueDecomposition(D, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
-  const mx = Math.max(...sv);
-  return sv.filter((s) => s > 1e-10 * mx).length;
-}
 
 describe('humanoid on two feet (models/humanoid.urdf, floating base, contacts at the soles)', () => {
   it('1: unknown contact wrenches, no force sensing → ill posed; the unobservable directions mix the two contact wrenches', () => {
