@@ -98,7 +98,10 @@ await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/cli/sparsedyn.cjs',
-  external: ['piscina'],
+  // @mcap/support loads its decompressors' .wasm files from beside its own: it stays in node_modules too
+  external: ['piscina', '@mcap/support'],
+  // import() becomes require(): bin/sparsedyn.mjs runs this file as a vm.Script, which has no dynamic-import hook
+  supported: { 'dynamic-import': false },
   bundle: true,
   // CommonJS, so that bin/sparsedyn.mjs can compile it with a V8 code cache (see there)
   format: 'cjs',

@@ -8,9 +8,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { compress as zstd, decompress as unzstd, isLoaded as zstdLoaded } from '@foxglove/wasm-zstd';
+import { McapStreamReader, McapWriter } from '@mcap/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import lz4 from 'lz4js';
 import { describe, expect, it } from 'vitest';
-import { asciiText, readMcapEstimates } from '../../src/io/mcap-estimates.ts';
+import { asciiText, MemoryWritable, readMcapEstimates } from '../../src/io/mcap-estimates.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
 import { demoBag, DEMO_EPOCH_NS } from '../../scripts/make-demo-bag.ts';
 import { runCli as run } from './run.ts';
@@ -23,6 +26,28 @@ const bagBytes = readFileSync(BAG);
 const SAMPLES = 100;
 const file = (name: string, text: string | Uint8Array): string => { const f = join(dir, name); writeFileSync(f, text); return f; };
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.max(1, Math.abs(b));
+
+/** The same recording with its chunks compressed (as rosbag2's storage presets and `mcap compress` write them). */
+async function recompressed(bytes: Uint8Array, compression: 'zstd' | 'lz4'): Promise<Uint8Array> {
+  await zstdLoaded;
+  const out = new MemoryWritable();
+  const w = new McapWriter({
+    writable: out,
+    chunkSize: 64 * 1024,
+    compressChunk: (data) => ({ compression, compressedData: compression === 'zstd' ? zstd(data, 3) : Uint8Array.from(lz4.compress(data)) }),
+  });
+  const r = new McapStreamReader({ validateCrcs: true });
+  r.append(bytes);
+  const schemaIds = new Map<number, number>(), channelIds = new Map<number, number>();
+  for (let rec; (rec = r.nextRecord());) {
+    if (rec.type === 'Header') await w.start({ profile: rec.profile, library: rec.library });
+    else if (rec.type === 'Schema') schemaIds.set(rec.id, await w.registerSchema({ name: rec.name, encoding: rec.encoding, data: rec.data }));
+    else if (rec.type === 'Channel') channelIds.set(rec.id, await w.registerChannel({ topic: rec.topic, schemaId: schemaIds.get(rec.schemaId)!, messageEncoding: rec.messageEncoding, metadata: rec.metadata }));
+    else if (rec.type === 'Message') await w.addMessage({ ...rec, channelId: channelIds.get(rec.channelId)! });
+  }
+  await w.end();
+  return out.bytes();
+}
 
 describe('estimate with ROS 2 recordings (MCAP)', () => {
   it('the shipped demo bag is what scripts/make-demo-bag.ts makes of the demo log\'s first 100 samples', async () => {
@@ -143,6 +168,23 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
       x.forEach((v, i) => { worst = Math.max(worst, rel(v, y[i])); });
     });
     expect(worst).toBeLessThanOrEqual(1e-12);
+  });
+
+  it('recordings with zstd or lz4 chunks (rosbag2\'s compression presets) give the same estimates, byte for byte', async () => {
+    const plain = await run(['estimate', DEMO, '--data', BAG, '--out', join(dir, 'plain.ndjson'), '--no-html']);
+    expect(plain.code, plain.err).toBe(0);
+    for (const c of ['zstd', 'lz4'] as const) {
+      const bag = await recompressed(bagBytes, c);
+      const kinds = new Set<string>();
+      const packed = new McapStreamReader({ validateCrcs: true, includeChunks: true, decompressHandlers: { zstd: (d, size) => unzstd(d, Number(size)), lz4: (d) => Uint8Array.from(lz4.decompress(d)) } });
+      packed.append(bag);
+      for (let rec; (rec = packed.nextRecord());) if (rec.type === 'Chunk') kinds.add(rec.compression);
+      expect([...kinds], c).toEqual([c]); // every chunk really is compressed
+      expect(bag.length, c).toBeLessThan(bagBytes.length);
+      const got = await run(['estimate', DEMO, '--data', file(`demo-${c}.mcap`, bag), '--out', join(dir, `${c}.ndjson`), '--no-html']);
+      expect(got.code, got.err).toBe(0);
+      expect(readFileSync(join(dir, `${c}.ndjson`), 'utf8'), c).toBe(readFileSync(join(dir, 'plain.ndjson'), 'utf8'));
+    }
   });
 
   it('a recording that does not fit the problem is refused before any output exists (exit 2)', async () => {

@@ -161,7 +161,7 @@ interface Plan {
  * and take the rows with {@link McapSampler.drain}; {@link McapSampler.end} at the end of the stream.
  */
 export class McapSampler {
-  private readonly reader = new McapStreamReader({ validateCrcs: true });
+  private readonly reader: McapStreamReader;
   private readonly schemas = new Map<number, McapTypes.Schema>();
   /** channel id → decoder and extractors (undefined: a topic not mapped) */
   private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; extractors: Extractor[]; clock: boolean } | null>();
@@ -187,7 +187,13 @@ export class McapSampler {
   private readonly window: bigint;
   private readonly jointIndex = new Map<string, { iq: number; iv: number }>();
 
-  constructor(readonly schema: LogSchema, readonly mapping: RosMapping) {
+  /**
+   * `decompress`: the chunk decompressors by compression name (`zstd`, `lz4`, `bz2`), for recordings
+   * with compressed chunks; `loadDecompressHandlers()` of `@mcap/support` gives them (the command
+   * line loads them). Without one, a compressed recording is refused naming its compression.
+   */
+  constructor(readonly schema: LogSchema, readonly mapping: RosMapping, decompress?: McapTypes.DecompressHandlers) {
+    this.reader = new McapStreamReader({ validateCrcs: true, decompressHandlers: decompress });
     const m = schema.model;
     this.window = BigInt(Math.round(mapping.reorder_window * 1e9));
     this.period = 'rate' in mapping.clock ? 1e9 / mapping.clock.rate : 0;
@@ -328,7 +334,7 @@ export class McapSampler {
     } catch (e) {
       if (e instanceof McapLogError) throw e;
       const c = /Unsupported compression (\S+)/.exec((e as Error).message);
-      if (c) throw new McapLogError(`its chunks are compressed with ${c[1]}, which is not read here: write an uncompressed copy first (the MCAP command-line tool's "mcap decompress")`);
+      if (c) throw new McapLogError(`its chunks are compressed with ${c[1]}, which this reader was given no decompressor for: write an uncompressed copy first (the MCAP command-line tool's "mcap decompress")`);
       this.failed = true;
       this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `cannot be read further (${(e as Error).message}): the samples before this point are kept` });
     }

@@ -155,7 +155,9 @@ export function register(program: Command, state: CliState): void {
       if (source.mcap) {
         if (!problem.ros) throw new FileError(`${dataName} is a ROS 2 recording (MCAP): ${file} needs a "ros" section that maps its topics to the joints, the base and the sensors (see the README, "ROS 2 recordings")`);
         try {
-          sampler = new McapSampler(schema, problem.ros);
+          // zstd, lz4 and bz2 chunks (rosbag2's compression presets) through Foxglove's decompressors (WebAssembly)
+          const { loadDecompressHandlers } = await import('@mcap/support');
+          sampler = new McapSampler(schema, problem.ros, await loadDecompressHandlers());
         } catch (e) {
           if (e instanceof McapLogError) throw new FileError(`${file}: "ros": ${e.message}`);
           throw e;
