@@ -118,7 +118,16 @@ export function drawTimeChart(d3: typeof D3, spec: TimeChartSpec): string {
   for (const v of xt) out.push(`<line x1="${r2(xs(v))}" x2="${r2(xs(v))}" y1="${r2(ih)}" y2="${r2(ih + 4)}"/><text x="${r2(xs(v))}" y="${r2(ih + 15)}" text-anchor="middle">${esc(fmt(v))}</text>`);
   out.push(`<text class="label" x="${r2(iw / 2)}" y="${r2(ih + 31)}" text-anchor="middle">${esc(spec.xLabel)}</text></g>`);
   out.push(`<g class="axis y"><line x1="0" x2="0" y1="0" y2="${r2(ih)}"/>`);
-  for (const v of yt) out.push(`<line x1="-4" x2="0" y1="${r2(ys(v))}" y2="${r2(ys(v))}"/><text x="-6" y="${r2(ys(v) + 3)}" text-anchor="end">${esc(fmt(v))}</text>`);
+  // a log axis has a tick per unit of each decade: the powers of ten are labelled, and the others at least 12 px from every label
+  const labelled: number[] = [];
+  const decade = (v: number) => Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
+  for (const v of spec.yLog ? [...yt.filter(decade), ...yt.filter((v) => !decade(v))] : yt) {
+    if (!spec.yLog || labelled.every((y) => Math.abs(y - ys(v)) >= 12)) labelled.push(ys(v));
+  }
+  for (const v of yt) {
+    const y = ys(v);
+    out.push(`<line x1="-4" x2="0" y1="${r2(y)}" y2="${r2(y)}"/>${labelled.includes(y) ? `<text x="-6" y="${r2(y + 3)}" text-anchor="end">${esc(fmt(v))}</text>` : ''}`);
+  }
   out.push(`<text class="label" transform="translate(${-52},${r2(ih / 2)}) rotate(-90)" text-anchor="middle">${esc(spec.yLabel)}</text></g>`);
   out.push('</g></svg>');
   return out.join('\n');
