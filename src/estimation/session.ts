@@ -377,6 +377,54 @@ export class EstimationSession {
     return out;
   }
 
+  /**
+   * The CSV line of a record under `columns()`, without the line break: the same text as `cells(r)`
+   * with a cell quoted when it holds a comma, a quote or a line break, joined by commas. The numbers
+   * go through one JSON.stringify of a list (the same digits as String(x) for a finite number, and
+   * the fastest way to format them); a record with a missing or non-finite value takes `cells`.
+   */
+  csvLine(r: EstimateRecord): string {
+    const e = r.estimate, nums = this.numBuf;
+    // written in place (the list keeps its length from line to line)
+    let ok = true, n = 0;
+    const put = (v: number | undefined) => { if (typeof v === 'number' && v - v === 0) nums[n++] = v; else ok = false; };
+    put(r.t);
+    put(r.line);
+    if (this.opts.condition) { put(r.condition); put(r.near_singular !== undefined ? 1 : 0); }
+    const joints = this.joints ??= this.es.model.movingJoints();
+    const dofs = (rec: Record<string, number | number[]> | undefined) => {
+      if (rec === undefined) { ok = false; return; }
+      for (const j of joints) {
+        const x = rec[j.name];
+        if (j.nv === 1) put(typeof x === 'number' ? x : undefined);
+        else if (Array.isArray(x)) for (let k = 0; k < j.nv; k++) put(x[k]);
+        else ok = false;
+      }
+    };
+    const wrench = (w: { torque: number[]; force: number[] } | undefined) => {
+      if (w === undefined) { ok = false; return; }
+      for (let k = 0; k < 3; k++) put(w.torque[k]);
+      for (let k = 0; k < 3; k++) put(w.force[k]);
+    };
+    dofs(e.tau);
+    dofs(e.qdd);
+    for (const c of this.allContacts) wrench(e.contact_wrenches[c]);
+    for (const j of this.es.model.jointNames) wrench(e.joint_wrenches[j]);
+    for (const n of this.allSensors) put(e.residuals[n]);
+    if (this.opts.covariance) dofs(e.tau_std);
+    if (!ok) return this.cells(r).map(csvQuote).join(',');
+    if (nums.length !== n) nums.length = n;
+    const head = JSON.stringify(nums);
+    let tail = '';
+    if (this.full.badData || this.opts.confidence > 0) {
+      tail += `,${r.bad_data ? String(r.bad_data.chi2) : ''},${r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : ''},${csvQuote(r.bad_data?.suspect ?? '')}`;
+    }
+    return `${head.slice(1, -1)}${tail},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
+  }
+
+  /** the numbers of one CSV line (reused line after line) */
+  private readonly numBuf: number[] = [];
+
   /** the model's moving joints (listed once) */
   private joints?: ReturnType<EstimationSystem['model']['movingJoints']>;
 
@@ -402,6 +450,9 @@ export class EstimationSession {
     return m;
   }
 }
+
+/** a CSV cell: as it is, or quoted when it holds a separator, a quote or a line break */
+const csvQuote = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 
 function allFinite(x: Float64Array): boolean {
   for (let k = 0; k < x.length; k++) if (!(x[k] - x[k] === 0)) return false;

@@ -268,7 +268,8 @@ export function register(program: Command, state: CliState): void {
           }
           if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
-        const send = async (part: RawRow[], final: boolean) => {
+        /** `restart`: a batch of a file's rows, which starts from the initial pivot order (one job; the workers do it themselves) */
+        const send = async (part: RawRow[], final: boolean, restart = false) => {
           if (part.length === 0) return;
           if (pool === null && jobs > 1 && !final) {
             pool = new EstimatePool(jobs, {
@@ -277,6 +278,7 @@ export function register(program: Command, state: CliState): void {
             });
           }
           if (pool === null) {
+            if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
             local ??= new RowProcessor(session, setupFor());
             accept(local.run(part, false), false);
             return;
@@ -309,16 +311,17 @@ export function register(program: Command, state: CliState): void {
               else await estimateDirect(raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
               continue;
             }
-            if (jobs === 1) {
-              // the pivot order returns to its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
+            if (jobs === 1 && opts.data === '-') {
+              // standard input, one job: each row estimated as it arrives. The pivot order returns to
+              // its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
               if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
               await send([raw], true);
               continue;
             }
             batch.push(raw);
-            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
+            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, jobs === 1, true); }
           }
-          await send(batch, true);
+          await send(batch, true, true);
           while (pending.length) accept(await pending.shift()!, true);
         } finally {
           if (pool !== null) await (pool as EstimatePool).close();
