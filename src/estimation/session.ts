@@ -138,6 +138,8 @@ export class EstimationSession {
   readonly full: Layout;
   /** the sensors with equations, and the contacts, of the problem */
   private readonly allSensors: string[];
+  /** the same list, frozen: the `sensors` of every record estimated from all of them */
+  private readonly everySensor: string[];
   private readonly allContacts: string[];
   /** the last run of flagged samples with the same dominant outputs (one analysis per run) */
   private run: { key: string; direction: string } | null = null;
@@ -150,6 +152,7 @@ export class EstimationSession {
     };
     this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
     this.allContacts = es.contacts.map((c) => c.link);
+    this.everySensor = Object.freeze([...this.allSensors]) as string[];
     this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence, given: opts.offline });
     this.full = this.layouts.get(this.allSensors, this.allContacts);
     this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
@@ -226,7 +229,9 @@ export class EstimationSession {
     if (s.ignored) for (const c of s.ignored) st.ignored.add(c);
     if (s.quaternionDeviation !== undefined && s.quaternionDeviation > st.maxQuaternionDeviation) st.maxQuaternionDeviation = s.quaternionDeviation;
     // the layout of this row: the sensors it has readings for, its contact mode
-    const present = this.allSensors.filter((n) => s.readings.has(n));
+    // a row with every sensor (the usual case) shares one frozen list: nothing to build per row
+    let present = this.everySensor;
+    if (s.readings.size !== present.length || !this.allSensors.every((n) => s.readings.has(n))) present = this.allSensors.filter((n) => s.readings.has(n));
     const contacts = this.contactsOf(s);
     const before = this.layouts.analyses;
     const layout = this.layouts.get(present, contacts);
@@ -299,7 +304,8 @@ export class EstimationSession {
     st.samples++;
     st.modes.set(layout.mode, (st.modes.get(layout.mode) ?? 0) + 1);
     if (present.length < this.allSensors.length) st.partial++;
-    st.flops += est.totalFlops().total;
+    const f = est.flops;
+    st.flops += f.kinematics.total + f.fill.total + f.factor.total + f.solve.total; // est.totalFlops().total, without a Flops per row
     this.truth.add(named, s.truth);
     const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode };
     if (cond) record.condition = condition;
