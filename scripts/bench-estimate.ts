@@ -1,17 +1,19 @@
 /**
  * End-to-end cost of `sparsedyn estimate` per sample against the solve it does, on the demo humanoid
  * (data/problems/humanoid-demo.json): a log of N samples written by scripts/make-demo-log.ts (same
- * seed as the shipped demo), as NDJSON and as CSV, run through the built command line
- * (bin/sparsedyn.mjs, a fresh process each time).
+ * seed as the shipped demo), as NDJSON, as CSV and as a ROS 2 recording (MCAP, scripts/make-demo-bag.ts;
+ * estimates written as MCAP), run through the built command line (bin/sparsedyn.mjs, a fresh process
+ * each time, `--jobs` always given: 1 is one thread).
  *
  * Wall time per sample: (T(N) − T(N/10)) / (N − N/10), each T the least of `reps` runs, the two
  * sizes run alternately: start-up, the offline analysis and the typical uncertainties cancel out.
  * Solve time per sample: the same samples estimated in this process (Estimator.estimate, plus the
  * condition check EstimateConditioning.update when the run makes it), mean over the log, the least
  * of 3 passes after a warm-up pass. Peak memory: the largest resident set of the N-sample run
- * (/usr/bin/time). With --jobs, each job count is run too (alternately, machine load permitting).
+ * (/usr/bin/time). With --jobs, each job count is run too (alternately, machine load permitting);
+ * MCAP logs are estimated in the main thread whatever --jobs says, so they run with one job only.
  *
- *   npx tsx scripts/bench-estimate.ts [--samples 3000] [--reps 3] [--jobs 1,2] [--out reports/bench-estimate.md]
+ *   npx tsx scripts/bench-estimate.ts [--samples 3000] [--reps 3] [--jobs 1,2] [--formats ndjson,csv,mcap] [--out reports/bench-estimate.md]
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ import { EstimationSession } from '../src/estimation/session.ts';
 import { inputsFromReadings } from '../src/estimation/synthesize.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../src/io/log.ts';
 import { loadEstimationSystem } from '../src/node/problem-file.ts';
+import { demoBag } from './make-demo-bag.ts';
 
 function arg(name: string, dflt: string): string {
   const k = process.argv.indexOf(name);
@@ -31,6 +34,8 @@ const S = Math.max(10, Math.round(N / 10));
 const REPS = Number(arg('--reps', '3'));
 const JOBS = arg('--jobs', '1').split(',').map(Number);
 const OUT = arg('--out', 'reports/bench-estimate.md');
+/** the log formats to run (all three by default) */
+const FORMATS = arg('--formats', 'ndjson,csv,mcap').split(',');
 const PROBLEM = 'data/problems/humanoid-demo.json';
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-bench-estimate-'));
 const load0 = loadavg()[0];
@@ -67,10 +72,13 @@ function toCsv(rows: string[]): string {
 const logs = {
   ndjson: { big: full, small: join(dir, 'small.ndjson') },
   csv: { big: join(dir, 'full.csv'), small: join(dir, 'small.csv') },
+  mcap: { big: join(dir, 'full.mcap'), small: join(dir, 'small.mcap') },
 };
 writeFileSync(logs.ndjson.small, lines.slice(0, S).join('\n') + '\n');
 writeFileSync(logs.csv.big, toCsv(lines));
 writeFileSync(logs.csv.small, toCsv(lines.slice(0, S)));
+writeFileSync(logs.mcap.big, await demoBag(lines.join('\n') + '\n', PROBLEM));
+writeFileSync(logs.mcap.small, await demoBag(lines.slice(0, S).join('\n') + '\n', PROBLEM));
 
 // ── solve time, in this process ─────────────────────────────────────────────────────────────
 const samples = lines.map((l, k) => parseNdjsonLine(schema, l, k + 1) as Sample);
@@ -121,11 +129,12 @@ const modes: [string, string[], boolean][] = [
 const solve = new Map<boolean, { wall: number; cpu: number }>();
 for (const [, , c] of modes) solve.set(c, solveMicros(c));
 for (const [format, f] of Object.entries(logs)) {
+  if (!FORMATS.includes(format)) continue;
   for (const [mode, extra, c] of modes) {
     const best = new Map<number, { big: number; small: number; rss: number; cpuBig: number; cpuSmall: number }>();
     for (let r = 0; r < REPS; r++) {
-      for (const jobs of JOBS) {
-        const jx = JOBS.length > 1 || jobs !== 1 ? ['--jobs', String(jobs)] : [];
+      for (const jobs of format === 'mcap' ? [1] : JOBS) {
+        const jx = ['--jobs', String(jobs)];
         const b = best.get(jobs) ?? { big: Infinity, small: Infinity, rss: 0, cpuBig: Infinity, cpuSmall: Infinity };
         const big = run(f.big, join(dir, `out.${format}`), [...extra, ...jx]);
         const small = run(f.small, join(dir, `out-small.${format}`), [...extra, ...jx]);
@@ -160,7 +169,7 @@ const cpu = cpus();
 const md = [
   '# `estimate` end to end: wall time per sample against the solve', '',
   `Written by \`npx tsx scripts/bench-estimate.ts --samples ${N} --reps ${REPS} --jobs ${JOBS.join(',')}\` on ${new Date().toISOString().slice(0, 10)}: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}.`,
-  `Demo humanoid (${PROBLEM}: 610 unknowns, 616 equations, weighted least squares), a log of ${N} samples from scripts/make-demo-log.ts, as NDJSON (with truth) and as CSV (without).`,
+  `Demo humanoid (${PROBLEM}: 610 unknowns, 616 equations, weighted least squares), a log of ${N} samples from scripts/make-demo-log.ts, as NDJSON (with truth), as CSV (without) and as a ROS 2 recording (MCAP, with truth; scripts/make-demo-bag.ts), each written in its own format (MCAP: 34 messages per sample); MCAP logs are estimated in the main thread (one job).`,
   `Wall: (T(${N}) − T(${S})) / ${N - S} per sample, each T the least of ${REPS} runs of the built command line (fresh process, HTML and Markdown reports written), the sizes run alternately, so start-up and offline analysis cancel.`,
   'Solve: the same samples estimated in the benchmark\'s process (the estimate, the chi-square bad-data test, and the condition check when the run makes it: the numerical work on each sample), mean per sample, least of 3 passes after a warm-up; wall time (performance.now) and CPU time (process.cpuUsage) around each solve.',
   `Other sessions share this machine (1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end): times are indicative; ratios are of runs made side by side.`,

@@ -54,7 +54,7 @@ describe('EstimationSession', () => {
 });
 
 describe('EstimationSession.cells', () => {
-  it('the CSV cells read straight from a record equal those looked up by column name, and the NDJSON text written part by part equals JSON.stringify of the object (full and partial rows, tau_std, bad data, condition)', () => {
+  it('the CSV cells read straight from a record equal those looked up by column name, the CSV line equals the cells quoted and joined, and the NDJSON text written part by part equals JSON.stringify of the object (full and partial rows, tau_std, bad data, condition)', () => {
     const { es } = loadEstimationSystem(DEMO);
     for (const opts of [{ covariance: true }, { condition: false, confidence: 0 }]) {
       const session = new EstimationSession(es, opts);
@@ -72,6 +72,13 @@ describe('EstimationSession.cells', () => {
         expect(cells).toEqual(session.cellsByName(out.record));
         expect(session.toJsonText(out.record)).toBe(JSON.stringify(session.toJson(out.record)));
         expect(session.toJsonText({ ...out.record, near_singular: 'w[l_sole].tz "quoted"', condition: 12.5 })).toBe(JSON.stringify(session.toJson({ ...out.record, near_singular: 'w[l_sole].tz "quoted"', condition: 12.5 })));
+        // the CSV line (numbers through one JSON text) equals the cells quoted and joined, also with text that needs quotes and a value that is not finite
+        const quote = (x: string) => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
+        for (const r of [out.record, { ...out.record, mode: 'a,"b"', sensors: ['x', 'y,z'], t: -0 }, { ...out.record, condition: Number.NaN, line: 1e21 }]) {
+          expect(session.csvLine(r)).toBe(session.cells(r).map(quote).join(','));
+        }
+        const broken = { ...out.record, estimate: { ...out.record.estimate, residuals: { ...out.record.estimate.residuals, [Object.keys(out.record.estimate.residuals)[0]]: Number.POSITIVE_INFINITY } } };
+        expect(session.csvLine(broken)).toBe(session.cells(broken).map(quote).join(','));
       });
       expect(n).toBeGreaterThanOrEqual(5);
     }

@@ -5,11 +5,11 @@ import { CsvRows, LogSchema, parseNdjsonLine } from '../../src/io/log.ts';
 import { logRows, sniffFormat, type RawRow } from '../../src/io/log-reader.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
 
-async function rows(text: string, chunk = 5): Promise<{ format?: string; rows: RawRow[] }> {
+async function rows(text: string, chunk = 5, csvParseOnly = false): Promise<{ format?: string; rows: RawRow[] }> {
   async function* chunks() { for (let i = 0; i < text.length; i += chunk) yield text.slice(i, i + chunk); }
   let format: string | undefined;
   const out: RawRow[] = [];
-  for await (const r of logRows(chunks(), { onFormat: (f) => { format = f; } })) out.push(r);
+  for await (const r of logRows(chunks(), { onFormat: (f) => { format = f; }, csvParseOnly })) out.push(r);
   return { format, rows: out };
 }
 
@@ -33,6 +33,31 @@ describe('logRows', () => {
     expect(seen.slice(0, 4)).toEqual([[1, 't', 'a', 'b'], [2, '1', '2.5', '3'], [4, '4', 'x"y', '5'], [7, '6', 'two\r\nlines', '7']]); // a record is numbered by its last line
     expect(r.rows[4]).toMatchObject({ kind: 'error', line: 8 });
     expect((r.rows[4] as { message: string }).message).toMatch(/^not valid CSV: invalid Closing Quote/);
+  });
+
+  it('CSV: the rows split here (lines without a quote) are those of csv-parse, line numbers and errors included, whatever the chunks', async () => {
+    // logs made of numbers, separators, blank lines, CR, spaces, and now and then a quoted field (csv-parse reads from there on)
+    let seed = 12345;
+    const rnd = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+    const plain = ['1', '-2.5e3', '', ' ', 'x', ',', ',', ',', '\n', '\n', '\r\n', '\r', ' 7 '];
+    const quoted = ['"a,b"', '"x""y"', '"two\nlines"', '"bad"x', '"open'];
+    let checked = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(rnd() * 40);
+      let text = 't,a\n';
+      for (let k = 0; k < n; k++) text += trial % 3 === 0 && rnd() < 0.05 ? quoted[Math.floor(rnd() * quoted.length)] : plain[Math.floor(rnd() * plain.length)];
+      for (const chunk of [1, 3, 7, 1000]) {
+        const fast = await rows(text, chunk), ref = await rows(text, chunk, true);
+        expect(fast, JSON.stringify(text)).toEqual(ref);
+        checked++;
+      }
+    }
+    expect(checked).toBe(1200);
+    // a broken record after many plain lines: the same line number in the row and in the message
+    const late = 't,a\n' + '1,2\n'.repeat(50) + '3,"bad"x\n4,5\n';
+    const [a, b] = [await rows(late, 64), await rows(late, 64, true)];
+    expect(a).toEqual(b);
+    expect(a.rows.find((r) => r.kind === 'error')).toMatchObject({ line: 52, message: expect.stringMatching(/at line 52\b/) });
   });
 
   it('no content: no rows and no format', async () => {

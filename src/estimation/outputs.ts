@@ -38,13 +38,44 @@ function movingJointsOf(model: Model): ReturnType<Model['movingJoints']> {
 const w6 = new Float64Array(6);
 
 /**
+ * The objects of a named estimate with every key already in place, in output order: a copy of one
+ * (object spread) takes the template's shape, so that filling it adds no property. Objects built
+ * key by key from `{}` turn into hash tables past a dozen keys, which every later reader (JSON
+ * text, accuracy, report series) pays for.
+ */
+interface Templates {
+  tau: Record<string, number | number[]>;
+  joint_wrenches: Record<string, Wrench>;
+  residuals: Record<string, number>;
+  /** the sensors with equations, in system order (the residuals' keys) */
+  sensors: EstimationSystem['sensors'];
+}
+const templates = new WeakMap<EstimationSystem, Templates>();
+/** an object of these keys (all 0), built by JSON.parse so that its properties are fast ones */
+const keysObject = (keys: readonly string[]): Record<string, never> => JSON.parse(`{${keys.map((k) => `${JSON.stringify(k)}:0`).join(',')}}`);
+function templatesOf(es: EstimationSystem): Templates {
+  let t = templates.get(es);
+  if (!t) {
+    const sensors = es.sensors.filter((s) => s.block >= 0);
+    t = {
+      tau: keysObject(movingJointsOf(es.model).map((j) => j.name)),
+      joint_wrenches: keysObject(es.model.jointNames.slice(0, es.model.nb)),
+      residuals: keysObject(sensors.map((s) => s.spec.name)),
+      sensors,
+    };
+    templates.set(es, t);
+  }
+  return t;
+}
+
+/**
  * The estimate d of one sample by name: joint torques and accelerations, contact wrenches (contact
  * link frame), joint wrenches, per-sensor residuals; with `withStd` (redundant layouts) the
  * standard deviation of each torque.
  */
 export function namedEstimate(es: EstimationSystem, est: Estimator, d: Float64Array, withStd = false): NamedEstimate {
-  const model = es.model, L = es.sys.layout;
-  const tau: Record<string, number | number[]> = {}, qdd: Record<string, number | number[]> = {};
+  const model = es.model, L = es.sys.layout, T = templatesOf(es);
+  const tau: Record<string, number | number[]> = { ...T.tau }, qdd: Record<string, number | number[]> = { ...T.tau };
   for (const j of movingJointsOf(model)) {
     const t0 = L.tau[j.body], a0 = L.qdd[j.body];
     if (j.nv === 1) { tau[j.name] = d[t0]; qdd[j.name] = d[a0]; continue; }
@@ -58,15 +89,14 @@ export function namedEstimate(es: EstimationSystem, est: Estimator, d: Float64Ar
     xApplyForce(w6, c.X, d.subarray(L.fx[c.body], L.fx[c.body] + 6), fl);
     contact_wrenches[c.link] = { torque: [w6[0], w6[1], w6[2]], force: [w6[3], w6[4], w6[5]] };
   }
-  const joint_wrenches: Record<string, Wrench> = {};
+  const joint_wrenches: Record<string, Wrench> = { ...T.joint_wrenches };
   for (let i = 0; i < model.nb; i++) {
     const f = L.f[i];
     joint_wrenches[model.jointNames[i]] = { torque: [d[f], d[f + 1], d[f + 2]], force: [d[f + 3], d[f + 4], d[f + 5]] };
   }
-  const residuals: Record<string, number> = {};
+  const residuals: Record<string, number> = { ...T.residuals };
   const sys = es.sys;
-  for (const s of es.sensors) {
-    if (s.block < 0) continue;
+  for (const s of T.sensors) {
     const r0 = sys.blockRow0[s.block], nr = s.inputs.length;
     let acc = 0;
     for (let r = r0; r < r0 + nr; r++) acc += (est.residual[r] * est.residual[r]) / s.spec.variance;
@@ -144,6 +174,11 @@ export function csvColumn(name: string, units: Map<string, string>): string {
   return unit ? `${name} [${unit}]` : name;
 }
 
+/** a list of 3 finite numbers */
+function finite3(a: unknown): a is number[] {
+  return Array.isArray(a) && a.length === 3 && typeof a[0] === 'number' && Number.isFinite(a[0]) && typeof a[1] === 'number' && Number.isFinite(a[1]) && typeof a[2] === 'number' && Number.isFinite(a[2]);
+}
+
 interface ErrorStats { n: number; sse: number; maxErr: number; maxTruth: number }
 const stats = (): ErrorStats => ({ n: 0, sse: 0, maxErr: 0, maxTruth: 0 });
 function addStat(s: ErrorStats, est: number, truth: number): void {
@@ -183,28 +218,41 @@ export class TruthComparison {
     if (typeof truth !== 'object' || truth === null) return;
     const t = truth as { tau?: unknown; contact_wrenches?: unknown };
     let used = false;
+    // loops rather than entries/map/every: this runs once per sample
     if (typeof t.tau === 'object' && t.tau !== null) {
-      for (const [k, v] of Object.entries(t.tau as Record<string, unknown>)) {
-        const x = e.tau[k];
+      const tt = t.tau as Record<string, unknown>;
+      for (const k in tt) {
+        const v = tt[k], x = e.tau[k];
         if (x === undefined) { this.unknownJoints.add(k); continue; }
-        const xs = typeof x === 'number' ? [x] : x, vs = typeof v === 'number' ? [v] : v;
-        if (!Array.isArray(vs) || vs.length !== xs.length || !vs.every((z) => typeof z === 'number' && Number.isFinite(z))) { this.malformed.add(`tau of joint "${k}"`); continue; }
-        let st = this.tau.get(k);
-        if (!st) { st = xs.map(stats); this.tau.set(k, st); }
-        xs.forEach((xv, c) => addStat(st![c], xv, vs[c] as number));
+        if (typeof x === 'number') {
+          if (!(typeof v === 'number' && Number.isFinite(v)) && !(Array.isArray(v) && v.length === 1 && typeof v[0] === 'number' && Number.isFinite(v[0]))) { this.malformed.add(`tau of joint "${k}"`); continue; }
+          let st = this.tau.get(k);
+          if (!st) { st = [stats()]; this.tau.set(k, st); }
+          addStat(st[0], x, typeof v === 'number' ? v : (v as number[])[0]);
+        } else {
+          const n = x.length;
+          let ok = Array.isArray(v) ? v.length === n : n === 1 && typeof v === 'number';
+          if (ok && Array.isArray(v)) for (let c = 0; c < n; c++) if (!(typeof v[c] === 'number' && Number.isFinite(v[c]))) { ok = false; break; }
+          if (ok && !Array.isArray(v)) ok = Number.isFinite(v as number);
+          if (!ok) { this.malformed.add(`tau of joint "${k}"`); continue; }
+          let st = this.tau.get(k);
+          if (!st) { st = x.map(stats); this.tau.set(k, st); }
+          for (let c = 0; c < n; c++) addStat(st[c], x[c], Array.isArray(v) ? v[c] : (v as number));
+        }
         used = true;
       }
     }
     if (typeof t.contact_wrenches === 'object' && t.contact_wrenches !== null) {
-      for (const [k, w] of Object.entries(t.contact_wrenches as Record<string, unknown>)) {
-        const x = e.contact_wrenches[k];
+      const tw = t.contact_wrenches as Record<string, unknown>;
+      for (const k in tw) {
+        const w = tw[k], x = e.contact_wrenches[k];
         if (!x) { this.unknownContacts.add(k); continue; }
         const ww = w as { torque?: unknown; force?: unknown };
-        const ok = (a: unknown): a is number[] => Array.isArray(a) && a.length === 3 && a.every((z) => typeof z === 'number' && Number.isFinite(z));
-        if (typeof w !== 'object' || w === null || !ok(ww.torque) || !ok(ww.force)) { this.malformed.add(`wrench of contact "${k}"`); continue; }
+        if (typeof w !== 'object' || w === null || !finite3(ww.torque) || !finite3(ww.force)) { this.malformed.add(`wrench of contact "${k}"`); continue; }
         let st = this.contacts.get(k);
         if (!st) { st = { torque: stats(), force: stats() }; this.contacts.set(k, st); }
-        for (let c = 0; c < 3; c++) { addStat(st.torque, x.torque[c], ww.torque[c]); addStat(st.force, x.force[c], ww.force[c]); }
+        const wt = ww.torque as number[], wf = ww.force as number[];
+        for (let c = 0; c < 3; c++) { addStat(st.torque, x.torque[c], wt[c]); addStat(st.force, x.force[c], wf[c]); }
         used = true;
       }
     }

@@ -138,6 +138,8 @@ export class EstimationSession {
   readonly full: Layout;
   /** the sensors with equations, and the contacts, of the problem */
   private readonly allSensors: string[];
+  /** the same list, frozen: the `sensors` of every record estimated from all of them */
+  private readonly everySensor: string[];
   private readonly allContacts: string[];
   /** the last run of flagged samples with the same dominant outputs (one analysis per run) */
   private run: { key: string; direction: string } | null = null;
@@ -150,6 +152,7 @@ export class EstimationSession {
     };
     this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
     this.allContacts = es.contacts.map((c) => c.link);
+    this.everySensor = Object.freeze([...this.allSensors]) as string[];
     this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence, given: opts.offline });
     this.full = this.layouts.get(this.allSensors, this.allContacts);
     this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
@@ -226,7 +229,9 @@ export class EstimationSession {
     if (s.ignored) for (const c of s.ignored) st.ignored.add(c);
     if (s.quaternionDeviation !== undefined && s.quaternionDeviation > st.maxQuaternionDeviation) st.maxQuaternionDeviation = s.quaternionDeviation;
     // the layout of this row: the sensors it has readings for, its contact mode
-    const present = this.allSensors.filter((n) => s.readings.has(n));
+    // a row with every sensor (the usual case) shares one frozen list: nothing to build per row
+    let present = this.everySensor;
+    if (s.readings.size !== present.length || !this.allSensors.every((n) => s.readings.has(n))) present = this.allSensors.filter((n) => s.readings.has(n));
     const contacts = this.contactsOf(s);
     const before = this.layouts.analyses;
     const layout = this.layouts.get(present, contacts);
@@ -299,7 +304,8 @@ export class EstimationSession {
     st.samples++;
     st.modes.set(layout.mode, (st.modes.get(layout.mode) ?? 0) + 1);
     if (present.length < this.allSensors.length) st.partial++;
-    st.flops += est.totalFlops().total;
+    const f = est.flops;
+    st.flops += f.kinematics.total + f.fill.total + f.factor.total + f.solve.total; // est.totalFlops().total, without a Flops per row
     this.truth.add(named, s.truth);
     const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode };
     if (cond) record.condition = condition;
@@ -377,6 +383,54 @@ export class EstimationSession {
     return out;
   }
 
+  /**
+   * The CSV line of a record under `columns()`, without the line break: the same text as `cells(r)`
+   * with a cell quoted when it holds a comma, a quote or a line break, joined by commas. The numbers
+   * go through one JSON.stringify of a list (the same digits as String(x) for a finite number, and
+   * the fastest way to format them); a record with a missing or non-finite value takes `cells`.
+   */
+  csvLine(r: EstimateRecord): string {
+    const e = r.estimate, nums = this.numBuf;
+    // written in place (the list keeps its length from line to line)
+    let ok = true, n = 0;
+    const put = (v: number | undefined) => { if (typeof v === 'number' && v - v === 0) nums[n++] = v; else ok = false; };
+    put(r.t);
+    put(r.line);
+    if (this.opts.condition) { put(r.condition); put(r.near_singular !== undefined ? 1 : 0); }
+    const joints = this.joints ??= this.es.model.movingJoints();
+    const dofs = (rec: Record<string, number | number[]> | undefined) => {
+      if (rec === undefined) { ok = false; return; }
+      for (const j of joints) {
+        const x = rec[j.name];
+        if (j.nv === 1) put(typeof x === 'number' ? x : undefined);
+        else if (Array.isArray(x)) for (let k = 0; k < j.nv; k++) put(x[k]);
+        else ok = false;
+      }
+    };
+    const wrench = (w: { torque: number[]; force: number[] } | undefined) => {
+      if (w === undefined) { ok = false; return; }
+      for (let k = 0; k < 3; k++) put(w.torque[k]);
+      for (let k = 0; k < 3; k++) put(w.force[k]);
+    };
+    dofs(e.tau);
+    dofs(e.qdd);
+    for (const c of this.allContacts) wrench(e.contact_wrenches[c]);
+    for (const j of this.es.model.jointNames) wrench(e.joint_wrenches[j]);
+    for (const n of this.allSensors) put(e.residuals[n]);
+    if (this.opts.covariance) dofs(e.tau_std);
+    if (!ok) return this.cells(r).map(csvQuote).join(',');
+    if (nums.length !== n) nums.length = n;
+    const head = JSON.stringify(nums);
+    let tail = '';
+    if (this.full.badData || this.opts.confidence > 0) {
+      tail += `,${r.bad_data ? String(r.bad_data.chi2) : ''},${r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : ''},${csvQuote(r.bad_data?.suspect ?? '')}`;
+    }
+    return `${head.slice(1, -1)}${tail},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
+  }
+
+  /** the numbers of one CSV line (reused line after line) */
+  private readonly numBuf: number[] = [];
+
   /** the model's moving joints (listed once) */
   private joints?: ReturnType<EstimationSystem['model']['movingJoints']>;
 
@@ -402,6 +456,9 @@ export class EstimationSession {
     return m;
   }
 }
+
+/** a CSV cell: as it is, or quoted when it holds a separator, a quote or a line break */
+const csvQuote = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 
 function allFinite(x: Float64Array): boolean {
   for (let k = 0; k < x.length; k++) if (!(x[k] - x[k] === 0)) return false;

@@ -204,8 +204,8 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     const sensors = (o.sensors ?? {}) as Record<string, unknown>;
     if (typeof sensors !== 'object' || sensors === null) throw new RowError('"sensors" must be an object');
     const ignored: string[] = [];
-    for (const k of Object.keys(o)) if (!ROW_FIELDS.has(k)) ignored.push(k);
-    for (const k of Object.keys(sensors)) {
+    for (const k in o) if (!ROW_FIELDS.has(k)) ignored.push(k);
+    for (const k in sensors) {
       if (!schema.sensors.has(k) && k !== schema.baseGyro?.name) ignored.push(`sensors.${k}`);
     }
     if (schema.strict && ignored.length) throw new RowError(`unknown ${ignored.length > 1 ? 'channels' : 'channel'} ${ignored.map((x) => `"${x.replace(/^sensors\./, '')}"`).join(', ')} (--strict)`);
@@ -219,13 +219,22 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
       const r = sensors[name];
       if (r === undefined || r === null) continue; // a reading the row lacks: the session estimates from the others
       let vals: number[];
-      if (Array.isArray(r)) vals = vec(r, comps.length, `sensor "${name}"`);
-      else if (typeof r === 'object' && r !== null) {
+      if (Array.isArray(r)) {
+        // a list of readings: copied as it is checked (this runs once per sensor and sample)
+        const n = comps.length, a = new Float64Array(n);
+        if (r.length !== n) vec(r, n, `sensor "${name}"`);
+        for (let k = 0; k < n; k++) { const e = r[k]; if (typeof e === 'number' && e - e === 0) a[k] = e; else vec(r, n, `sensor "${name}"`); }
+        readings.set(name, a);
+        continue;
+      }
+      if (typeof r === 'object' && r !== null) {
         const ro = r as Record<string, unknown>;
         for (const k of Object.keys(ro)) if (!comps.includes(k)) throw new RowError(`sensor "${name}": unknown component "${k}" (expected ${comps.join(' ')})`);
         vals = comps.map((c) => { const x = ro[c]; return typeof x === 'number' && x - x === 0 ? x : finite(x, `sensor "${name}" component ${c}`); });
       } else throw new RowError(`sensor "${name}" must be a list or an object of readings`);
-      readings.set(name, Float64Array.from(vals));
+      const a = new Float64Array(vals.length);
+      for (let k = 0; k < vals.length; k++) a[k] = vals[k];
+      readings.set(name, a);
     }
     let qdev = 0;
     if (m.floatingBase) {
@@ -249,6 +258,15 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     if (e instanceof RowError) return { line, message: e.message };
     throw e;
   }
+}
+
+/** How a CSV reader fills a sample from a record's cells (see CsvRows.plan). */
+interface CsvPlan {
+  q: string[]; cq: number[]; iq: number[];
+  v: string[]; cv: number[]; iv: number[];
+  base: string[]; cbase: number[]; ibase: number[];
+  sensors: { name: string; cols: string[]; at: number[] }[];
+  t: number;
 }
 
 /** A CSV reader bound to its header line. */
@@ -278,26 +296,42 @@ export class CsvRows {
     }
   }
 
-  /** the column names of the joints' q and v (with the index each fills) and of each sensor's readings, worked out once */
-  private plan(): { q: string[]; iq: number[]; v: string[]; iv: number[]; sensors: [string, string[]][] } {
+  /**
+   * Where each value comes from, worked out once: per value of q and v its column's name and cell
+   * index (-1: no such column) and the index it fills; per sensor its columns' names and indices.
+   */
+  private plan(): CsvPlan {
     if (this.planned) return this.planned;
+    const at = (name: string) => this.col.get(name) ?? -1;
     const q: string[] = [], iq: number[] = [], v: string[] = [], iv: number[] = [];
     for (const j of this.schema.joints) {
       for (let k = 0; k < j.nq; k++) { q.push(j.nq === 1 ? `q.${j.name}` : `q.${j.name}[${k}]`); iq.push(j.iq + k); }
       for (let k = 0; k < j.nv; k++) { v.push(j.nv === 1 ? `v.${j.name}` : `v.${j.name}[${k}]`); iv.push(j.iv + k); }
     }
-    const sensors: [string, string[]][] = [...this.schema.sensors].map(([name, comps]) => [name, comps.map((c) => `${name}.${c}`)]);
-    this.planned = { q, iq, v, iv, sensors };
+    // the base: position and quaternion into q[0..7), linear velocity into v[0..3), angular velocity
+    // into v[3..6) from base.w* or else the gyroscope on the base link
+    const base: string[] = [], ibase: number[] = [];
+    if (this.schema.model.floatingBase) {
+      const gyro = this.schema.baseGyro;
+      for (let k = 0; k < 7; k++) { base.push(`base.${BASE_CSV[k]}`); ibase.push(k); }
+      for (let k = 0; k < 3; k++) { base.push(`base.${BASE_CSV[7 + k]}`); ibase.push(this.schema.model.nq + k); }
+      for (let k = 0; k < 3; k++) { base.push(this.col.has(`base.${BASE_CSV[10 + k]}`) || !gyro ? `base.${BASE_CSV[10 + k]}` : `${gyro.name}.${gyro.components[k]}`); ibase.push(this.schema.model.nq + 3 + k); }
+    }
+    const sensors = [...this.schema.sensors].map(([name, comps]) => {
+      const cols = comps.map((c) => `${name}.${c}`);
+      return { name, cols, at: cols.map(at) };
+    });
+    this.planned = { q, cq: q.map(at), iq, v, cv: v.map(at), iv, base, cbase: base.map(at), ibase, sensors, t: at('t') };
     return this.planned;
   }
-  private planned?: { q: string[]; iq: number[]; v: string[]; iv: number[]; sensors: [string, string[]][] };
+  private planned?: CsvPlan;
 
   /** Parse one record (its cells, as the CSV parser gives them; `line`: its line number): a Sample, or a LogError saying what is wrong. */
   parse(cells: readonly string[], line: number): Sample | LogError {
     try {
-      const get = (name: string): number => {
-        const k = this.col.get(name);
-        if (k === undefined) throw new RowError(`column "${name}" is missing`);
+      // a cell by its index in the header (-1: the column is missing); the messages are built only on an error
+      const get = (k: number, name: string): number => {
+        if (k < 0) throw new RowError(`column "${name}" is missing`);
         if (k >= cells.length) throw new RowError(`the row has ${cells.length} cells, column "${name}" is cell ${k + 1}`);
         return decimal(cells[k], name);
       };
@@ -306,25 +340,27 @@ export class CsvRows {
       const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
       let qdev = 0;
       const plan = this.plan();
-      for (let k = 0; k < plan.q.length; k++) q[plan.iq[k]] = get(plan.q[k]);
-      for (let k = 0; k < plan.v.length; k++) v[plan.iv[k]] = get(plan.v[k]);
+      for (let k = 0; k < plan.q.length; k++) q[plan.iq[k]] = get(plan.cq[k], plan.q[k]);
+      for (let k = 0; k < plan.v.length; k++) v[plan.iv[k]] = get(plan.cv[k], plan.v[k]);
       if (m.floatingBase) {
-        for (let k = 0; k < 7; k++) q[k] = get(`base.${BASE_CSV[k]}`);
-        for (let k = 0; k < 3; k++) v[k] = get(`base.${BASE_CSV[7 + k]}`);
-        const gyro = this.schema.baseGyro;
-        for (let k = 0; k < 3; k++) v[3 + k] = this.col.has(`base.${BASE_CSV[10 + k]}`) || !gyro ? get(`base.${BASE_CSV[10 + k]}`) : get(`${gyro.name}.${gyro.components[k]}`);
+        for (let k = 0; k < plan.base.length; k++) {
+          const x = get(plan.cbase[k], plan.base[k]), i = plan.ibase[k];
+          if (i < m.nq) q[i] = x; else v[i - m.nq] = x;
+        }
         qdev = checkQuaternion(q, 3, 'base quaternion (base.qx … base.qw)', this.schema.quaternionTolerance);
       }
       for (const j of this.schema.joints) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, this.schema.quaternionTolerance));
       const readings = new Map<string, Float64Array>();
-      for (const [name, cols] of plan.sensors) {
+      for (const { name, cols, at } of plan.sensors) {
         // a sensor without columns, or with an empty cell, is a reading the row lacks
-        if (cols.some((c) => !this.col.has(c) || cells[this.col.get(c)!]?.trim() === '')) continue;
+        let lacking = false;
+        for (let k = 0; k < at.length; k++) if (at[k] < 0 || cells[at[k]]?.trim() === '') { lacking = true; break; }
+        if (lacking) continue;
         const r = new Float64Array(cols.length);
-        for (let k = 0; k < cols.length; k++) r[k] = get(cols[k]);
+        for (let k = 0; k < cols.length; k++) r[k] = get(at[k], cols[k]);
         readings.set(name, r);
       }
-      const t = this.col.has('t') ? get('t') : line;
+      const t = plan.t >= 0 ? get(plan.t, 't') : line;
       return { line, t, q, v, readings, quaternionDeviation: qdev };
     } catch (e) {
       if (e instanceof RowError) return { line, message: e.message };

@@ -25,6 +25,7 @@ import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { Model } from '../model/model.ts';
 import type { NamedEstimate, Wrench } from '../estimation/outputs.ts';
+import { CdrOut } from './cdr-out.ts';
 
 const SEP = '================================================================================\n';
 const TIME = 'MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n';
@@ -159,19 +160,6 @@ export interface EstimateStamp {
   staleness?: Map<string, number>;
 }
 
-const wrenchMsg = (ns: bigint, frame: string, w: Wrench) => ({
-  header: { stamp: rosTime(ns), frame_id: asciiText(frame) },
-  wrench: { force: { x: w.force[0], y: w.force[1], z: w.force[2] }, torque: { x: w.torque[0], y: w.torque[1], z: w.torque[2] } },
-});
-
-const flat = (r: Record<string, number | number[]>): [string[], number[]] => {
-  const names: string[] = [], vals: number[] = [];
-  for (const [k, v] of Object.entries(r)) {
-    if (typeof v === 'number') { names.push(asciiText(k)); vals.push(v); } else v.forEach((x, i) => { names.push(asciiText(`${k}[${i}]`)); vals.push(x); });
-  }
-  return [names, vals];
-};
-
 /** The estimates of a run as MCAP (topics in the file's header comment). */
 export class McapEstimateWriter {
   private readonly w: RosMcapWriter;
@@ -204,25 +192,60 @@ export class McapEstimateWriter {
 
   /** one sample's estimates */
   async write(s: EstimateStamp, e: NamedEstimate): Promise<void> {
-    const ns = s.stamp, header = { stamp: rosTime(ns), frame_id: '' };
-    const [names, tau] = flat(e.tau);
-    await this.w.write('/sparsedyn/joint_torques', 'sensor_msgs/msg/JointState', ns, { header, name: names, position: [], velocity: [], effort: tau });
-    for (const [link, w] of Object.entries(e.contact_wrenches)) await this.w.write(this.topic('contact_wrench', link), 'geometry_msgs/msg/WrenchStamped', ns, wrenchMsg(ns, link, w));
-    for (const [joint, w] of Object.entries(e.joint_wrenches)) await this.w.write(this.topic('joint_wrench', joint), 'geometry_msgs/msg/WrenchStamped', ns, wrenchMsg(ns, this.childLink.get(joint) ?? joint, w));
-    const std = e.tau_std ? flat(e.tau_std)[1] : [];
-    await this.w.write('/sparsedyn/status', 'sparsedyn_msgs/msg/EstimateStatus', ns, {
-      header,
-      sample: s.line,
-      condition: s.condition !== undefined ? [s.condition] : [],
-      near_singular: s.nearSingular !== undefined,
-      poorly_observed: asciiText(s.nearSingular ?? ''),
-      sensors: Object.keys(e.residuals).map(asciiText),
-      residuals: Object.values(e.residuals),
-      channels: s.staleness ? [...s.staleness.keys()].map(asciiText) : [],
-      staleness: s.staleness ? [...s.staleness.values()] : [],
-      tau_std: std,
-    });
+    // each message written field by field (CdrOut: the bytes of MessageWriter), into one reused buffer
+    const ns = s.stamp, { sec, nanosec } = rosTime(ns), c = this.cdr, w = this.w;
+    const torques = this.torques ??= await w.channel('/sparsedyn/joint_torques', 'sensor_msgs/msg/JointState');
+    c.begin().header(sec, nanosec, '');
+    const [names, tau] = this.flat(e.tau);
+    c.strings(names).float64s([]).float64s([]).float64s(tau);
+    await w.writeRaw(torques.id, ns, c.data());
+    for (const link in e.contact_wrenches) await this.wrench(this.contactIds, 'contact_wrench', link, link, ns, sec, nanosec, e.contact_wrenches[link]);
+    for (const joint in e.joint_wrenches) await this.wrench(this.jointIds, 'joint_wrench', joint, this.childLink.get(joint) ?? joint, ns, sec, nanosec, e.joint_wrenches[joint]);
+    const status = this.status ??= await w.channel('/sparsedyn/status', 'sparsedyn_msgs/msg/EstimateStatus');
+    c.begin().header(sec, nanosec, '').uint32(s.line);
+    if (s.condition !== undefined) c.uint32(1).float64(s.condition); else c.uint32(0);
+    c.uint8(s.nearSingular !== undefined ? 1 : 0).string(asciiText(s.nearSingular ?? ''));
+    const sensors: string[] = [], residuals: number[] = [];
+    for (const n in e.residuals) { sensors.push(asciiText(n)); residuals.push(e.residuals[n]); }
+    c.strings(sensors).float64s(residuals);
+    if (s.staleness) c.strings([...s.staleness.keys()].map(asciiText)).float64s([...s.staleness.values()]);
+    else c.uint32(0).uint32(0);
+    c.float64s(e.tau_std ? this.flat(e.tau_std)[1] : []);
+    await w.writeRaw(status.id, ns, c.data());
   }
+
+  /** one wrench on its topic (the channel registered on first need) */
+  private async wrench(ids: Map<string, number>, kind: string, name: string, frame: string, ns: bigint, sec: number, nanosec: number, x: Wrench): Promise<void> {
+    let id = ids.get(name);
+    if (id === undefined) { id = (await this.w.channel(this.topic(kind, name), 'geometry_msgs/msg/WrenchStamped')).id; ids.set(name, id); }
+    const c = this.cdr.begin().header(sec, nanosec, asciiText(frame));
+    c.float64(x.force[0]).float64(x.force[1]).float64(x.force[2]).float64(x.torque[0]).float64(x.torque[1]).float64(x.torque[2]);
+    await this.w.writeRaw(id, ns, c.data());
+  }
+
+  /** names (ASCII; a multi-DoF joint's as "<joint>[k]") and values of a record by joint, the names worked out once per joint */
+  private flat(r: Record<string, number | number[]>): [string[], number[]] {
+    const names: string[] = [], vals: number[] = [];
+    for (const k in r) {
+      const v = r[k];
+      if (typeof v === 'number') { names.push(this.nameOf(k, -1)); vals.push(v); } else for (let i = 0; i < v.length; i++) { names.push(this.nameOf(k, i)); vals.push(v[i]); }
+    }
+    return [names, vals];
+  }
+
+  private nameOf(joint: string, k: number): string {
+    const key = k < 0 ? joint : `${joint}[${k}]`;
+    let n = this.names.get(key);
+    if (n === undefined) { n = asciiText(key); this.names.set(key, n); }
+    return n;
+  }
+
+  private readonly cdr = new CdrOut();
+  private readonly contactIds = new Map<string, number>();
+  private readonly jointIds = new Map<string, number>();
+  private readonly names = new Map<string, string>();
+  private torques?: { id: number };
+  private status?: { id: number };
 
   async end(): Promise<void> {
     await this.w.end();

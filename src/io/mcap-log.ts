@@ -114,12 +114,26 @@ function jointField(msg: Record<string, unknown>, field: 'position' | 'velocity'
   if (!Array.isArray(names)) throw new MessageError('JointState without "name"');
   if (!vals || vals.length === 0) throw new MessageError(`JointState.${field} is empty`);
   if (vals.length !== names.length) throw new MessageError(`JointState.${field} has ${vals.length} values for ${names.length} names`);
-  return joints.map((j) => {
-    const k = names.indexOf(j);
-    if (k < 0) throw new MessageError(`JointState has no joint "${j}"`);
-    return finite(vals[k], `${field} of joint "${j}"`);
-  });
+  // where each joint is in the message's names, worked out again only when the names change (a
+  // recorder sends the same list in every message)
+  const c = jointOrder.get(joints);
+  const out = new Array<number>(joints.length);
+  if (c !== undefined && c.names.length === names.length && c.names.every((n, k) => n === names[k])) {
+    for (let i = 0; i < joints.length; i++) out[i] = finite(vals[c.at[i]], `${field} of joint "${joints[i]}"`);
+    return out;
+  }
+  const at = new Array<number>(joints.length);
+  for (let i = 0; i < joints.length; i++) {
+    const k = names.indexOf(joints[i]);
+    if (k < 0) throw new MessageError(`JointState has no joint "${joints[i]}"`);
+    at[i] = k;
+    out[i] = finite(vals[k], `${field} of joint "${joints[i]}"`);
+  }
+  jointOrder.set(joints, { names: names.slice(), at });
+  return out;
 }
+/** per list of joints read, the last names met and the index of each joint in them */
+const jointOrder = new WeakMap<readonly string[], { names: string[]; at: number[] }>();
 
 const WRENCH_INDEX: Record<string, [part: 'torque' | 'force', axis: 'x' | 'y' | 'z']> = {
   tx: ['torque', 'x'], ty: ['torque', 'y'], tz: ['torque', 'z'], fx: ['force', 'x'], fy: ['force', 'y'], fz: ['force', 'z'],
@@ -492,14 +506,15 @@ export class McapSampler {
 
   /** the values of every channel at t, assembled into a Sample (or why not) */
   private sample(t: bigint, line: number): Sample | LogError {
-    const where = `sample ${line} (t = ${nsText(t)} s)`;
+    // where, in words: built only for an error (this runs once per sample)
+    const whereText = () => `sample ${line} (t = ${nsText(t)} s)`;
     const staleness = new Map<string, number>();
     const at = new Map<Channel, Float64Array>();
     const leaveOut = this.mapping.stale_sensors === 'leave_out';
     for (const c of this.channels) {
       if (c.truth) continue;
       // a sensor without a value here is left out of the sample when the mapping says so
-      const why = (message: string): LogError | null => (leaveOut && this.sensorSet.has(c) ? null : { line, where, message: `${c.label}: ${message}` });
+      const why = (message: string): LogError | null => (leaveOut && this.sensorSet.has(c) ? null : { line, where: whereText(), message: `${c.label}: ${message}` });
       let k = c.stamps.length - 1;
       while (k >= 0 && c.stamps[k] > t) k--;
       if (k < 0) {

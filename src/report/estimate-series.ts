@@ -39,60 +39,73 @@ export class EstimateSeries {
     if (this.seen++ % this.stride !== 0) return;
     const n = this.t.length;
     this.t.push(t); this.line.push(line); this.condition.push(condition);
-    // the columns of a name under a prefix, looked up by (prefix, name) without building their keys (this runs once per sample)
-    const cols = (prefix: string, name: string, count: number, sub: (k: number) => string): number[][] => {
-      let byName = this.byPrefix.get(prefix);
-      if (!byName) { byName = new Map(); this.byPrefix.set(prefix, byName); }
-      let cs = byName.get(name);
-      if (!cs || cs.length !== count) {
-        cs = Array.from({ length: count }, (_, k) => {
-          const key = `${prefix}.${name}${sub(k)}`;
-          let c = this.columns.get(key);
-          if (!c) { c = new Array<number>(this.t.length - 1).fill(NaN); this.columns.set(key, c); }
-          return c;
-        });
-        byName.set(name, cs);
-      }
-      return cs;
-    };
-    const dofs = (prefix: string, rec: Record<string, number | number[]>) => {
-      for (const name in rec) {
-        const x = rec[name];
-        if (typeof x === 'number') cols(prefix, name, 1, () => '')[0].push(x);
-        else { const cs = cols(prefix, name, x.length, (k) => `[${k}]`); for (let k = 0; k < x.length; k++) cs[k].push(x[k]); }
-      }
-    };
-    const wrench = (prefix: string, link: string, w: Wrench) => {
-      const cs = cols(prefix, link, 6, (k) => `.${COMPONENTS[k]}`);
-      for (let c = 0; c < 3; c++) { cs[c].push(w.torque[c]); cs[c + 3].push(w.force[c]); }
-    };
-    dofs('tau', e.tau);
-    if (e.tau_std) dofs('tau_std', e.tau_std);
-    for (const [link, w] of Object.entries(e.contact_wrenches)) wrench('contact', link, w);
-    for (const s in e.residuals) cols('residual', s, 1, () => '')[0].push(e.residuals[s]);
+    // loops over the keys, no closure or entry list: this runs once per kept sample
+    this.dofs('tau', e.tau);
+    if (e.tau_std) this.dofs('tau_std', e.tau_std);
+    for (const link in e.contact_wrenches) this.wrench('contact', link, e.contact_wrenches[link]);
+    for (const s in e.residuals) this.cols('residual', s, 0)[0].push(e.residuals[s]);
     if (typeof truth === 'object' && truth !== null) {
       const tr = truth as { tau?: Record<string, unknown>; contact_wrenches?: Record<string, unknown> };
       if (typeof tr.tau === 'object' && tr.tau !== null) {
-        for (const [name, x] of Object.entries(tr.tau)) {
+        for (const name in tr.tau) {
+          const x = tr.tau[name];
           if (!(name in e.tau)) continue;
-          if (typeof x === 'number') cols('truth.tau', name, 1, () => '')[0].push(x);
+          if (typeof x === 'number') this.cols('truth.tau', name, 0)[0].push(x);
           else if (Array.isArray(x)) {
-            const cs = cols('truth.tau', name, x.length, (k) => `[${k}]`);
-            x.forEach((v, k) => cs[k].push(typeof v === 'number' ? v : NaN));
+            const cs = this.cols('truth.tau', name, x.length);
+            for (let k = 0; k < x.length; k++) { const v = x[k]; cs[k].push(typeof v === 'number' ? v : NaN); }
           }
         }
       }
       if (typeof tr.contact_wrenches === 'object' && tr.contact_wrenches !== null) {
-        for (const [link, w] of Object.entries(tr.contact_wrenches)) {
-          const ww = w as Partial<Wrench> | null;
+        for (const link in tr.contact_wrenches) {
+          const ww = tr.contact_wrenches[link] as Partial<Wrench> | null;
           if (!(link in e.contact_wrenches) || !ww || !Array.isArray(ww.torque) || !Array.isArray(ww.force)) continue;
-          wrench('truth.contact', link, { torque: ww.torque, force: ww.force });
+          this.wrench('truth.contact', link, ww as Wrench);
         }
       }
     }
     // a column this sample did not fill gets NaN
-    for (const c of this.columns.values()) if (c.length === n) c.push(NaN);
+    for (const c of this.all) if (c.length === n) c.push(NaN);
     if (this.t.length > this.maxPoints) this.halve();
+  }
+
+  /** every column, in the order of `columns` */
+  private readonly all: Column[] = [];
+
+  /**
+   * The columns of a name under a prefix, looked up by (prefix, name) without building their keys:
+   * `count` 0 is one column named `<prefix>.<name>`, `count` k ≥ 1 are `<prefix>.<name>[0…k−1]`,
+   * -1 the six wrench components `<prefix>.<name>.tx` … `.fz`.
+   */
+  private cols(prefix: string, name: string, count: number): number[][] {
+    let byName = this.byPrefix.get(prefix);
+    if (!byName) { byName = new Map(); this.byPrefix.set(prefix, byName); }
+    let cs = byName.get(name);
+    const size = count === 0 ? 1 : count < 0 ? 6 : count;
+    if (!cs || cs.length !== size) {
+      cs = Array.from({ length: size }, (_, k) => {
+        const key = `${prefix}.${name}${count === 0 ? '' : count < 0 ? `.${COMPONENTS[k]}` : `[${k}]`}`;
+        let c = this.columns.get(key);
+        if (!c) { c = new Array<number>(this.t.length - 1).fill(NaN); this.columns.set(key, c); this.all.push(c); }
+        return c;
+      });
+      byName.set(name, cs);
+    }
+    return cs;
+  }
+
+  private dofs(prefix: string, rec: Record<string, number | number[]>): void {
+    for (const name in rec) {
+      const x = rec[name];
+      if (typeof x === 'number') this.cols(prefix, name, 0)[0].push(x);
+      else { const cs = this.cols(prefix, name, x.length); for (let k = 0; k < x.length; k++) cs[k].push(x[k]); }
+    }
+  }
+
+  private wrench(prefix: string, link: string, w: Wrench): void {
+    const cs = this.cols(prefix, link, -1);
+    for (let c = 0; c < 3; c++) { cs[c].push(w.torque[c]); cs[c + 3].push(w.force[c]); }
   }
 
   /** Record a skipped row (`t` when the row was read far enough to have one). */
@@ -120,7 +133,7 @@ export class EstimateSeries {
   private halve(): void {
     const keep = <T>(a: T[]) => { let j = 0; for (let i = 0; i < a.length; i += 2) a[j++] = a[i]; a.length = j; };
     keep(this.t); keep(this.line); keep(this.condition);
-    for (const c of this.columns.values()) keep(c);
+    for (const c of this.all) keep(c);
     this.stride *= 2;
   }
 }

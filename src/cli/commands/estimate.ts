@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
-import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
+import { DEFAULT_CONDITION_LIMIT, EstimationSession, type SessionOutcome } from '../../estimation/session.ts';
 import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
 import { logRows, type AnyLogFormat, type LogFormat, type RawRow } from '../../io/log-reader.ts';
@@ -187,11 +187,29 @@ export function register(program: Command, state: CliState): void {
         if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${where !== undefined ? ` ${where}:` : `${line}:`} skipped: ${message}`);
       };
       // one sample estimated in this thread and written in any format (ROS 2 recordings, MCAP out)
+      // Samples estimated in this thread go in batches (one sample at a time from standard input):
+      // every sample of the batch estimated, then every estimate written, so that the solves follow
+      // one another with their factors in the processor's cache (see RowProcessor). `row`: the
+      // sample's row count, for the pivot order's restarts.
+      const directQueue: { parsed: Sample | LogError; row: number; out?: SessionOutcome }[] = [];
+      const directBatch = opts.data === '-' ? 1 : BATCH;
       const estimateDirect = async (parsed: Sample | LogError): Promise<void> => {
+        directQueue.push({ parsed, row: rows });
+        if (directQueue.length >= directBatch) await flushDirect();
+      };
+      const flushDirect = async (): Promise<void> => {
+        for (const d of directQueue) {
+          if ('message' in d.parsed) continue;
+          if (st.samples > 0 && d.row % BATCH === 1) session.restartPivoting();
+          d.out = session.estimate(d.parsed);
+        }
+        for (const d of directQueue) await writeDirect(d.parsed, d.out);
+        directQueue.length = 0;
+      };
+      const writeDirect = async (parsed: Sample | LogError, out: SessionOutcome | undefined): Promise<void> => {
         if ('message' in parsed) { skip(parsed.line, parsed.message, undefined, parsed.where); return; }
         const sample = parsed;
-        if (st.samples > 0 && rows % BATCH === 1) session.restartPivoting();
-        const out = session.estimate(sample);
+        if (out === undefined) throw new Error('a sample left unestimated');
         if (!out.ok) { skip(out.line, out.message, sample.t, sample.stamp !== undefined ? `sample ${sample.line} (t = ${nsText(sample.stamp)} s)` : undefined); return; }
         const r = out.record;
         if (r.near_singular !== undefined && !state.quiet && printedFlags++ < ROW_MESSAGES) {
@@ -270,7 +288,8 @@ export function register(program: Command, state: CliState): void {
           }
           if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
-        const send = async (part: RawRow[], final: boolean) => {
+        /** `restart`: a batch of a file's rows, which starts from the initial pivot order (one job; the workers do it themselves) */
+        const send = async (part: RawRow[], final: boolean, restart = false) => {
           if (part.length === 0) return;
           if (pool === null && jobs > 1 && !final) {
             pool = new EstimatePool(jobs, {
@@ -279,6 +298,7 @@ export function register(program: Command, state: CliState): void {
             });
           }
           if (pool === null) {
+            if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
             local ??= new RowProcessor(session, setupFor());
             accept(local.run(part, false), false);
             return;
@@ -288,10 +308,16 @@ export function register(program: Command, state: CliState): void {
         };
         try {
           if (sampler) {
-            for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) {
-              rows++;
-              await estimateDirect(row);
-              if (st.samples % 50 === 0) progress(row.line, total);
+            try {
+              for await (const row of mcapSamples(source.bytes, schema, problem.ros, sampler)) {
+                rows++;
+                await estimateDirect(row);
+                if (st.samples % 50 === 0) progress(row.line, total);
+              }
+            } catch (e) {
+              // a recording that cannot be read further: the samples before it are reported first
+              await flushDirect();
+              throw e;
             }
           } else for await (const raw of logRows(source.text, { onFormat: (f) => { inFormat = f; } })) {
             if (raw.kind === 'csv' && csvHeaderRow === null) {
@@ -307,21 +333,22 @@ export function register(program: Command, state: CliState): void {
             rows++;
             if (direct) {
               // estimates as MCAP: each row parsed and estimated here
-              if (raw.kind === 'error') skip(raw.line, raw.message);
-              else await estimateDirect(raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
+              await estimateDirect(raw.kind === 'error' ? { line: raw.line, message: raw.message } : raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
               continue;
             }
-            if (jobs === 1) {
-              // the pivot order returns to its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
+            if (jobs === 1 && opts.data === '-') {
+              // standard input, one job: each row estimated as it arrives. The pivot order returns to
+              // its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
               if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
               await send([raw], true);
               continue;
             }
             batch.push(raw);
-            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, false); }
+            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, jobs === 1, true); }
           }
-          await send(batch, true);
+          await send(batch, true, true);
           while (pending.length) accept(await pending.shift()!, true);
+          await flushDirect();
         } finally {
           if (pool !== null) await (pool as EstimatePool).close();
         }
