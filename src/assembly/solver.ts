@@ -56,7 +56,7 @@ export interface SolverOptions extends AnalyzeOptions {
   /** row scaling of D: 'none' (default), 'max' (per refactor) or fixed factors per row (FactorOptions.scale) */
   scale?: 'none' | 'max' | ArrayLike<number>;
   /** straight-line code for the factorization of D (FactorOptions.compile; default 'auto': WebAssembly from the 16th step, up to FactorOptions.compileLimit) */
-  compile?: 'auto' | 'always' | 'never';
+  compile?: 'auto' | 'always' | 'loops' | 'never';
   /**
    * fill a source vector instead of D's values (sourceGather, FactorOptions.gather; default false):
    * each transform ⁱX_λ is written once per step, 18 values in a row, and the compiled factorization

@@ -99,7 +99,9 @@ export interface CompiledLU {
   readonly solve: (() => void) | null;
   /** out = C⁻¹ w skipping the columns whose unknown is zero (NumericLU.solveManySparse); returns the multiply-subtracts done; null with refinement */
   readonly solveSparse: (() => number) | null;
-  /** statements generated and bytes of WebAssembly */
+  /** 'straight': straight-line code of this layout; 'loops': the fixed loop kernels over tables (loops.ts) */
+  readonly kind: 'straight' | 'loops';
+  /** statements generated (straight-line code; 0 for the loop kernels) and bytes of WebAssembly */
   readonly statements: number;
   readonly bytes: number;
 }
@@ -116,7 +118,7 @@ const OP = {
 } as const;
 
 /** A growable byte buffer with WebAssembly's encodings. */
-class Bytes {
+export class Bytes {
   buf: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 12);
   len = 0;
   byte(b: number): void {
@@ -181,7 +183,7 @@ class Functions {
 }
 
 /** The module: imported memory, functions of type () → i32 (type 0) or () → () (type 1), exported as f0, f1, … in the order given */
-function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 }[], pages: number): Uint8Array<ArrayBuffer> {
+export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 }[], pages: number): Uint8Array<ArrayBuffer> {
   const m = new Bytes();
   m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
   const section = (id: number, s: Bytes) => {
@@ -491,6 +493,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     },
     solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
     solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
+    kind: 'straight',
     statements: factorStatements + S.statements,
     bytes: bytes.length,
   };

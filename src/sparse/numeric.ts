@@ -36,7 +36,8 @@
  * with the object.
  */
 import type { CscMatrix } from './csc.ts';
-import { canCompile, compileLU, type CompiledLU } from './compiled.ts';
+import { canCompile, compileLU, type CompiledLU, type CompileInput } from './compiled.ts';
+import { loopLU } from './loops.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
@@ -76,13 +77,15 @@ export interface FactorOptions extends MatrixNames {
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
   /**
-   * straight-line WebAssembly for this factorization (compiled.ts): 'auto' (default) generates it
-   * at the `compileAfter`-th refactor when the mapped kernel is in use and the code has at most
-   * `compileLimit` statements; 'always' with every layout (mapped kernel); 'never' keeps the generic
-   * kernels. Same arithmetic, same results bit for bit, same counts; without WebAssembly, or when
-   * the engine refuses the module, the generic kernels run.
+   * WebAssembly for this factorization: 'auto' (default) generates, at the `compileAfter`-th
+   * refactor when the mapped kernel is in use, straight-line code (compiled.ts) when it has at most
+   * `compileLimit` statements and loops over the layout's tables (loops.ts) above; 'always'
+   * straight-line code with every layout, 'loops' the loop kernels with every layout (both from
+   * the first refactor; mapped kernel); 'never' keeps the generic kernels. Same arithmetic, same
+   * results bit for bit, same counts; without WebAssembly, or when the engine refuses the module,
+   * the generic kernels run.
    */
-  readonly compile?: 'auto' | 'always' | 'never';
+  readonly compile?: 'auto' | 'always' | 'loops' | 'never';
   /**
    * values of A gathered from a source vector: A's entry t (in A's CSC order) is src[map[t]], with
    * src of length `size` (several entries may share a source value, e.g. a transform that appears
@@ -205,7 +208,7 @@ export class NumericLU {
   /** refinement: the in-block values of C of the last refactor (on symbolic.Bp/Bi); length 0 without refinement */
   private Cx: Float64Array;
   /** compile policy (FactorOptions.compile), refactors so far, and the compiled code (null: generic kernels) */
-  private readonly compileOption: 'auto' | 'always' | 'never';
+  private readonly compileOption: 'auto' | 'always' | 'loops' | 'never';
   private readonly compileAfter: number;
   private readonly compileLimit: number;
   private refactors = 0;
@@ -244,8 +247,8 @@ export class NumericLU {
     }
     this.mapLimit = options.mapLimit ?? 1 << 24;
     this.compileOption = options.compile ?? 'auto';
-    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'never') {
-      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
+    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'loops' && this.compileOption !== 'never') {
+      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always, loops or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
     this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 60000 : 20000);
@@ -405,7 +408,7 @@ export class NumericLU {
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
     this.code = null;
     this.refactors = 0;
-    if (this.compileOption === 'always' && mapped && canCompile()) this.compileNow();
+    if ((this.compileOption === 'always' || this.compileOption === 'loops') && mapped && canCompile()) this.compileNow();
   }
 
   /** whether the refactor and solve run compiled code (FactorOptions.compile) */
@@ -413,9 +416,9 @@ export class NumericLU {
     return this.code !== null;
   }
 
-  /** statements and WebAssembly bytes of the compiled code, or null */
-  get compiledSize(): { statements: number; bytes: number } | null {
-    return this.code === null ? null : { statements: this.code.statements, bytes: this.code.bytes };
+  /** kind ('straight': straight-line code, statements > 0; 'loops': loop kernels), statements and WebAssembly bytes of the compiled code, or null */
+  get compiledSize(): { kind: 'straight' | 'loops'; statements: number; bytes: number } | null {
+    return this.code === null ? null : { kind: this.code.kind, statements: this.code.statements, bytes: this.code.bytes };
   }
 
   /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
@@ -434,16 +437,20 @@ export class NumericLU {
     const { n, r, nblocks, Bp } = S;
     const { cs, us, dpos } = this;
     const gathered = this.gmap !== null && this.scaling === 'none';
-    const code = compileLU({
+    const input: CompileInput = {
       n, nnz: S.nnz, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, p: S.p, q: S.q,
       cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
       growthLimit: this.growthLimit, checkTol: this.checkTol,
       refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
       maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
       ...(gathered ? { gather: this.gmap!, nsrc: this.src.length } : {}),
-    });
+    };
+    // straight-line code up to compileLimit (Tp[n] + cs[n], multiplications + slots, bounds its
+    // statements from below), the loop kernels above: larger straight-line code runs slower
+    const straight = this.compileOption === 'always' || (this.compileOption === 'auto' && this.Tp[n] + cs[n] <= this.compileLimit);
+    const code = (straight ? compileLU(input) : null) ?? (this.compileOption === 'always' ? null : loopLU(input));
     if (code === null) {
-      this.compileFailed = true; // larger than compileLimit: the generic kernels are faster
+      this.compileFailed = true;
       return;
     }
     this.codeGathered = gathered;
@@ -495,10 +502,7 @@ export class NumericLU {
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
     if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never' && !this.compileFailed && canCompile()) {
       this.refactors++;
-      // Tp[n] + cs[n] (multiplications + slots) is below the statement count: a quick bound
-      if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
-        this.compileNow();
-      }
+      if (this.compileOption === 'always' || this.compileOption === 'loops' || this.refactors >= this.compileAfter) this.compileNow();
     }
     if (this.code !== null && !this.codeGathered && this.loadAndFactor(A)) {
       this.factorMuls = this.cFactorMuls + this.scaleMuls;
