@@ -55,7 +55,7 @@ export interface SolverOptions extends AnalyzeOptions {
   refineTol?: number;
   /** row scaling of D: 'none' (default), 'max' (per refactor) or fixed factors per row (FactorOptions.scale) */
   scale?: 'none' | 'max' | ArrayLike<number>;
-  /** straight-line code for the factorization of D (FactorOptions.compile; default 'auto': WebAssembly from the 16th step, up to FactorOptions.compileLimit) */
+  /** WebAssembly for the factorization of D (FactorOptions.compile; default 'auto': from the 16th step, straight-line code up to FactorOptions.compileLimit, loop kernels above) */
   compile?: 'auto' | 'always' | 'loops' | 'never';
   /**
    * fill a source vector instead of D's values (sourceGather, FactorOptions.gather; default false):

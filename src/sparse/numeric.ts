@@ -97,9 +97,10 @@ export interface FactorOptions extends MatrixNames {
   /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
   readonly compileAfter?: number;
   /**
-   * largest code that 'auto' compiles, in statements (default 60,000, or 20,000 for a triangular
-   * matrix, all blocks 1×1: beyond, the straight-line code ran slower than the generic kernels on
-   * the machine measured, compiled.ts)
+   * largest straight-line code that 'auto' compiles, in statements, before it runs the loop kernels
+   * instead (default 25,000, or 15,000 for a triangular matrix, all blocks 1×1: below, straight-line
+   * code ran 4–10% faster than the loops on the machine measured; from ~36,000 statements it ran up
+   * to 3× slower; loops.ts)
    */
   readonly compileLimit?: number;
 }
@@ -251,7 +252,7 @@ export class NumericLU {
       throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always, loops or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 60000 : 20000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : 15000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
