@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LuForwardDynamics, LuInverseDynamics } from '../../src/assembly/dynamics.ts';
+import { forwardDynamicsProblem, inverseDynamicsProblem } from '../../src/assembly/problems.ts';
+import { SparseSolver } from '../../src/assembly/solver.ts';
+import { SymbolicSystem } from '../../src/assembly/system.ts';
 import { chain, randomTree } from '../../src/model/generators.ts';
 import { randomConfiguration } from '../../src/model/random.ts';
 import { Rng } from '../../src/model/rng.ts';
@@ -23,26 +26,30 @@ describe('compiled LU', () => {
       const A = randomSparse(n, n, 2 + Math.floor(rand() * 3), rand);
       const S = analyze(A);
       const opts = { refine: trial % 2, scale: trial % 3 === 0 ? 'max' as const : 'none' as const };
-      const g = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'never' });
-      const c = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'always' });
-      for (let rep = 0; rep < 2; rep++) {
-        const Ax = Float64Array.from(A.Ax, (v) => v * (1 + 0.1 * rand()));
-        g.refactor(Ax);
-        c.refactor(Ax);
-        expect(c.compiled, `trial ${trial}`).toBe(true);
-        expect(Array.from(c.LUx)).toEqual(Array.from(g.LUx));
-        const B = Float64Array.from({ length: 2 * n }, () => rand() - 0.5);
-        const xg = g.solveMany(new Float64Array(2 * n), B, 2);
-        const xc = c.solveMany(new Float64Array(2 * n), B, 2);
-        expect(Array.from(xc), `trial ${trial}`).toEqual(Array.from(xg));
-        expect(counts(c), `trial ${trial}`).toEqual(counts(g));
-        // sparse right-hand sides (unit vectors and a sparse column): same solutions and counts
-        const E = new Float64Array(3 * n);
-        E[0] = 1; E[n + n - 1] = 1; E[2 * n + (n >> 1)] = -2; E[2 * n + 1] = 0.5;
-        const zg = g.solveManySparse(new Float64Array(3 * n), E, 3);
-        const zc = c.solveManySparse(new Float64Array(3 * n), E, 3);
-        expect(Array.from(zc), `trial ${trial}`).toEqual(Array.from(zg));
-        expect(counts(c), `trial ${trial}`).toEqual(counts(g));
+      // straight-line code and the loop kernels, each against its own generic twin (re-pivotings included)
+      for (const compile of ['always', 'loops'] as const) {
+        const g = new NumericLU(S, { ...opts, kernel: 'mapped', compile: 'never' });
+        const c = new NumericLU(S, { ...opts, kernel: 'mapped', compile });
+        const kind = c.compiledSize!.kind;
+        for (let rep = 0; rep < 2; rep++) {
+          const Ax = Float64Array.from(A.Ax, (v) => v * (1 + 0.1 * rand()));
+          g.refactor(Ax);
+          c.refactor(Ax);
+          expect(c.compiled, `trial ${trial}`).toBe(true);
+          expect(Array.from(c.LUx), `trial ${trial} ${kind}`).toEqual(Array.from(g.LUx));
+          const B = Float64Array.from({ length: 2 * n }, () => rand() - 0.5);
+          const xg = g.solveMany(new Float64Array(2 * n), B, 2);
+          const xc = c.solveMany(new Float64Array(2 * n), B, 2);
+          expect(Array.from(xc), `trial ${trial} ${kind}`).toEqual(Array.from(xg));
+          expect(counts(c), `trial ${trial} ${kind}`).toEqual(counts(g));
+          // sparse right-hand sides (unit vectors and a sparse column): same solutions and counts
+          const E = new Float64Array(3 * n);
+          E[0] = 1; E[n + n - 1] = 1; E[2 * n + (n >> 1)] = -2; E[2 * n + 1] = 0.5;
+          const zg = g.solveManySparse(new Float64Array(3 * n), E, 3);
+          const zc = c.solveManySparse(new Float64Array(3 * n), E, 3);
+          expect(Array.from(zc), `trial ${trial} ${kind}`).toEqual(Array.from(zg));
+          expect(counts(c), `trial ${trial} ${kind}`).toEqual(counts(g));
+        }
       }
     }
   });
@@ -61,8 +68,12 @@ describe('compiled LU', () => {
       expect(byDefault.compiled).toBe(k >= 16);
     }
     expect(never.compiled).toBe(false);
-    expect(new NumericLU(S, { compile: 'auto', compileAfter: 1, compileLimit: 0 }).refactor(A.Ax).compiled).toBe(false);
-    expect(() => new NumericLU(S, { compile: 'sometimes' as 'auto' })).toThrow('compile is "sometimes", expected auto, always or never');
+    expect(byDefault.compiledSize!.kind).toBe('straight');
+    // above compileLimit, 'auto' runs the loop kernels
+    const big = new NumericLU(S, { compile: 'auto', compileAfter: 1, compileLimit: 0 }).refactor(A.Ax);
+    expect(big.compiled).toBe(true);
+    expect(big.compiledSize).toMatchObject({ kind: 'loops', statements: 0 });
+    expect(() => new NumericLU(S, { compile: 'sometimes' as 'auto' })).toThrow('compile is "sometimes", expected auto, always, loops or never');
   });
 
   it('a pivot that fails its check falls back to the generic kernels: re-pivots, then compiles the new layout', () => {
@@ -76,36 +87,108 @@ describe('compiled LU', () => {
     for (let t = A.Ap[j]; t < A.Ap[j + 1]; t++) if (A.Ai[t] === S.p[k]) slot = t;
     const Ax = A.Ax.slice();
     Ax[slot] = 1e-9;
-    const g = new NumericLU(S, { kernel: 'mapped', compile: 'never' }).refactor(A.Ax);
-    const c = new NumericLU(S, { kernel: 'mapped', compile: 'always' }).refactor(A.Ax);
-    expect(c.compiled).toBe(true);
-    g.refactor(Ax);
-    c.refactor(Ax);
-    expect(c.pivoted).toBe(true);
-    expect(c.repivots).toBe(1);
-    expect(Array.from(c.symbolic.p)).toEqual(Array.from(g.symbolic.p));
-    c.refactor(Ax);
-    g.refactor(Ax);
-    expect(c.compiled).toBe(true);
-    expect(Array.from(c.LUx)).toEqual(Array.from(g.LUx));
-    expect(counts(c)).toEqual(counts(g));
+    for (const compile of ['always', 'loops'] as const) {
+      const g = new NumericLU(S, { kernel: 'mapped', compile: 'never' }).refactor(A.Ax);
+      const c = new NumericLU(S, { kernel: 'mapped', compile }).refactor(A.Ax);
+      expect(c.compiled).toBe(true);
+      g.refactor(Ax);
+      c.refactor(Ax);
+      expect(c.pivoted, compile).toBe(true);
+      expect(c.repivots).toBe(1);
+      expect(Array.from(c.symbolic.p)).toEqual(Array.from(g.symbolic.p));
+      c.refactor(Ax);
+      g.refactor(Ax);
+      expect(c.compiled).toBe(true);
+      expect(Array.from(c.LUx), compile).toEqual(Array.from(g.LUx));
+      expect(counts(c), compile).toEqual(counts(g));
+    }
     // a zero 1×1 pivot is reported by the generic kernel, naming the column
     const T: CscMatrix = { m: 2, n: 2, Ap: Int32Array.from([0, 1, 2]), Ai: Int32Array.from([0, 1]), Ax: Float64Array.from([1, 2]) };
-    const lt = new NumericLU(analyze(T), { compile: 'always', colNames: ['x', 'y'] }).refactor(T.Ax);
-    expect(() => lt.refactor(Float64Array.from([1, 0]))).toThrow(/y/);
+    for (const compile of ['always', 'loops'] as const) {
+      const lt = new NumericLU(analyze(T), { compile, colNames: ['x', 'y'] }).refactor(T.Ax);
+      expect(lt.compiled).toBe(true);
+      expect(() => lt.refactor(Float64Array.from([1, 0]))).toThrow(/y/);
+    }
   });
 
   it('robot dynamics: compiled forward and inverse dynamics equal the generic ones bit for bit, counts included', () => {
     for (const model of [chain(6), randomTree(20, 4, { floatingBase: true })]) {
       for (const K of [LuForwardDynamics, LuInverseDynamics]) {
-        const g = new K(model, { compile: 'never' }), c = new K(model, { compile: 'always' });
-        const r = new Rng(3);
-        for (let t = 0; t < 3; t++) {
-          const q = randomConfiguration(model, r), v = r.array(model.nv, -1, 1), x = r.array(model.nv, -1, 1);
-          expect(Array.from(c.solve(q, v, x))).toEqual(Array.from(g.solve(q, v, x)));
-          expect(counts(c.solver.lu)).toEqual(counts(g.solver.lu));
+        for (const compile of ['always', 'loops'] as const) {
+          const g = new K(model, { compile: 'never' }), c = new K(model, { compile });
+          const r = new Rng(3);
+          for (let t = 0; t < 3; t++) {
+            const q = randomConfiguration(model, r), v = r.array(model.nv, -1, 1), x = r.array(model.nv, -1, 1);
+            expect(Array.from(c.solve(q, v, x))).toEqual(Array.from(g.solve(q, v, x)));
+            expect(Array.from(c.solver.lu.LUx)).toEqual(Array.from(g.solver.lu.LUx));
+            expect(counts(c.solver.lu)).toEqual(counts(g.solver.lu));
+          }
+          expect(c.solver.lu.compiledSize?.kind).toBe(compile === 'always' ? 'straight' : 'loops');
         }
-        expect(c.solver.lu.compiled).toBe(true);
+      }
+    }
+  });
+
+  it('gathered values (FactorOptions.gather) and negated right-hand sides: the same factors, solutions and counts', () => {
+    const rand = rng(47);
+    for (let trial = 0; trial < 8; trial++) {
+      const n = 10 + Math.floor(rand() * 60);
+      const A = randomSparse(n, n, 2 + Math.floor(rand() * 3), rand);
+      const S = analyze(A);
+      const nnz = S.nnz;
+      // a source of nnz − k values: the last k entries of A repeat earlier ones
+      const k = Math.min(5, nnz - 1);
+      const map = Int32Array.from({ length: nnz }, (_, t) => (t < nnz - k ? nnz - k - 1 - t : Math.floor(rand() * (nnz - k))));
+      const opts = { refine: trial % 2, scale: trial % 4 === 3 ? 'max' as const : 'none' as const, kernel: 'mapped' as const };
+      const plain = new NumericLU(S, { ...opts, compile: 'never' });
+      const gen = new NumericLU(S, { ...opts, compile: 'never', gather: { map, size: nnz - k } });
+      const com = new NumericLU(S, { ...opts, compile: 'always', gather: { map, size: nnz - k } });
+      const loo = new NumericLU(S, { ...opts, compile: 'loops', gather: { map, size: nnz - k } });
+      expect(com.compiled && loo.compiled).toBe(true);
+      for (let rep = 0; rep < 3; rep++) {
+        const src = Float64Array.from({ length: nnz - k }, () => rand() - 0.5);
+        // a bad pivot in the last round: the compiled code fails its check and the generic kernels re-pivot
+        if (rep === 2) src[map[S.Bslot[S.Bp[0]]]] *= 1e-12;
+        const Ax = Float64Array.from(map, (s) => src[s]);
+        plain.refactor(Ax);
+        for (const lu of [gen, com, loo]) {
+          lu.source.set(src);
+          lu.refactorSource();
+          expect(Array.from(lu.LUx), `trial ${trial}`).toEqual(Array.from(plain.LUx));
+          expect(counts(lu)).toEqual(counts(plain));
+        }
+        const b = Float64Array.from({ length: n }, () => rand() - 0.5);
+        const nb = Float64Array.from(b, (v) => -v);
+        const x0 = plain.solve(new Float64Array(n), nb);
+        const c0 = counts(plain);
+        for (const lu of [plain, gen, com, loo]) {
+          expect(Array.from(lu.solveNegated(new Float64Array(n), b)), `trial ${trial}`).toEqual(Array.from(x0));
+          expect(counts(lu)).toEqual(c0);
+        }
+      }
+    }
+    expect(() => new NumericLU(analyze(randomSparse(5, 5, 2, rng(1))), { gather: { map: new Int32Array(2), size: 1 } })).toThrow(/gather.map has length 2/);
+    expect(() => new NumericLU(analyze(randomSparse(5, 5, 2, rng(1)))).source).toThrow(/without the gather option/);
+  });
+
+  it('robot systems: the gathered fill gives the same solution, flops and values of D and b as the plain one', () => {
+    for (const model of [chain(7), randomTree(15, 5, { floatingBase: true })]) {
+      for (const problem of [inverseDynamicsProblem(model), forwardDynamicsProblem(model)]) {
+        const sys = new SymbolicSystem(model, problem);
+        for (const compile of ['never', 'always', 'loops'] as const) {
+          const plain = new SparseSolver(sys, { refine: 1, compile });
+          const gathered = new SparseSolver(sys, { refine: 1, compile, gather: true });
+          const r = new Rng(11);
+          for (let t = 0; t < 3; t++) {
+            const q = randomConfiguration(model, r), v = r.array(model.nv, -1, 1), y = r.array(sys.ny, -1, 1);
+            expect(Array.from(gathered.step(q, v, y))).toEqual(Array.from(plain.step(q, v, y)));
+            expect(gathered.totalFlops()).toEqual(plain.totalFlops());
+            expect(Array.from(gathered.values.Ax)).toEqual(Array.from(plain.values.Ax));
+            expect(Array.from(gathered.values.b)).toEqual(Array.from(plain.values.b));
+            expect(Array.from(gathered.rhs)).toEqual(Array.from(plain.rhs));
+          }
+          expect(gathered.lu.compiled).toBe(compile !== 'never');
+        }
       }
     }
   });

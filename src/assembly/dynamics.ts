@@ -6,7 +6,7 @@
  * links the kept pivot order alone loses digits in forward dynamics. Inverse dynamics is triangular
  * (1×1 blocks only), so refinement costs it nothing.
  */
-import { checkExternalWrenches, checkForwardDynamicsDefined, checkVector } from '../algorithms/validate.ts';
+import { checkDynamicsInputs, checkForwardDynamicsDefined } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { classicalInputs, forwardDynamicsProblem, inverseDynamicsProblem } from './problems.ts';
 import { DYNAMICS_REFINE, SparseSolver, type SolverOptions } from './solver.ts';
@@ -19,17 +19,17 @@ abstract class ClassicalLu {
   readonly out: Float64Array;
 
   constructor(readonly model: Model, sys: SymbolicSystem, opts: SolverOptions, private readonly outKind: 'tau' | 'qdd') {
-    this.solver = new SparseSolver(sys, { refine: DYNAMICS_REFINE, ...opts });
+    this.solver = new SparseSolver(sys, { refine: DYNAMICS_REFINE, gather: true, ...opts });
     this.y = new Float64Array(sys.ny);
     this.out = new Float64Array(model.nv);
   }
 
   protected run(q: ArrayLike<number>, qd: ArrayLike<number> | null, x: ArrayLike<number>, name: string, fext?: readonly Float64Array[]): Float64Array {
     const model = this.model;
-    checkVector(model, name, x, false);
-    checkExternalWrenches(model, fext);
+    // y is built from validated x and f^x: the solver's own checks of y would repeat these
+    checkDynamicsInputs(model, q, qd, name, x, fext);
     classicalInputs(this.y, model, x, fext);
-    const d = this.solver.step(q, qd, this.y);
+    const d = this.solver.stepUnchecked(q, qd, this.y);
     const L = this.solver.sys.layout;
     const start = this.outKind === 'tau' ? L.tau : L.qdd;
     for (let i = 0; i < model.nb; i++) {

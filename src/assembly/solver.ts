@@ -11,7 +11,7 @@ import { Flops } from '../spatial/flops.ts';
 import { analyze, type AnalyzeOptions } from '../sparse/analyze.ts';
 import { NumericLU } from '../sparse/numeric.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
-import { fillSystem, SystemValues, type SymbolicSystem } from './system.ts';
+import { fillSource, fillSystem, sourceGather, SystemValues, type SymbolicSystem } from './system.ts';
 
 /** Flops of one step of a sparse solver, by part. */
 export interface StepFlops {
@@ -55,8 +55,16 @@ export interface SolverOptions extends AnalyzeOptions {
   refineTol?: number;
   /** row scaling of D: 'none' (default), 'max' (per refactor) or fixed factors per row (FactorOptions.scale) */
   scale?: 'none' | 'max' | ArrayLike<number>;
-  /** straight-line code for the factorization of D (FactorOptions.compile; default 'auto': WebAssembly from the 16th step, up to FactorOptions.compileLimit) */
-  compile?: 'auto' | 'always' | 'never';
+  /** WebAssembly for the factorization of D (FactorOptions.compile; default 'auto': from the 16th step, straight-line code up to FactorOptions.compileLimit, loop kernels above) */
+  compile?: 'auto' | 'always' | 'loops' | 'never';
+  /**
+   * fill a source vector instead of D's values (sourceGather, FactorOptions.gather; default false):
+   * each transform ⁱX_λ is written once per step, 18 values in a row, and the compiled factorization
+   * reads them where they stand, where the plain fill scatters every entry into two slots of D and
+   * copies D into the code's memory. `values.Ax` is then brought up to date when `values` is read
+   * (so keep no reference to `values` across steps). Same factors, solutions and flops.
+   */
+  gather?: boolean;
 }
 
 /** Default acceptance threshold of the offline pivot order for the systems of sparsedyn (SolverOptions.checkTol). */
@@ -79,16 +87,24 @@ export const DYNAMICS_REFINE = 1;
  */
 export class SparseSolver {
   readonly symbolic: SymbolicLU;
-  readonly values: SystemValues;
   readonly lu: NumericLU;
   /** the solution d (all unknowns, in the layout's column order) of the last step */
   readonly d: Float64Array;
-  /** −b of the last step */
-  readonly rhs: Float64Array;
+  /** −b of the last step (formed when read: the step solves with b itself, NumericLU.solveNegated) */
+  get rhs(): Float64Array {
+    const r = this.negb, b = this.vals.b;
+    for (let k = 0; k < r.length; k++) r[k] = -b[k];
+    return r;
+  }
+  private readonly negb: Float64Array;
   /** analysis time in ms (0 when the symbolic analysis was given) */
   readonly analyzeMs: number;
   /** flops of the last step, by part */
   readonly flops: StepFlops = { kinematics: new Flops(), fill: new Flops(), factor: new Flops(), solve: new Flops() };
+  private readonly vals: SystemValues;
+  /** SolverOptions.gather: the map of D's entries into lu.source (null: plain fill); whether vals.Ax lags behind the source */
+  private readonly gmap: Int32Array | null;
+  private stale = false;
 
   constructor(readonly sys: SymbolicSystem, opts: SolverOptions = {}) {
     if (sys.m !== sys.n) {
@@ -105,13 +121,18 @@ export class SparseSolver {
       this.symbolic = analyze(sys.pattern, { ...opts, ...names });
     }
     this.analyzeMs = opts.symbolic ? 0 : performance.now() - t0;
-    this.values = new SystemValues(sys);
+    this.vals = new SystemValues(sys);
+    const gather = opts.gather === true ? sourceGather(sys) : null;
+    this.gmap = gather === null ? null : gather.map;
     this.lu = new NumericLU(this.symbolic, {
       tol: opts.tol, checkTol: opts.checkTol ?? DYNAMICS_CHECK_TOL,
       refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, scale: opts.scale, compile: opts.compile, ...names,
+      ...(gather === null ? {} : { gather }),
     });
+    // D's own values (constants) in the source, once
+    if (gather !== null) this.lu.source.set(this.vals.Ax);
     this.d = new Float64Array(sys.n);
-    this.rhs = new Float64Array(sys.m);
+    this.negb = new Float64Array(sys.m);
   }
 
   /** d for (q, q̇, y); y holds the system's inputs (sys.inputNames). Validates the inputs. */
@@ -126,14 +147,28 @@ export class SparseSolver {
     return this.stepUnchecked(q, qd, y);
   }
 
+  /** the values of D and b of the last step (D brought up to date from the source with SolverOptions.gather) */
+  get values(): SystemValues {
+    if (this.stale) {
+      const g = this.gmap!, src = this.lu.source, Ax = this.vals.Ax;
+      for (let t = 0; t < Ax.length; t++) Ax[t] = src[g[t]];
+      this.stale = false;
+    }
+    return this.vals;
+  }
+
   /** step without the entry checks. Allocation free. */
   stepUnchecked(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): Float64Array {
-    const vals = this.values, lu = this.lu, fl = this.flops;
-    fillSystem(vals, q, qd, y);
-    lu.refactor(vals.Ax);
-    const rhs = this.rhs, b = vals.b;
-    for (let k = 0; k < rhs.length; k++) rhs[k] = -b[k];
-    lu.solve(this.d, rhs);
+    const vals = this.vals, lu = this.lu, fl = this.flops;
+    if (this.gmap !== null) {
+      fillSource(vals, lu.source, q, qd, y);
+      this.stale = true;
+      lu.refactorSource();
+    } else {
+      fillSystem(vals, q, qd, y);
+      lu.refactor(vals.Ax);
+    }
+    lu.solveNegated(this.d, vals.b);
     copyFlops(fl.kinematics, vals.kin.flops);
     copyFlops(fl.fill, vals.flops);
     fl.factor.reset(); fl.factor.mul = lu.factorMuls; fl.factor.add = lu.factorAdds; fl.factor.div = lu.factorDivs;

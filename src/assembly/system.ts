@@ -256,11 +256,51 @@ export class SystemValues implements FillContext {
  * transform entries, the bias terms and the inputs. Inputs are not validated here.
  */
 export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
+  fillValues(vals, q, qd, y, null);
+}
+
+/**
+ * The gather map of a system's values (NumericLU's FactorOptions.gather) for fillSource: entry t of
+ * D is source[map[t]], where the source holds D's own values (constants, measurement blocks: map[t]
+ * = t) and, from position nnz, 18 values per body (E row-major, then −E r×, as SystemValues.skew),
+ * which the two slots of each transform entry (in c3a[i] and, transposed, in c3f[λ]) share.
+ * Null when two kinds of value fall on one slot (the fill would then sum them).
+ */
+export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: number } | null {
+  const nnz = sys.nnz, nb = sys.model.nb;
+  const map = Int32Array.from({ length: nnz }, (_, t) => t);
+  const own = new Uint8Array(nnz);
+  for (let k = 0; k < sys.constSlot.length; k++) own[sys.constSlot[k]] = 1;
+  for (const slots of sys.blockSlots) for (let k = 0; k < slots.length; k++) own[slots[k]] = 1;
+  for (let i = 0; i < nb; i++) {
+    for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
+      const s = nnz + 18 * i + sys.xSrc[e];
+      for (const t of [sys.xSlotA[e], sys.xSlotF[e]]) {
+        if (own[t] === 1 || (map[t] !== t && map[t] !== s)) return null;
+        map[t] = s;
+      }
+    }
+  }
+  return { map, size: nnz + 18 * nb };
+}
+
+/**
+ * fillSystem for a gathered factorization (sourceGather): the transform values go to
+ * src[nnz + 18 i ..] and the measurement blocks write into src (whose first nnz positions stand for
+ * D's own values, constants included, written once by the caller); vals.Ax is not written (its
+ * transform entries and block entries keep older values), vals.b is. Same values, same flops.
+ */
+export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
+  fillValues(vals, q, qd, y, src);
+}
+
+function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null): void {
   const sys = vals.sys, model = sys.model, kin = vals.kin, fl = vals.flops;
   forwardKinematics(kin, q, qd);
   fl.reset();
-  const Ax = vals.Ax, b = vals.b, E = vals.skew, t6 = vals.t6;
-  const nb = model.nb;
+  const Ax = vals.Ax, b = vals.b, t6 = vals.t6;
+  const E = src ?? vals.skew;
+  const nb = model.nb, nnz = sys.nnz;
   const a0 = kin.a0;
   for (let i = 0; i < nb; i++) {
     const X = kin.Xup[i];
@@ -270,18 +310,21 @@ export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLi
       // −E r× entries that are structural: (E r×)_k0 = E_k1 r2 − E_k2 r1, _k1 = E_k2 r0 − E_k0 r2, _k2 = E_k0 r1 − E_k1 r0
       const r0 = X[9], r1 = X[10], r2 = X[11];
       const st = sys.skewTerms;
+      const o = src === null ? 0 : nnz + 18 * i;
       for (let k = 0; k < 3; k++) {
         const e0 = X[3 * k], e1 = X[3 * k + 1], e2 = X[3 * k + 2];
-        E[3 * k] = e0; E[3 * k + 1] = e1; E[3 * k + 2] = e2;
-        E[9 + 3 * k] = skewEntry(st[9 * i + 3 * k], e1, r2, e2, r1, fl);
-        E[9 + 3 * k + 1] = skewEntry(st[9 * i + 3 * k + 1], e2, r0, e0, r2, fl);
-        E[9 + 3 * k + 2] = skewEntry(st[9 * i + 3 * k + 2], e0, r1, e1, r0, fl);
+        E[o + 3 * k] = e0; E[o + 3 * k + 1] = e1; E[o + 3 * k + 2] = e2;
+        E[o + 9 + 3 * k] = skewEntry(st[9 * i + 3 * k], e1, r2, e2, r1, fl);
+        E[o + 9 + 3 * k + 1] = skewEntry(st[9 * i + 3 * k + 1], e2, r0, e0, r2, fl);
+        E[o + 9 + 3 * k + 2] = skewEntry(st[9 * i + 3 * k + 2], e0, r1, e1, r0, fl);
       }
-      const xSrc = sys.xSrc, xSlotA = sys.xSlotA, xSlotF = sys.xSlotF;
-      for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
-        const v = E[xSrc[e]];
-        Ax[xSlotA[e]] = v;
-        Ax[xSlotF[e]] = v;
+      if (src === null) {
+        const xSrc = sys.xSrc, xSlotA = sys.xSlotA, xSlotF = sys.xSlotF;
+        for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
+          const v = E[xSrc[e]];
+          Ax[xSlotA[e]] = v;
+          Ax[xSlotF[e]] = v;
+        }
       }
       // b(3a) = c_i
       const c = kin.c[i];
@@ -308,7 +351,7 @@ export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLi
   for (let k = 0; k < kr.length; k++) b[kr[k]] = -y[k];
   const blocks = sys.blocks;
   for (let k = 0; k < blocks.length; k++) {
-    blocks[k].fill(vals, Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
+    blocks[k].fill(vals, src ?? Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
   }
 }
 

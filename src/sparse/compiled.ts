@@ -23,11 +23,17 @@
  * gains or loses by robot (the estimator's 59,600-statement system gains 2.4×, a 64-link chain's
  * forward dynamics loses), and at 90,000 (96 links) it loses 1.4–2×; inverse dynamics (triangular:
  * copies and one substitution) gains 1.6–1.8× up to ~12,000 statements and loses from ~40,000.
- * FactorOptions.compileLimit bounds what 'auto' compiles (60,000; 20,000 when triangular).
+ * The loop kernels (loops.ts) have no such limit; against them, straight-line code is 4–10% faster
+ * up to ~29,000 statements (forward dynamics) or ~12,000 (inverse dynamics), and 1.1–3.9× slower
+ * from ~36,000 (forward) or ~20,000 (inverse). FactorOptions.compileLimit bounds what 'auto'
+ * compiles straight (25,000; 15,000 when triangular); above it, 'auto' runs the loop kernels.
  *
  * Memory (one WebAssembly.Memory, f64 slots): X = LU values (NumericLU.LUx is a view on it), A =
- * C's values in A's order (copied in at each refactor), Cb = in-block values of C (refinement), then
- * the solve's w, rb, dz and out (out[q_j] = y_j), and one scratch slot.
+ * C's values in A's order (copied in at each refactor), or the source vector they are gathered from
+ * (CompileInput.gather: the caller fills it in place, and each entry is loaded from its source
+ * position, so no copy and no scatter), Cb = in-block values of C (refinement), then the solve's w,
+ * rb, dz and out (out[q_j] = y_j), one scratch slot, and B, an unpermuted right-hand side that
+ * straight-line copies permute (and negate) into w.
  */
 
 /** Everything the generator reads: the numeric layout of a NumericLU and its options. */
@@ -45,6 +51,8 @@ export interface CompileInput {
   /** off-block entries: column pointers and slots in A */
   Op: Int32Array;
   Oslot: Int32Array;
+  /** row and column permutations of C = A(p, q) */
+  p: Int32Array;
   q: Int32Array;
   cs: Int32Array;
   us: Int32Array;
@@ -63,13 +71,20 @@ export interface CompileInput {
   refine: number;
   /** largest code to instantiate (statements); above it compileLU returns null */
   maxStatements: number;
+  /**
+   * values of A gathered from a source vector (NumericLU's FactorOptions.gather): entry t of A is
+   * read at source position gather[t]; the A region of the memory then holds the source (length
+   * `nsrc`) instead of A. Omitted: the A region holds A itself.
+   */
+  gather?: Int32Array;
+  nsrc?: number;
 }
 
 /** Compiled refactor and solve of one layout, with the views on their memory. */
 export interface CompiledLU {
   /** LU values (length cs[n]) */
   readonly X: Float64Array;
-  /** C's values in A's order: set before `factor` */
+  /** C's values in A's order (or the source vector, CompileInput.gather): set before `factor` */
   readonly A: Float64Array;
   /** in-block values of C (refinement; length Bp[n] or 0) */
   readonly Cb: Float64Array;
@@ -77,13 +92,19 @@ export interface CompiledLU {
   readonly w: Float64Array;
   /** solution after `solve` (in A's column order) */
   readonly out: Float64Array;
+  /** an unpermuted right-hand side b for `wFromB` (length n) */
+  readonly B: Float64Array;
+  /** w = b(p), or −b(p) when `negate` (straight-line copies; no scaling) */
+  wFromB(negate: boolean): void;
   /** X from A (and Cb); false when a check failed (X is then partly written) */
   factor(): boolean;
   /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled */
   readonly solve: (() => void) | null;
   /** out = C⁻¹ w skipping the columns whose unknown is zero (NumericLU.solveManySparse); returns the multiply-subtracts done; null with refinement */
   readonly solveSparse: (() => number) | null;
-  /** statements generated and bytes of WebAssembly */
+  /** 'straight': straight-line code of this layout; 'loops': the fixed loop kernels over tables (loops.ts) */
+  readonly kind: 'straight' | 'loops';
+  /** statements generated (straight-line code; 0 for the loop kernels) and bytes of WebAssembly */
   readonly statements: number;
   readonly bytes: number;
 }
@@ -100,7 +121,7 @@ const OP = {
 } as const;
 
 /** A growable byte buffer with WebAssembly's encodings. */
-class Bytes {
+export class Bytes {
   buf: Uint8Array<ArrayBuffer> = new Uint8Array(1 << 12);
   len = 0;
   byte(b: number): void {
@@ -164,8 +185,8 @@ class Functions {
   }
 }
 
-/** The module: imported memory, functions of type () → i32 (factor) then () → () (solve), exported as f0, f1, … */
-function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], sparseBodies: Uint8Array[], pages: number): Uint8Array<ArrayBuffer> {
+/** The module: imported memory, functions of type () → i32 (type 0) or () → () (type 1), exported as f0, f1, … in the order given */
+export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 }[], pages: number): Uint8Array<ArrayBuffer> {
   const m = new Bytes();
   m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
   const section = (id: number, s: Bytes) => {
@@ -180,10 +201,11 @@ function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], sparseB
   imports.bytes([1, 1, 0x65, 1, 0x6d, 0x02, 0x00]); // "e"."m": memory, min pages
   imports.u32(pages);
   section(2, imports);
-  const nf = factorBodies.length + solveBodies.length + sparseBodies.length;
+  const all = groups.flatMap((g) => g.bodies.map((b) => ({ b, type: g.type })));
+  const nf = all.length;
   const funcs = new Bytes();
   funcs.u32(nf);
-  for (let i = 0; i < nf; i++) funcs.byte(i < factorBodies.length || i >= factorBodies.length + solveBodies.length ? 0 : 1);
+  for (const f of all) funcs.byte(f.type);
   section(3, funcs);
   const exports = new Bytes();
   exports.u32(nf);
@@ -197,9 +219,9 @@ function assemble(factorBodies: Uint8Array[], solveBodies: Uint8Array[], sparseB
   section(7, exports);
   const code = new Bytes();
   code.u32(nf);
-  for (const b of [...factorBodies, ...solveBodies, ...sparseBodies]) {
-    code.u32(b.length);
-    code.bytes(b);
+  for (const f of all) {
+    code.u32(f.b.length);
+    code.bytes(f.b);
   }
   section(10, code);
   return m.view();
@@ -218,9 +240,13 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos, T, Tp, Llo, Lhi } = c;
   const nX = cs[n];
   const nC = c.refine > 0 ? Bp[n] : 0;
+  const gather = c.gather;
+  const nA = gather ? c.nsrc! : nnz;
+  /** memory position of entry t of A */
+  const at = gather ? (t: number) => aO + gather[t] : (t: number) => aO + t;
   // memory layout, in f64 slots
-  const xO = 0, aO = xO + nX, cO = aO + nnz, wO = cO + nC, rbO = wO + n, dzO = rbO + n, outO = dzO + n, scO = outO + n;
-  const slots = scO + 1;
+  const xO = 0, aO = xO + nX, cO = aO + nA, wO = cO + nC, rbO = wO + n, dzO = rbO + n, outO = dzO + n, scO = outO + n, bO = scO + 1;
+  const slots = bO + n;
   const pages = Math.max(1, Math.ceil((slots * 8) / 65536));
   const G = c.growthLimit;
   const RT = 1 / c.checkTol;
@@ -244,7 +270,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     if (k2 - k1 === 1) {
       // v = A(slot); fail if v === 0 or not finite; X[d] = v
       b = F.group(1);
-      load(aO + Bslot[Bp[k1]]);
+      load(at(Bslot[Bp[k1]]));
       set(V);
       get(V); fconst(0); b.byte(OP.f64Eq);
       get(V); get(V); b.byte(OP.f64Sub); fconst(0); b.byte(OP.f64Eq); b.byte(OP.i32Eqz);
@@ -259,7 +285,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     fconst(0); set(M);
     for (let e = Bp[k1]; e < Bp[k2]; e++) {
       filled[Bpos[e] - cs[k1]] = 1;
-      addr(); load(aO + Bslot[e]); b.byte(OP.localTee); b.byte(V); store(xO + Bpos[e]);
+      addr(); load(at(Bslot[e])); b.byte(OP.localTee); b.byte(V); store(xO + Bpos[e]);
       get(M); get(V); b.byte(OP.f64Abs); b.byte(OP.f64Max); set(M);
     }
     for (let t = cs[k1]; t < cs[k2]; t++) {
@@ -299,14 +325,14 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   // entries above the diagonal blocks, and the in-block values of C for the refinement
   for (let e = 0; e < Op[n]; e++) {
     b = F.group(1);
-    addr(); load(aO + Oslot[e]); store(xO + Opos[e]);
+    addr(); load(at(Oslot[e])); store(xO + Opos[e]);
   }
   if (nC > 0) {
     for (let blk = 0; blk < nblocks; blk++) {
       if (r[blk + 1] - r[blk] < 2) continue;
       for (let e = Bp[r[blk]]; e < Bp[r[blk + 1]]; e++) {
         b = F.group(1);
-        addr(); load(aO + Bslot[e]); store(cO + e);
+        addr(); load(at(Bslot[e])); store(cO + e);
       }
     }
   }
@@ -423,8 +449,21 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     }
     Z.close();
   }
+  // ---- w = b(p) and w = −b(p)
+  const WP = new Functions(0, []), WN = new Functions(0, []);
+  for (const [fs, neg] of [[WP, false], [WN, true]] as const) {
+    for (let k = 0; k < n; k++) {
+      b = fs.group(1);
+      addr(); load(bO + c.p[k]); if (neg) b.byte(0x9a /* f64.neg */); store(wO + k);
+    }
+    fs.close();
+  }
   if (factorStatements + S.statements > c.maxStatements) return null;
-  const bytes = assemble(F.bodies, compileSolve ? S.bodies : [], compileSparse ? Z.bodies : [], pages);
+  const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
+    { bodies: F.bodies, type: 0 }, { bodies: compileSolve ? S.bodies : [], type: 1 }, { bodies: compileSparse ? Z.bodies : [], type: 0 },
+    { bodies: WP.bodies, type: 1 }, { bodies: WN.bodies, type: 1 },
+  ];
+  const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
@@ -435,19 +474,29 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   const zfns: (() => number)[] = [];
   const z0 = F.bodies.length + (compileSolve ? S.bodies.length : 0);
   if (compileSparse) for (let i = 0; i < Z.bodies.length; i++) zfns.push(ex[`f${z0 + i}`]);
+  const w0 = z0 + (compileSparse ? Z.bodies.length : 0);
+  const wpfns: (() => number)[] = [], wnfns: (() => number)[] = [];
+  for (let i = 0; i < WP.bodies.length; i++) wpfns.push(ex[`f${w0 + i}`]);
+  for (let i = 0; i < WN.bodies.length; i++) wnfns.push(ex[`f${w0 + WP.bodies.length + i}`]);
   const buf = memory.buffer;
   return {
     X: new Float64Array(buf, xO * 8, nX),
-    A: new Float64Array(buf, aO * 8, nnz),
+    A: new Float64Array(buf, aO * 8, nA),
     Cb: new Float64Array(buf, cO * 8, nC),
     w: new Float64Array(buf, wO * 8, n),
     out: new Float64Array(buf, outO * 8, n),
+    B: new Float64Array(buf, bO * 8, n),
+    wFromB(negate: boolean): void {
+      const fns = negate ? wnfns : wpfns;
+      for (let i = 0; i < fns.length; i++) fns[i]();
+    },
     factor(): boolean {
       for (let i = 0; i < ffns.length; i++) if (ffns[i]() === 0) return false;
       return true;
     },
     solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
     solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
+    kind: 'straight',
     statements: factorStatements + S.statements,
     bytes: bytes.length,
   };

@@ -36,7 +36,8 @@
  * with the object.
  */
 import type { CscMatrix } from './csc.ts';
-import { canCompile, compileLU, type CompiledLU } from './compiled.ts';
+import { canCompile, compileLU, type CompiledLU, type CompileInput } from './compiled.ts';
+import { loopLU } from './loops.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
@@ -76,19 +77,30 @@ export interface FactorOptions extends MatrixNames {
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
   /**
-   * straight-line WebAssembly for this factorization (compiled.ts): 'auto' (default) generates it
-   * at the `compileAfter`-th refactor when the mapped kernel is in use and the code has at most
-   * `compileLimit` statements; 'always' with every layout (mapped kernel); 'never' keeps the generic
-   * kernels. Same arithmetic, same results bit for bit, same counts; without WebAssembly, or when
-   * the engine refuses the module, the generic kernels run.
+   * WebAssembly for this factorization: 'auto' (default) generates, at the `compileAfter`-th
+   * refactor when the mapped kernel is in use, straight-line code (compiled.ts) when it has at most
+   * `compileLimit` statements and loops over the layout's tables (loops.ts) above; 'always'
+   * straight-line code with every layout, 'loops' the loop kernels with every layout (both from
+   * the first refactor; mapped kernel); 'never' keeps the generic kernels. Same arithmetic, same
+   * results bit for bit, same counts; without WebAssembly, or when the engine refuses the module,
+   * the generic kernels run.
    */
-  readonly compile?: 'auto' | 'always' | 'never';
+  readonly compile?: 'auto' | 'always' | 'loops' | 'never';
+  /**
+   * values of A gathered from a source vector: A's entry t (in A's CSC order) is src[map[t]], with
+   * src of length `size` (several entries may share a source value, e.g. a transform that appears
+   * twice in a system). The caller writes `lu.source` and calls `refactorSource()`: the compiled
+   * code then reads the source where it stands, with no copy of A; the generic kernels gather A
+   * first. Row scaling reads A itself (the source is gathered, then scaled).
+   */
+  readonly gather?: { readonly map: Int32Array; readonly size: number };
   /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
   readonly compileAfter?: number;
   /**
-   * largest code that 'auto' compiles, in statements (default 60,000, or 20,000 for a triangular
-   * matrix, all blocks 1×1: beyond, the straight-line code ran slower than the generic kernels on
-   * the machine measured, compiled.ts)
+   * largest straight-line code that 'auto' compiles, in statements, before it runs the loop kernels
+   * instead (default 25,000, or 15,000 for a triangular matrix, all blocks 1×1: below, straight-line
+   * code ran 4–10% faster than the loops on the machine measured; from ~36,000 statements it ran up
+   * to 3× slower; loops.ts)
    */
   readonly compileLimit?: number;
 }
@@ -197,11 +209,17 @@ export class NumericLU {
   /** refinement: the in-block values of C of the last refactor (on symbolic.Bp/Bi); length 0 without refinement */
   private Cx: Float64Array;
   /** compile policy (FactorOptions.compile), refactors so far, and the compiled code (null: generic kernels) */
-  private readonly compileOption: 'auto' | 'always' | 'never';
+  private readonly compileOption: 'auto' | 'always' | 'loops' | 'never';
   private readonly compileAfter: number;
   private readonly compileLimit: number;
   private refactors = 0;
   private code: CompiledLU | null = null;
+  /** FactorOptions.gather: the map (null without), the source vector (moved into the compiled code's memory when it is generated), A gathered for the generic kernels */
+  private readonly gmap: Int32Array | null;
+  private src: Float64Array;
+  private readonly gAx: Float64Array;
+  /** whether the compiled code reads the source (gather without row scaling) rather than A */
+  private codeGathered = false;
   /** compiling failed once (engine limits): not tried again */
   private compileFailed = false;
   /** static counts of the compiled code: factor muls and divs; solve muls, adds, divs, and their refinement part */
@@ -230,11 +248,11 @@ export class NumericLU {
     }
     this.mapLimit = options.mapLimit ?? 1 << 24;
     this.compileOption = options.compile ?? 'auto';
-    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'never') {
-      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always or never`);
+    if (this.compileOption !== 'auto' && this.compileOption !== 'always' && this.compileOption !== 'loops' && this.compileOption !== 'never') {
+      throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always, loops or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 60000 : 20000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : 15000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -260,6 +278,21 @@ export class NumericLU {
       throw new RangeError(`scale is "${String(sc)}", expected none, max or one factor per row`);
     }
     this.As = new Float64Array(this.scaling === 'none' ? 0 : S.nnz);
+    const g = options.gather;
+    if (g !== undefined) {
+      if (!(g.map instanceof Int32Array) || g.map.length !== S.nnz) throw new RangeError(`gather.map has length ${g.map?.length}, expected nnz(A) = ${S.nnz}`);
+      if (!(Number.isInteger(g.size) && g.size >= 0)) throw new RangeError(`gather.size is ${g.size}, expected a non-negative integer`);
+      for (let t = 0; t < S.nnz; t++) {
+        if (!(g.map[t] >= 0 && g.map[t] < g.size)) throw new RangeError(`gather.map[${t}] is ${g.map[t]}, expected a source position in [0, ${g.size})`);
+      }
+      this.gmap = g.map.slice();
+      this.src = new Float64Array(g.size);
+      this.gAx = new Float64Array(S.nnz);
+    } else {
+      this.gmap = null;
+      this.src = new Float64Array(0);
+      this.gAx = this.src;
+    }
     const nr = this.refine > 0 ? n : 0;
     this.rb = new Float64Array(nr);
     this.dz = new Float64Array(nr);
@@ -376,7 +409,7 @@ export class NumericLU {
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
     this.code = null;
     this.refactors = 0;
-    if (this.compileOption === 'always' && mapped && canCompile()) this.compileNow();
+    if ((this.compileOption === 'always' || this.compileOption === 'loops') && mapped && canCompile()) this.compileNow();
   }
 
   /** whether the refactor and solve run compiled code (FactorOptions.compile) */
@@ -384,9 +417,9 @@ export class NumericLU {
     return this.code !== null;
   }
 
-  /** statements and WebAssembly bytes of the compiled code, or null */
-  get compiledSize(): { statements: number; bytes: number } | null {
-    return this.code === null ? null : { statements: this.code.statements, bytes: this.code.bytes };
+  /** kind ('straight': straight-line code, statements > 0; 'loops': loop kernels), statements and WebAssembly bytes of the compiled code, or null */
+  get compiledSize(): { kind: 'straight' | 'loops'; statements: number; bytes: number } | null {
+    return this.code === null ? null : { kind: this.code.kind, statements: this.code.statements, bytes: this.code.bytes };
   }
 
   /** Generates the straight-line code of this layout (compiled.ts) and its static counts (allocates; once per layout). */
@@ -404,16 +437,28 @@ export class NumericLU {
     const S = this.symbolic;
     const { n, r, nblocks, Bp } = S;
     const { cs, us, dpos } = this;
-    const code = compileLU({
-      n, nnz: S.nnz, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, q: S.q,
+    const gathered = this.gmap !== null && this.scaling === 'none';
+    const input: CompileInput = {
+      n, nnz: S.nnz, r, nblocks, Bp, Bi: S.Bi, Bslot: S.Bslot, Op: S.Op, Oslot: S.Oslot, p: S.p, q: S.q,
       cs, us, dpos, LUi: this.LUi, Bpos: this.Bpos, Opos: this.Opos, T: this.T, Tp: this.Tp, Llo: this.Llo, Lhi: this.Lhi,
       growthLimit: this.growthLimit, checkTol: this.checkTol,
       refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
       maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
-    });
+      ...(gathered ? { gather: this.gmap!, nsrc: this.src.length } : {}),
+    };
+    // straight-line code up to compileLimit (Tp[n] + cs[n], multiplications + slots, bounds its
+    // statements from below), the loop kernels above: larger straight-line code runs slower
+    const straight = this.compileOption === 'always' || (this.compileOption === 'auto' && this.Tp[n] + cs[n] <= this.compileLimit);
+    const code = (straight ? compileLU(input) : null) ?? (this.compileOption === 'always' ? null : loopLU(input));
     if (code === null) {
-      this.compileFailed = true; // larger than compileLimit: the generic kernels are faster
+      this.compileFailed = true;
       return;
+    }
+    this.codeGathered = gathered;
+    if (gathered) {
+      // the source lives in the module's memory from now on (the caller fetches lu.source each step)
+      code.A.set(this.src);
+      this.src = code.A;
     }
     // the factors live in the module's memory from now on (the generic kernels work on the same views)
     code.X.set(this.LUx);
@@ -458,12 +503,9 @@ export class NumericLU {
     const A = this.scaling === 'none' ? Ax : this.scaleRows(Ax);
     if (this.code === null && this.kernel === 'mapped' && this.compileOption !== 'never' && !this.compileFailed && canCompile()) {
       this.refactors++;
-      // Tp[n] + cs[n] (multiplications + slots) is below the statement count: a quick bound
-      if (this.compileOption === 'always' || (this.refactors >= this.compileAfter && this.Tp[this.symbolic.n] + this.cs[this.symbolic.n] <= this.compileLimit)) {
-        this.compileNow();
-      }
+      if (this.compileOption === 'always' || this.compileOption === 'loops' || this.refactors >= this.compileAfter) this.compileNow();
     }
-    if (this.code !== null && this.loadAndFactor(A)) {
+    if (this.code !== null && !this.codeGathered && this.loadAndFactor(A)) {
       this.factorMuls = this.cFactorMuls + this.scaleMuls;
       this.factorAdds = this.cFactorMuls;
       this.factorDivs = this.cFactorDivs;
@@ -476,6 +518,36 @@ export class NumericLU {
     this.factorMuls += this.scaleMuls;
     if (this.refine > 0) this.keepBlockValues(A);
     return this;
+  }
+
+  /**
+   * The source vector of FactorOptions.gather (A's entry t is source[map[t]]): write it, then call
+   * refactorSource. The array changes when the code is compiled: fetch it before each fill.
+   */
+  get source(): Float64Array {
+    if (this.gmap === null) throw new RangeError('source: this NumericLU was created without the gather option');
+    return this.src;
+  }
+
+  /**
+   * refactor() with the values of A in the source vector (FactorOptions.gather): the compiled code
+   * reads them in place; otherwise A is gathered (A[t] = source[map[t]]) and refactored as usual.
+   * Same factors and counts as refactor() on the gathered A. Allocation-free unless a re-pivot is needed.
+   */
+  refactorSource(): this {
+    const g = this.gmap;
+    if (g === null) throw new RangeError('refactorSource: this NumericLU was created without the gather option');
+    const code = this.code;
+    if (code !== null && this.codeGathered && code.factor()) {
+      this.factorMuls = this.cFactorMuls;
+      this.factorAdds = this.cFactorMuls;
+      this.factorDivs = this.cFactorDivs;
+      this.pivoted = false;
+      return this;
+    }
+    const src = this.src, Ax = this.gAx;
+    for (let t = 0; t < Ax.length; t++) Ax[t] = src[g[t]];
+    return this.refactor(Ax);
   }
 
   /** compiled refactor: A into the module's memory, then its factor code */
@@ -807,7 +879,17 @@ export class NumericLU {
     if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
     if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
     this.resetSolveCounts();
-    this.solveInto(x, 0, b, 0);
+    this.solveInto(x, 0, b, 0, false);
+    return x;
+  }
+
+  /** x = A \ (−b), as solve(x, −b) bit for bit (negation is exact), without forming −b. No allocation. */
+  solveNegated(x: Float64Array, b: Float64Array): Float64Array {
+    const n = this.symbolic.n;
+    if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
+    if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
+    this.resetSolveCounts();
+    this.solveInto(x, 0, b, 0, true);
     return x;
   }
 
@@ -821,7 +903,7 @@ export class NumericLU {
     if (B.length !== n * nrhs) throw new RangeError(`B has length ${B.length}, expected n·nrhs = ${n * nrhs}`);
     if (X.length !== n * nrhs) throw new RangeError(`X has length ${X.length}, expected n·nrhs = ${n * nrhs}`);
     this.resetSolveCounts();
-    for (let c = 0; c < nrhs; c++) this.solveInto(X, c * n, B, c * n);
+    for (let c = 0; c < nrhs; c++) this.solveInto(X, c * n, B, c * n, false);
     return X;
   }
 
@@ -979,17 +1061,21 @@ export class NumericLU {
    * With refinement, a block of size ≥ 2 is solved alone (L_bb, U_bb), refined, and only then
    * updates the rows above it.
    */
-  private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number): void {
+  private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number, negate: boolean): void {
     const S = this.symbolic;
     const { n, p, q } = S;
     const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
     const solveCode = this.code === null ? null : this.code.solve;
     if (solveCode !== null) {
-      const cw = this.code!.w;
+      const code = this.code!, cw = code.w;
       if (this.scaling === 'none') {
-        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]];
+        // b copied in whole, permuted (and negated) by the module's straight-line copies
+        if (bo === 0 && B.length === n) code.B.set(B);
+        else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
+        code.wFromB(negate);
       } else {
-        for (let k = 0; k < n; k++) cw[k] = B[bo + p[k]] * Rs[p[k]];
+        const sg = negate ? -1 : 1;
+        for (let k = 0; k < n; k++) cw[k] = (sg * B[bo + p[k]]) * Rs[p[k]];
       }
       solveCode();
       X.set(this.code!.out, xo);
@@ -1004,9 +1090,11 @@ export class NumericLU {
       return;
     }
     if (this.scaling === 'none') {
-      for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
+      if (negate) for (let k = 0; k < n; k++) w[k] = -B[bo + p[k]];
+      else for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
     } else {
-      for (let k = 0; k < n; k++) w[k] = B[bo + p[k]] * Rs[p[k]];
+      const sg = negate ? -1 : 1;
+      for (let k = 0; k < n; k++) w[k] = (sg * B[bo + p[k]]) * Rs[p[k]];
       this.solveMuls += n;
     }
     const refine = this.refine > 0;
