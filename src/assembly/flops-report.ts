@@ -21,7 +21,7 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaFromMassComInertia } from '../spatial/inertia.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import { LuForwardDynamics, LuInverseDynamics } from './dynamics.ts';
-import { MatrixAba } from './matrix-aba.ts';
+import { matrixAbaOnce, totalOf } from './matrix-aba.ts';
 import { rigidInertiaIsPositiveDefinite } from './patterns.ts';
 import type { StepFlops } from './solver.ts';
 
@@ -203,7 +203,7 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
   const tauRef = Float64Array.from(rnea(model, rw, q, v, a, fext));
   const qddRef = Float64Array.from(aba(model, aw, q, v, tau, fext));
   // one path at a time, each released before the next is built: the peak memory is the largest
-  // path's, not their sum (a 5,000-body chain: the matrix ABA's plans alone take ~150 MB)
+  // path's, not their sum; the matrix ABA is counted once without keeping its plans (matrixAbaOnce)
   const idPart = (() => {
     const id = new LuInverseDynamics(model, { symbolic: opts.symbolicId });
     const err = relError(id.solve(q, v, a, fext), tauRef);
@@ -212,11 +212,13 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
   const fdPart = (() => {
     const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
     const err = relError(fd.solve(q, v, tau, fext), qddRef);
-    return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz };
+    // the system's values outlive the LU: the matrix ABA below refills and reuses them
+    return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz, values: fd.solver.values };
   })();
   const matPart = (() => {
-    const mat = new MatrixAba(model);
-    const err = relError(mat.solve(q, v, tau, fext), qddRef);
+    // one solve, no plans kept (matrixAbaOnce): the same counts as MatrixAba.solve
+    const mat = matrixAbaOnce(model, q, v, tau, fext, fdPart.values);
+    const err = relError(mat.qdd, qddRef);
     const mf = mat.flops;
     const fig: MatrixAbaFigures = {
       kinematics: figure(mf.kinematics),
@@ -224,10 +226,10 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
       inertias: figure(mf.inertias),
       product: figure(mf.product),
       solve: figure(mf.solve),
-      total: figure(mat.totalFlops(true)),
-      without_inertias: figure(mat.totalFlops(false)),
-      n: mat.product.m,
-      nnz: mat.product.Rj.length,
+      total: figure(totalOf(mf, true)),
+      without_inertias: figure(totalOf(mf, false)),
+      n: mat.n,
+      nnz: mat.nnz,
     };
     return { err, fig };
   })();
