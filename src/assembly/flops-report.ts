@@ -199,9 +199,15 @@ function singularFlopsReport(model: Model, opts: FlopsReportOptions): { report: 
 function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: FlopsReport; symbolicId: SymbolicLU; symbolicFd: SymbolicLU } {
   const seed = opts.seed ?? 1;
   const { q, v, a, tau, fext } = randomDynamicsState(model, new Rng(seed));
-  const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model);
-  const tauRef = Float64Array.from(rnea(model, rw, q, v, a, fext));
-  const qddRef = Float64Array.from(aba(model, aw, q, v, tau, fext));
+  // the gold standards' outputs and counts; their workspaces are released before the sparse paths
+  const [tauRef, rneaFig] = (() => {
+    const rw = new RneaWorkspace(model);
+    return [Float64Array.from(rnea(model, rw, q, v, a, fext)), figure(rw.totalFlops())] as const;
+  })();
+  const [qddRef, abaFig] = (() => {
+    const aw = new AbaWorkspace(model);
+    return [Float64Array.from(aba(model, aw, q, v, tau, fext)), figure(aw.totalFlops())] as const;
+  })();
   // one path at a time, each released before the next is built: the peak memory is the largest
   // path's, not their sum; the matrix ABA is counted once without keeping its plans (matrixAbaOnce)
   const idPart = (() => {
@@ -239,8 +245,8 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
     nb: model.nb,
     nv: model.nv,
     seed,
-    rnea: figure(rw.totalFlops()),
-    aba: figure(aw.totalFlops()),
+    rnea: rneaFig,
+    aba: abaFig,
     aba_matrix: matPart.fig,
     lu_id: idPart.fig,
     lu_fd: fdPart.fig,

@@ -159,7 +159,7 @@ interface ProductPlan {
  * into a plan (`fl` null: C.x holds 0 there until runProduct), or evaluated at once on A.x, B.x
  * with the flops counted exactly as runProduct counts them (`fl` given: no plan is kept).
  */
-function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null): ProductPlan {
+function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null, into?: Storage): ProductPlan {
   if (A.n !== B.m) throw new RangeError(`planProduct: A is ${A.m}×${A.n}, B is ${B.m}×${B.n}`);
   // the number of terms bounds the entries of C: buffers of that size never grow
   let bound = 0;
@@ -167,7 +167,8 @@ function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null
   const plan = fl === null, cap = plan ? bound : 0;
   // C is built by rows, columns ascending within a row: straight into CSR, no sort, no objects
   const Rp = new Int32Array(A.m + 1);
-  const Cj = new Grow(new Int32Array(bound)), Cx = new Grow(new Float64Array(bound)), Cu = new Grow(new Int8Array(bound));
+  if (into && into.Rj.length < bound) { into.Rj = new Int32Array(bound); into.x = new Float64Array(bound); into.unit = new Int8Array(bound); }
+  const Cj = new Grow(into ? into.Rj : new Int32Array(bound)), Cx = new Grow(into ? into.x : new Float64Array(bound)), Cu = new Grow(into ? into.unit : new Int8Array(bound));
   const ts = new Grow(new Int32Array(plan ? bound + 1 : 1)), ta = new Grow(new Int32Array(cap)), tb = new Grow(new Int32Array(cap)), tk = new Grow(new Int8Array(cap));
   ts.push(0);
   let nt = 0;
@@ -247,9 +248,16 @@ function planProduct(A: RowMatrix, B: RowMatrix, mask: Mask | null): ProductPlan
   return product(A, B, mask, null);
 }
 
-/** C = A B evaluated once, flops added to fl; no plan is kept. */
-function multiplyOnce(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops): RowMatrix {
-  return product(A, B, mask, fl).C;
+/** Reusable arrays for the entries of a product evaluated once (grown when too small). */
+interface Storage { Rj: Int32Array; x: Float64Array; unit: Int8Array }
+
+function storage(): Storage {
+  return { Rj: new Int32Array(0), x: new Float64Array(0), unit: new Int8Array(0) };
+}
+
+/** C = A B evaluated once, flops added to fl; no plan is kept. C's entries are views on `into` when given. */
+function multiplyOnce(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops, into?: Storage): RowMatrix {
+  return product(A, B, mask, fl, into).C;
 }
 
 /** C.x = values of A B on the plan's pattern (no allocation). */
@@ -801,23 +809,25 @@ export function matrixAbaOnce(model: Model, q: ArrayLike<number>, qd: ArrayLike<
   // (b) and (c): W^{L,k} b is formed as soon as W^{L,k} exists, so each W is released early
   const K = systemKinds(model, sys);
   const WR = buildWR(model, sys, articulatedInertiaPatterns(model), ia.IAflat).A;
-  const B1 = multiplyOnce(rowsOfD(sys, vals.Ax).D, WR, null, flops.product);
+  // the products of the chain alternate between two storages: each overwrites the one before last
+  const even = storage(), odd = storage();
+  const B1 = multiplyOnce(rowsOfD(sys, vals.Ax).D, WR, null, flops.product, even);
   const W1 = buildWFromB1(model, sys, K, B1, 1).A;
   const W4 = buildWFromB1(model, sys, K, B1, 4).A;
   const masks = chainMasks(model, K);
-  let C = multiplyOnce(W1, B1, masks[0], flops.product);
+  let C = multiplyOnce(W1, B1, masks[0], flops.product, odd);
   let v = multiplyOnce(W1, bVector(model, sys, K, vals.b), null, flops.solve);
   {
     const W2 = buildW2(model, sys, K, ia.dOff, ia.Dinvflat).A;
-    C = multiplyOnce(W2, C, masks[1], flops.product);
+    C = multiplyOnce(W2, C, masks[1], flops.product, even);
     v = multiplyOnce(W2, v, null, flops.solve);
   }
   {
     const W3 = buildW3(model, sys);
-    C = multiplyOnce(W3, C, masks[2], flops.product);
+    C = multiplyOnce(W3, C, masks[2], flops.product, odd);
     v = multiplyOnce(W3, v, null, flops.solve);
   }
-  C = multiplyOnce(W4, C, masks[3], flops.product);
+  C = multiplyOnce(W4, C, masks[3], flops.product, even);
   v = multiplyOnce(W4, v, null, flops.solve);
   // forward substitution straight on the product's rows (MatrixAba's plan, checked as it goes)
   const n = sys.n, M = C, Mx = M.x, Mj = M.Rj, unit = M.unit;
