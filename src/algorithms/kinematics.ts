@@ -52,22 +52,32 @@ export class KinematicsWorkspace {
     this.v = views(this.vFlat, 6);
     this.vJ = views(this.vJFlat, 6);
     this.c = views(this.cFlat, 6);
-    this.unitRow = new Int8Array(nb).fill(-1);
-    this.unitSign = new Float64Array(nb);
-    for (let i = 0; i < nb; i++) {
-      const t = model.jtype[i], k = model.axisKind[i];
-      if ((t !== JT_REVOLUTE && t !== JT_PRISMATIC) || k >= 3) continue;
-      const row = t === JT_REVOLUTE ? k : 3 + k, S = model.S[i];
-      let others = 0;
-      for (let r = 0; r < 6; r++) if (r !== row && S[r] !== 0) others++;
-      if (others > 0 || Math.abs(S[row]) !== 1) continue;
-      this.unitRow[i] = row;
-      this.unitSign[i] = S[row];
-    }
+    ({ unitRow: this.unitRow, unitSign: this.unitSign } = unitAxes(model));
     this.a0 = new Float64Array(6);
     const g = model.gravity;
     this.a0[3] = -g[0]; this.a0[4] = -g[1]; this.a0[5] = -g[2];
   }
+}
+
+/**
+ * The joints whose motion subspace is a signed unit vector (1-DoF, about or along a frame axis):
+ * unitRow[i] = the row of S_i's ±1 (0–2 revolute, 3–5 prismatic) and unitSign[i] = that ±1;
+ * unitRow[i] = −1 for every other joint.
+ */
+export function unitAxes(model: Model): { unitRow: Int8Array; unitSign: Float64Array } {
+  const nb = model.nb;
+  const unitRow = new Int8Array(nb).fill(-1), unitSign = new Float64Array(nb);
+  for (let i = 0; i < nb; i++) {
+    const t = model.jtype[i], k = model.axisKind[i];
+    if ((t !== JT_REVOLUTE && t !== JT_PRISMATIC) || k >= 3) continue;
+    const row = t === JT_REVOLUTE ? k : 3 + k, S = model.S[i];
+    let others = 0;
+    for (let r = 0; r < 6; r++) if (r !== row && S[r] !== 0) others++;
+    if (others > 0 || Math.abs(S[row]) !== 1) continue;
+    unitRow[i] = row;
+    unitSign[i] = S[row];
+  }
+  return { unitRow, unitSign };
 }
 
 /**
