@@ -6,7 +6,9 @@
 import { Matrix } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
 import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
-import { MatrixAba, type RowMatrix } from '../../src/assembly/matrix-aba.ts';
+import { MatrixAba, matrixAbaOnce, type RowMatrix } from '../../src/assembly/matrix-aba.ts';
+import { forwardDynamicsProblem, inverseDynamicsProblem } from '../../src/assembly/problems.ts';
+import { SymbolicSystem, SystemValues } from '../../src/assembly/system.ts';
 import { SparseSolver } from '../../src/assembly/solver.ts';
 import { chain, humanoid, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
@@ -58,6 +60,40 @@ describe('matrix ABA: q̈ = ABA(q, q̇, τ, f^x)', () => {
     ['humanoid URDF floating, sole joints kept as 0-DoF', () => loadUrdf('models/humanoid.urdf', { floatingBase: true, keepFixed: ['l_sole_joint', 'r_sole_joint'] })],
   ];
   for (const [name, make] of models) matrixAbaIsAba(name, make);
+});
+
+describe('matrix ABA once (no plans kept): the same q̈ and flops as MatrixAba', () => {
+  const models: [string, () => Model][] = [
+    ['tree:30 floating', () => randomTree(30, 32, { floatingBase: true })],
+    ['tree:25 floating, kept 0-DoF joints', () => randomTree(25, 33, { floatingBase: true, fixedFraction: 0.2, keepFixed: ['fix1', 'fix3'] })],
+    ['chain:15 prismatic', () => chain(15, { jointType: 'prismatic', axes: 'random', seed: 3 })],
+  ];
+  for (const [name, make] of models) {
+    it(`${name}: bit for bit, own system or a given one`, () => {
+      const model = make();
+      const rng = new Rng(name.length + 11);
+      const mat = new MatrixAba(model);
+      const shared = new SystemValues(new SymbolicSystem(model, forwardDynamicsProblem(model)));
+      for (let t = 0; t < 2; t++) {
+        const { q, v, tau } = randomState(model, rng);
+        const fext = wrenches(model, rng);
+        const ref = Float64Array.from(mat.solve(q, v, tau, fext));
+        for (const once of [matrixAbaOnce(model, q, v, tau, fext), matrixAbaOnce(model, q, v, tau, fext, shared)]) {
+          expect(Array.from(once.qdd)).toEqual(Array.from(ref));
+          for (const part of ['kinematics', 'fill', 'inertias', 'product', 'solve'] as const) {
+            expect(once.flops[part].toJSON(), part).toEqual(mat.flops[part].toJSON());
+          }
+          expect([once.n, once.nnz]).toEqual([mat.product.m, mat.product.Rj.length]);
+        }
+      }
+    });
+  }
+  it('refuses the values of another system, naming it', () => {
+    const model = randomTree(6, 5);
+    const { q, v, tau } = randomState(model, new Rng(5));
+    const other = new SystemValues(new SymbolicSystem(model, inverseDynamicsProblem(model)));
+    expect(() => matrixAbaOnce(model, q, v, tau, undefined, other)).toThrow(/"inverse dynamics"/);
+  });
 });
 
 describeShared('matrix ABA: q̈ = ABA(q, q̇, τ, f^x) on real robots', () => {

@@ -11,13 +11,17 @@ import type { Model } from '../model/model.ts';
 import { jcalc } from '../model/jcalc.ts';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaAdd, inertiaMulMotion, inertiaTransformToParent } from '../spatial/inertia.ts';
-import { xTransposeApplyForce } from '../spatial/transform.ts';
+import { unitAxes } from './kinematics.ts';
 import { checkConfiguration } from './validate.ts';
 
 /** Everything one CRBA call computes: made once per model and reused; `crba` writes M(q) into `M`. */
 export class CrbaWorkspace {
-  /** ⁱX_λ(i) at the q of the last call */
+  /** ⁱX_λ(i) at the q of the last call (views into XupFlat: 12 i) */
   readonly Xup: Float64Array[];
+  readonly XupFlat: Float64Array;
+  /** joints with S_i = ±e_row (kinematics.ts unitAxes): row, or −1, and sign */
+  readonly unitRow: Int8Array;
+  readonly unitSign: Float64Array;
   /** I^c_i: composite rigid inertia of the subtree rooted at body i, body coordinates */
   readonly Ic: Float64Array[];
   /** M(q): joint-space inertia, nv×nv row-major (output) */
@@ -30,7 +34,9 @@ export class CrbaWorkspace {
   readonly tmpI = new Float64Array(10);
 
   constructor(readonly model: Model) {
-    this.Xup = Array.from({ length: model.nb }, () => new Float64Array(12));
+    this.XupFlat = new Float64Array(12 * model.nb);
+    this.Xup = Array.from({ length: model.nb }, (_, i) => this.XupFlat.subarray(12 * i, 12 * i + 12));
+    ({ unitRow: this.unitRow, unitSign: this.unitSign } = unitAxes(model));
     this.Ic = Array.from({ length: model.nb }, () => new Float64Array(10));
     this.M = new Float64Array(model.nv * model.nv);
   }
@@ -55,35 +61,62 @@ export function crba(model: Model, ws: CrbaWorkspace, q: ArrayLike<number>): Flo
     inertiaTransformToParent(ws.tmpI, ws.Xup[i], ws.Ic[i], fl);
     inertiaAdd(ws.Ic[p], ws.Ic[p], ws.tmpI, fl);
   }
-  const F = ws.F;
+  // columns of M: F = I^c_i S_i[:, k] carried up the tree, F = ʲX_λᵀ F (xTransposeApplyForce,
+  // written out on F's six values), M_ji = S_jᵀ F (one ±entry of F for a joint with S_j = ±e_row)
+  const F = ws.F, X = ws.XupFlat, parents = model.parents, ivs = model.iv, nvis = model.nvi;
+  const unitRow = ws.unitRow, unitSign = ws.unitSign;
+  let mul = 0, add = 0;
   for (let i = 0; i < nb; i++) {
-    const ni = model.nvi[i];
+    const ni = nvis[i];
     const Si = model.S[i];
     for (let k = 0; k < ni; k++) {
-      const col = model.iv[i] + k;
+      const col = ivs[i] + k;
       // F = I^c_i S_i[:, k]
       for (let r = 0; r < 6; r++) ws.s6[r] = Si[6 * k + r];
       inertiaMulMotion(F, ws.Ic[i], ws.s6, fl);
       // M_ii: rows k2 ≥ k of column k, mirrored (exactly symmetric, also for joint axes off the frame axes)
       for (let k2 = k; k2 < ni; k2++) {
         const val = dotS(Si, k2, F, fl);
-        M[(model.iv[i] + k2) * nv + col] = val;
-        M[col * nv + model.iv[i] + k2] = val;
+        M[(ivs[i] + k2) * nv + col] = val;
+        M[col * nv + ivs[i] + k2] = val;
       }
+      let n0 = F[0], n1 = F[1], n2 = F[2], f0 = F[3], f1 = F[4], f2 = F[5];
       let j = i;
-      while (model.parents[j] >= 0) {
-        xTransposeApplyForce(F, ws.Xup[j], F, fl);
-        j = model.parents[j];
-        const nj = model.nvi[j];
+      while (parents[j] >= 0) {
+        const xo = 12 * j;
+        const e0 = X[xo], e1 = X[xo + 1], e2 = X[xo + 2], e3 = X[xo + 3], e4 = X[xo + 4], e5 = X[xo + 5], e6 = X[xo + 6], e7 = X[xo + 7], e8 = X[xo + 8];
+        const r0 = X[xo + 9], r1 = X[xo + 10], r2 = X[xo + 11];
+        const fx = e0 * f0 + e3 * f1 + e6 * f2;
+        const fy = e1 * f0 + e4 * f1 + e7 * f2;
+        const fz = e2 * f0 + e5 * f1 + e8 * f2;
+        const m0 = e0 * n0 + e3 * n1 + e6 * n2 + (r1 * fz - r2 * fy);
+        const m1 = e1 * n0 + e4 * n1 + e7 * n2 + (r2 * fx - r0 * fz);
+        const m2 = e2 * n0 + e5 * n1 + e8 * n2 + (r0 * fy - r1 * fx);
+        n0 = m0; n1 = m1; n2 = m2; f0 = fx; f1 = fy; f2 = fz;
+        mul += 24; add += 18;
+        j = parents[j];
+        const nj = nvis[j];
+        const row = unitRow[j];
+        if (row >= 0) {
+          const x = row === 0 ? n0 : row === 1 ? n1 : row === 2 ? n2 : row === 3 ? f0 : row === 4 ? f1 : f2;
+          const val = unitSign[j] > 0 ? x : -x;
+          const r = ivs[j];
+          M[r * nv + col] = val;
+          M[col * nv + r] = val;
+          continue;
+        }
+        if (nj === 0) continue;
+        F[0] = n0; F[1] = n1; F[2] = n2; F[3] = f0; F[4] = f1; F[5] = f2;
         for (let k2 = 0; k2 < nj; k2++) {
-          const row = model.iv[j] + k2;
+          const r = ivs[j] + k2;
           const val = dotS(model.S[j], k2, F, fl);
-          M[row * nv + col] = val;
-          M[col * nv + row] = val;
+          M[r * nv + col] = val;
+          M[col * nv + r] = val;
         }
       }
     }
   }
+  fl.mul += mul; fl.add += add;
   return M;
 }
 

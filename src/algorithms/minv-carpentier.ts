@@ -40,6 +40,7 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { xApplyMotion, xCompose, xInvApplyMotion, xTransposeApplyForce } from '../spatial/transform.ts';
 import { spdInvertInPlace } from '../spatial/smallmat.ts';
+import { unitAxes } from './kinematics.ts';
 import { checkConfiguration, checkForwardDynamicsDefined, SingularJointInertiaError } from './validate.ts';
 
 /**
@@ -87,12 +88,16 @@ export class MinvCarpentierWorkspace {
   readonly SDw: Float64Array[];
   /** coordinates of F and P: 'local' (body, as in paper 000) or 'world' (Pinocchio) */
   readonly frame: 'local' | 'world';
+  /** joints with S_i = ±e_row (kinematics.ts unitAxes): row, or −1, and sign */
+  readonly unitRow: Int8Array;
+  readonly unitSign: Float64Array;
 
   constructor(readonly model: Model, opts: { frame?: 'local' | 'world' } = {}) {
     const nb = model.nb, nv = model.nv;
     const frame = opts.frame ?? 'local';
     if (frame !== 'local' && frame !== 'world') throw new RangeError(`minvCarpentier: frame is "${String(frame)}", expected "local" or "world"`);
     this.frame = frame;
+    ({ unitRow: this.unitRow, unitSign: this.unitSign } = unitAxes(model));
     const mk = (n: (i: number) => number) => Array.from({ length: nb }, (_, i) => new Float64Array(n(i)));
     const w = frame === 'world';
     this.oX = mk(() => (w ? 12 : 0));
@@ -147,7 +152,7 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
   const fl = ws.flops;
   fl.reset();
   const nb = model.nb, nv = model.nv;
-  const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, t6 } = ws;
+  const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, t6, unitRow, unitSign } = ws;
   Minv.fill(0);
   // pass 1: ⁱX_λ = X_J X_T,  I^A_i = I_i
   for (let i = 0; i < nb; i++) {
@@ -167,7 +172,17 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
       if (!spdInvertInPlace(Dinv, ni, w36, fl)) throw new SingularJointInertiaError(model.jointNames[i], model.bodyNames[i], 'M⁻¹ (Carpentier)');
       for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) Minv[(iv + a) * nv + iv + b] = Dinv[ni * a + b];
       // M⁻¹[i, j] = −D_i⁻¹ S_iᵀ F_i[:, j] for the columns j of the strict subtree   (line 12)
-      for (let j = iv + ni; j < e; j++) {
+      const row = unitRow[i];
+      if (row >= 0) {
+        // S_i = ±e_row: S_iᵀ F is one entry of F (no flop), times the 1×1 D_i⁻¹ (1 mul)
+        const d = Dinv[0], sg = unitSign[i], r0 = iv * nv;
+        for (let j = iv + 1; j < e; j++) {
+          const t = sg > 0 ? F[6 * j + row] : -F[6 * j + row];
+          Minv[r0 + j] = -(d * t);
+        }
+        fl.mul += e - iv - 1;
+      }
+      for (let j = row >= 0 ? e : iv + ni; j < e; j++) {
         sTransposeAt(t6, S, ni, F, 6 * j, fl);
         for (let a = 0; a < ni; a++) {
           let acc = 0;
@@ -181,7 +196,36 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
     }
     if (p < 0) continue;
     // F_λ[:, j] = λX*_i (F_i[:, j] + U_i M⁻¹[i, j]) for j ∈ subtree(i)   (line 14); F_i[:, j] = 0 on i's own columns
-    for (let j = iv; j < e; j++) {
+    if (ni === 1) {
+      // written out: f = F_i[:, j] + U_i M⁻¹[i, j] (6 mul, 6 add; 0 add on the own column), then
+      // λX*_i f (xTransposeApplyForce, 24 mul, 18 add) on the six values
+      const e0 = X[0], e1 = X[1], e2 = X[2], e3 = X[3], e4 = X[4], e5 = X[5], e6 = X[6], e7 = X[7], e8 = X[8];
+      const r0 = X[9], r1 = X[10], r2 = X[11];
+      const u0 = U[0], u1 = U[1], u2 = U[2], u3 = U[3], u4 = U[4], u5 = U[5];
+      const mo = iv * nv;
+      let mul = 0, add = 0;
+      for (let j = iv; j < e; j++) {
+        const o = 6 * j, m = Minv[mo + j];
+        let a0, a1, a2, b0, b1, b2;
+        if (j === iv) {
+          a0 = u0 * m; a1 = u1 * m; a2 = u2 * m; b0 = u3 * m; b1 = u4 * m; b2 = u5 * m;
+        } else {
+          a0 = F[o] + u0 * m; a1 = F[o + 1] + u1 * m; a2 = F[o + 2] + u2 * m;
+          b0 = F[o + 3] + u3 * m; b1 = F[o + 4] + u4 * m; b2 = F[o + 5] + u5 * m;
+          add += 6;
+        }
+        const fx = e0 * b0 + e3 * b1 + e6 * b2;
+        const fy = e1 * b0 + e4 * b1 + e7 * b2;
+        const fz = e2 * b0 + e5 * b1 + e8 * b2;
+        F[o] = e0 * a0 + e3 * a1 + e6 * a2 + (r1 * fz - r2 * fy);
+        F[o + 1] = e1 * a0 + e4 * a1 + e7 * a2 + (r2 * fx - r0 * fz);
+        F[o + 2] = e2 * a0 + e5 * a1 + e8 * a2 + (r0 * fy - r1 * fx);
+        F[o + 3] = fx; F[o + 4] = fy; F[o + 5] = fz;
+        mul += 6 + 24; add += 18;
+      }
+      fl.mul += mul; fl.add += add;
+    }
+    for (let j = ni === 1 ? e : iv; j < e; j++) {
       const o = 6 * j;
       if (ni > 0) {
         const own = j < iv + ni;
@@ -217,6 +261,39 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
     const keepP = model.children[i].length > 0;
     if (ni === 0 && !keepP) continue;
     const pi = pOff[i];
+    const row = unitRow[i];
+    if (row >= 0 && p >= 0) {
+      // written out: t = ⁱX_λ P_λ[:, j] (xApplyMotion, 24 mul, 18 add), M⁻¹[i, j] −= (U_i D_i⁻¹)ᵀ t
+      // (6 mul, 6 add), P_i[:, j] = t ± M⁻¹[i, j] e_row (1 add)
+      const e0 = X[0], e1 = X[1], e2 = X[2], e3 = X[3], e4 = X[4], e5 = X[5], e6 = X[6], e7 = X[7], e8 = X[8];
+      const r0 = X[9], r1 = X[10], r2 = X[11];
+      const d0 = UD[0], d1 = UD[1], d2 = UD[2], d3 = UD[3], d4 = UD[4], d5 = UD[5];
+      const sg = unitSign[i], mo = iv * nv, pp = pOff[p] - 6 * model.iv[p];
+      let mul = 0, add = 0;
+      for (let j = iv; j < end; j++) {
+        const po = pp + 6 * j;
+        const wx = P[po], wy = P[po + 1], wz = P[po + 2];
+        const tx = P[po + 3] - (r1 * wz - r2 * wy);
+        const ty = P[po + 4] - (r2 * wx - r0 * wz);
+        const tz = P[po + 5] - (r0 * wy - r1 * wx);
+        const t0 = e0 * wx + e1 * wy + e2 * wz;
+        const t1 = e3 * wx + e4 * wy + e5 * wz;
+        const t2 = e6 * wx + e7 * wy + e8 * wz;
+        const t3 = e0 * tx + e1 * ty + e2 * tz;
+        const t4 = e3 * tx + e4 * ty + e5 * tz;
+        const t5 = e6 * tx + e7 * ty + e8 * tz;
+        const m = Minv[mo + j] - (d0 * t0 + d1 * t1 + d2 * t2 + d3 * t3 + d4 * t4 + d5 * t5);
+        Minv[mo + j] = m;
+        mul += 24 + 6; add += 18 + 6;
+        if (!keepP) continue;
+        const o = pi + 6 * (j - iv);
+        P[o] = t0; P[o + 1] = t1; P[o + 2] = t2; P[o + 3] = t3; P[o + 4] = t4; P[o + 5] = t5;
+        if (sg > 0) P[o + row] += m; else P[o + row] -= m;
+        add++;
+      }
+      fl.mul += mul; fl.add += add;
+      continue;
+    }
     for (let j = iv; j < end; j++) {
       if (p >= 0) {
         // t = ⁱX_λ P_λ[:, j];  M⁻¹[i, j] −= D_i⁻¹ U_iᵀ t   (line 22)

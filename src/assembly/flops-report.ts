@@ -21,7 +21,7 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaFromMassComInertia } from '../spatial/inertia.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import { LuForwardDynamics, LuInverseDynamics } from './dynamics.ts';
-import { MatrixAba } from './matrix-aba.ts';
+import { matrixAbaOnce, totalOf } from './matrix-aba.ts';
 import { rigidInertiaIsPositiveDefinite } from './patterns.ts';
 import type { StepFlops } from './solver.ts';
 
@@ -199,11 +199,17 @@ function singularFlopsReport(model: Model, opts: FlopsReportOptions): { report: 
 function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: FlopsReport; symbolicId: SymbolicLU; symbolicFd: SymbolicLU } {
   const seed = opts.seed ?? 1;
   const { q, v, a, tau, fext } = randomDynamicsState(model, new Rng(seed));
-  const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model);
-  const tauRef = Float64Array.from(rnea(model, rw, q, v, a, fext));
-  const qddRef = Float64Array.from(aba(model, aw, q, v, tau, fext));
+  // the gold standards' outputs and counts; their workspaces are released before the sparse paths
+  const [tauRef, rneaFig] = (() => {
+    const rw = new RneaWorkspace(model);
+    return [Float64Array.from(rnea(model, rw, q, v, a, fext)), figure(rw.totalFlops())] as const;
+  })();
+  const [qddRef, abaFig] = (() => {
+    const aw = new AbaWorkspace(model);
+    return [Float64Array.from(aba(model, aw, q, v, tau, fext)), figure(aw.totalFlops())] as const;
+  })();
   // one path at a time, each released before the next is built: the peak memory is the largest
-  // path's, not their sum (a 5,000-body chain: the matrix ABA's plans alone take ~150 MB)
+  // path's, not their sum; the matrix ABA is counted once without keeping its plans (matrixAbaOnce)
   const idPart = (() => {
     const id = new LuInverseDynamics(model, { symbolic: opts.symbolicId });
     const err = relError(id.solve(q, v, a, fext), tauRef);
@@ -212,11 +218,13 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
   const fdPart = (() => {
     const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
     const err = relError(fd.solve(q, v, tau, fext), qddRef);
-    return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz };
+    // the system's values outlive the LU: the matrix ABA below refills and reuses them
+    return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz, values: fd.solver.values };
   })();
   const matPart = (() => {
-    const mat = new MatrixAba(model);
-    const err = relError(mat.solve(q, v, tau, fext), qddRef);
+    // one solve, no plans kept (matrixAbaOnce): the same counts as MatrixAba.solve
+    const mat = matrixAbaOnce(model, q, v, tau, fext, fdPart.values);
+    const err = relError(mat.qdd, qddRef);
     const mf = mat.flops;
     const fig: MatrixAbaFigures = {
       kinematics: figure(mf.kinematics),
@@ -224,10 +232,10 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
       inertias: figure(mf.inertias),
       product: figure(mf.product),
       solve: figure(mf.solve),
-      total: figure(mat.totalFlops(true)),
-      without_inertias: figure(mat.totalFlops(false)),
-      n: mat.product.m,
-      nnz: mat.product.Rj.length,
+      total: figure(totalOf(mf, true)),
+      without_inertias: figure(totalOf(mf, false)),
+      n: mat.n,
+      nnz: mat.nnz,
     };
     return { err, fig };
   })();
@@ -237,8 +245,8 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
     nb: model.nb,
     nv: model.nv,
     seed,
-    rnea: figure(rw.totalFlops()),
-    aba: figure(aw.totalFlops()),
+    rnea: rneaFig,
+    aba: abaFig,
     aba_matrix: matPart.fig,
     lu_id: idPart.fig,
     lu_fd: fdPart.fig,

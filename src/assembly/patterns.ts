@@ -20,7 +20,10 @@ import { JT_FIXED, JT_FLOATING, JT_HELICAL, JT_PLANAR, JT_PRISMATIC, JT_REVOLUTE
 import type { Model } from '../model/model.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 
-/** boolean 3×3 product pattern C = A B */
+/** scratch of the pattern functions (they run once per body per system: no garbage per call) */
+const ET = new Uint8Array(9), EJ = new Uint8Array(9), M36 = new Float64Array(36), L36 = new Float64Array(36);
+
+/** boolean 3×3 product pattern C = A B (a new array) */
 function boolMul3(A: Uint8Array, B: Uint8Array): Uint8Array {
   const C = new Uint8Array(9);
   for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) {
@@ -34,11 +37,11 @@ function boolMul3(A: Uint8Array, B: Uint8Array): Uint8Array {
 /** Pattern of E_i = E_J(q) E_tree over all q (3×3). */
 export function rotationPattern(model: Model, i: number): Uint8Array {
   const Xt = model.Xtree[i];
-  const Et = new Uint8Array(9);
+  const Et = ET;
   for (let k = 0; k < 9; k++) Et[k] = Xt[k] !== 0 ? 1 : 0;
   const t = model.jtype[i];
-  if (t === JT_PRISMATIC || t === JT_FIXED) return Et;
-  const EJ = new Uint8Array(9);
+  if (t === JT_PRISMATIC || t === JT_FIXED) return Et.slice();
+  EJ.fill(0);
   const planarZ = t === JT_PLANAR && model.axis[3 * i + 2] === 1;
   if ((t === JT_REVOLUTE && model.axisKind[i] < 3) || planarZ) {
     const k = planarZ ? 2 : model.axisKind[i];
@@ -121,11 +124,11 @@ export const RIGID_INERTIA_PATTERN: Uint8Array = (() => {
 
 /** Is a rigid inertia (10 numbers) positive definite as a 6×6 matrix? (Cholesky; load-time use.) */
 export function rigidInertiaIsPositiveDefinite(I: ArrayLike<number>): boolean {
-  return isPositiveDefinite6(inertiaToMatrix(new Float64Array(36), I));
+  return isPositiveDefinite6(inertiaToMatrix(M36, I));
 }
 
 function isPositiveDefinite6(M: Float64Array): boolean {
-  const L = new Float64Array(36);
+  const L = L36;
   for (let i = 0; i < 6; i++) {
     for (let j = 0; j <= i; j++) {
       let s = M[6 * i + j];
@@ -146,7 +149,7 @@ function isPositiveDefinite6(M: Float64Array): boolean {
  * rigid inertia can have when it is not positive definite (file header).
  */
 export function inertiaPattern(model: Model, i: number): Uint8Array {
-  const M = inertiaToMatrix(new Float64Array(36), model.I[i]);
+  const M = inertiaToMatrix(M36, model.I[i]);
   if (!isPositiveDefinite6(M)) return RIGID_INERTIA_PATTERN.slice();
   const P = new Uint8Array(36);
   for (let k = 0; k < 36; k++) P[k] = M[k] !== 0 ? 1 : 0;

@@ -17,8 +17,6 @@ export function m6MulVec(out: Float64Array, M: Float64Array, m: Float64Array, fl
 
 /** Scratch for m6CongruenceAdd (module-level, created once). */
 const T = new Float64Array(36);
-/** starts of the 3-entry rows of the blocks A, B (rows 0..2) and C (rows 3..5, columns 3..5) */
-const ROW_STARTS = Int8Array.from([0, 3, 6, 9, 12, 15, 21, 27, 33]);
 const Bp = new Float64Array(9);
 
 /**
@@ -34,13 +32,15 @@ export function m6CongruenceAdd(P: Float64Array, X: Float64Array, M: Float64Arra
   // T = M · diag(E, E): each row of the blocks A, B and C times E (the block Bᵀ is not needed).
   // 81 mul, 54 add
   // rows 0..2 (both column blocks: A E, B E), then rows 3..5 of the second column block (C E)
-  for (let t = 0; t < 9; t++) {
-    const o = ROW_STARTS[t];
-    const m0 = M[o], m1 = M[o + 1], m2 = M[o + 2];
-    T[o] = m0 * e0 + m1 * e3 + m2 * e6;
-    T[o + 1] = m0 * e1 + m1 * e4 + m2 * e7;
-    T[o + 2] = m0 * e2 + m1 * e5 + m2 * e8;
-  }
+  { const m0 = M[0], m1 = M[1], m2 = M[2]; T[0] = m0 * e0 + m1 * e3 + m2 * e6; T[1] = m0 * e1 + m1 * e4 + m2 * e7; T[2] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[3], m1 = M[4], m2 = M[5]; T[3] = m0 * e0 + m1 * e3 + m2 * e6; T[4] = m0 * e1 + m1 * e4 + m2 * e7; T[5] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[6], m1 = M[7], m2 = M[8]; T[6] = m0 * e0 + m1 * e3 + m2 * e6; T[7] = m0 * e1 + m1 * e4 + m2 * e7; T[8] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[9], m1 = M[10], m2 = M[11]; T[9] = m0 * e0 + m1 * e3 + m2 * e6; T[10] = m0 * e1 + m1 * e4 + m2 * e7; T[11] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[12], m1 = M[13], m2 = M[14]; T[12] = m0 * e0 + m1 * e3 + m2 * e6; T[13] = m0 * e1 + m1 * e4 + m2 * e7; T[14] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[15], m1 = M[16], m2 = M[17]; T[15] = m0 * e0 + m1 * e3 + m2 * e6; T[16] = m0 * e1 + m1 * e4 + m2 * e7; T[17] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[21], m1 = M[22], m2 = M[23]; T[21] = m0 * e0 + m1 * e3 + m2 * e6; T[22] = m0 * e1 + m1 * e4 + m2 * e7; T[23] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[27], m1 = M[28], m2 = M[29]; T[27] = m0 * e0 + m1 * e3 + m2 * e6; T[28] = m0 * e1 + m1 * e4 + m2 * e7; T[29] = m0 * e2 + m1 * e5 + m2 * e8; }
+  { const m0 = M[33], m1 = M[34], m2 = M[35]; T[33] = m0 * e0 + m1 * e3 + m2 * e6; T[34] = m0 * e1 + m1 * e4 + m2 * e7; T[35] = m0 * e2 + m1 * e5 + m2 * e8; }
   // M' = diag(E,E)ᵀ T: A' and C' upper triangles (36 mul, 24 add), B' full (27 mul, 18 add).
   // (Eᵀ Y)_ij = e_0i y_0j + e_1i y_1j + e_2i y_2j with Y a 3×3 block of T.
   const a00 = e0 * T[0] + e3 * T[6] + e6 * T[12];
@@ -78,7 +78,11 @@ export function m6CongruenceAdd(P: Float64Array, X: Float64Array, M: Float64Arra
   P[0] += t00; P[1] += t01; P[2] += t02; P[7] += t11; P[8] += t12; P[14] += t22;
   P[3] += k00; P[4] += k01; P[5] += k02; P[9] += k10; P[10] += k11; P[11] += k12; P[15] += k20; P[16] += k21; P[17] += k22;
   P[21] += c00; P[22] += c01; P[23] += c02; P[28] += c11; P[29] += c12; P[35] += c22;
-  for (let i = 1; i < 6; i++) for (let j = 0; j < i; j++) P[6 * i + j] = P[6 * j + i];
+  P[6] = P[1];
+  P[12] = P[2]; P[13] = P[8];
+  P[18] = P[3]; P[19] = P[9]; P[20] = P[15];
+  P[24] = P[4]; P[25] = P[10]; P[26] = P[16]; P[27] = P[22];
+  P[30] = P[5]; P[31] = P[11]; P[32] = P[17]; P[33] = P[23]; P[34] = P[29];
   fl.mul += 81 + 36 + 27 + 18 + 24;
   fl.add += 54 + 24 + 18 + 18 + 24 + 21;
   return P;
