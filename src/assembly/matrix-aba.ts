@@ -171,7 +171,6 @@ function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null
   const Cj = new Grow(into ? into.Rj : new Int32Array(bound)), Cx = new Grow(into ? into.x : new Float64Array(bound)), Cu = new Grow(into ? into.unit : new Int8Array(bound));
   const ts = new Grow(new Int32Array(plan ? bound + 1 : 1)), ta = new Grow(new Int32Array(cap)), tb = new Grow(new Int32Array(cap)), tk = new Grow(new Int8Array(cap));
   ts.push(0);
-  let nt = 0;
   // one row's terms: column of B, entry of A, entry of B; `order` sorts them by column (stable)
   let tj = new Int32Array(64), tea = new Int32Array(64), teb = new Int32Array(64), order = new Int32Array(64), kinds = new Int8Array(64);
   const Ax = A.x, Bx = B.x;
@@ -233,7 +232,6 @@ function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null
       g = h;
     }
     Rp[i + 1] = Cj.length;
-    nt += len;
   }
   if (fl !== null) { fl.mul += mul; fl.add += add; }
   // a plan is kept (exact lengths); a result evaluated once is short-lived (views, no copy)
