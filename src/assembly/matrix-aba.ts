@@ -171,7 +171,6 @@ function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null
   const Cj = new Grow(into ? into.Rj : new Int32Array(bound)), Cx = new Grow(into ? into.x : new Float64Array(bound)), Cu = new Grow(into ? into.unit : new Int8Array(bound));
   const ts = new Grow(new Int32Array(plan ? bound + 1 : 1)), ta = new Grow(new Int32Array(cap)), tb = new Grow(new Int32Array(cap)), tk = new Grow(new Int8Array(cap));
   ts.push(0);
-  let nt = 0;
   // one row's terms: column of B, entry of A, entry of B; `order` sorts them by column (stable)
   let tj = new Int32Array(64), tea = new Int32Array(64), teb = new Int32Array(64), order = new Int32Array(64), kinds = new Int8Array(64);
   const Ax = A.x, Bx = B.x;
@@ -233,7 +232,6 @@ function product(A: RowMatrix, B: RowMatrix, mask: Mask | null, fl: Flops | null
       g = h;
     }
     Rp[i + 1] = Cj.length;
-    nt += len;
   }
   if (fl !== null) { fl.mul += mul; fl.add += add; }
   // a plan is kept (exact lengths); a result evaluated once is short-lived (views, no copy)
@@ -358,20 +356,31 @@ interface Sourced { A: RowMatrix; dst: Int32Array; src: Int32Array }
 
 /** W^R (29): identity, and I^A_i (on its worst-case pattern) in the block (f_i, a_i); values from IAflat. */
 function buildWR(model: Model, sys: SymbolicSystem, IApattern: readonly Uint8Array[], IAflat: Float64Array): Sourced {
-  const L = sys.layout, n = sys.n;
+  const L = sys.layout, n = sys.n, nb = model.nb;
+  // straight into CSR: row f_i + r holds I^A_i's pattern in the columns a_i … a_i + 5, which come
+  // before its diagonal (the layout puts a_i before f_i); every row ends with its diagonal 1
+  const Rp = new Int32Array(n + 1);
+  for (let c = 0; c < n; c++) Rp[c + 1] = 1;
   let cap = 0;
-  for (const P of IApattern) for (let k = 0; k < 36; k++) cap += P[k];
-  const t = new Triplets(n + cap), src = new Grow(new Int32Array(cap));
-  for (let c = 0; c < n; c++) t.push(c, c, 1, 1);
-  for (let i = 0; i < model.nb; i++) {
+  for (let i = 0; i < nb; i++) {
+    if (L.a[i] + 6 > L.f[i]) throw new Error(`internal error: the layout puts f_${i} before a_${i}`);
+    for (let r = 0; r < 6; r++) for (let c = 0; c < 6; c++) { Rp[L.f[i] + r + 1] += IApattern[i][6 * r + c]; cap += IApattern[i][6 * r + c]; }
+  }
+  for (let c = 0; c < n; c++) Rp[c + 1] += Rp[c];
+  const nnz = Rp[n];
+  const Rj = new Int32Array(nnz), x = new Float64Array(nnz), unit = new Int8Array(nnz), dst = new Int32Array(cap), src = new Int32Array(cap);
+  const next = Rp.slice(0, n);
+  let k = 0;
+  for (let i = 0; i < nb; i++) {
     for (let r = 0; r < 6; r++) for (let c = 0; c < 6; c++) {
       if (!IApattern[i][6 * r + c]) continue;
-      t.push(L.f[i] + r, L.a[i] + c, 0, IAflat[36 * i + 6 * r + c]);
-      src.push(36 * i + 6 * r + c);
+      const e = next[L.f[i] + r]++;
+      Rj[e] = L.a[i] + c; x[e] = IAflat[36 * i + 6 * r + c];
+      dst[k] = e; src[k] = 36 * i + 6 * r + c; k++;
     }
   }
-  const { A, pos } = rowMatrix(n, n, t);
-  return { A, dst: pos.slice(n), src: src.done() };
+  for (let c = 0; c < n; c++) { const e = next[c]; Rj[e] = c; x[e] = 1; unit[e] = 1; }
+  return { A: { m: n, n, Rp, Rj, x, unit }, dst, src };
 }
 
 /**
