@@ -34,7 +34,8 @@ export class VariableLayout {
   readonly qdd: Int32Array;
   /** one name per column */
   readonly names: readonly string[];
-  private readonly byName: Map<string, number>;
+  /** name → column, built on the first {@link VariableLayout.column} call (a large robot's layout may never need it) */
+  private byName: Map<string, number> | null = null;
 
   constructor(readonly model: Model) {
     const nb = model.nb;
@@ -54,7 +55,6 @@ export class VariableLayout {
     }
     this.n = names.length;
     this.names = Object.freeze(names);
-    this.byName = new Map(names.map((s, k) => [s, k]));
   }
 
   /** first column of variable `kind` of body i */
@@ -69,6 +69,7 @@ export class VariableLayout {
 
   /** column of a variable name such as `tau[knee]` or `fx[l_sole].fz`; throws naming it when unknown */
   column(name: string): number {
+    this.byName ??= new Map(this.names.map((s, k) => [s, k]));
     const k = this.byName.get(name);
     if (k === undefined) throw new RangeError(`unknown variable "${name}"`);
     return k;
