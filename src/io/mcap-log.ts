@@ -27,6 +27,7 @@
 import { hasMcapPrefix, McapStreamReader, type McapTypes } from '@mcap/core';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader } from '@foxglove/rosmsg2-serialization';
+import { isStandardJointState, JointStateReader } from './joint-state-cdr.ts';
 import type { RosMapping } from '../estimation/ros-mapping.ts';
 import type { LogError, LogSchema, Sample } from './log.ts';
 
@@ -178,7 +179,7 @@ export class McapSampler {
   private readonly reader = new McapStreamReader({ validateCrcs: true });
   private readonly schemas = new Map<number, McapTypes.Schema>();
   /** channel id → decoder and extractors (undefined: a topic not mapped) */
-  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; extractors: Extractor[]; clock: boolean } | null>();
+  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; fast: JointStateReader | null; extractors: Extractor[]; clock: boolean } | null>();
   private readonly plans = new Map<string, Plan[]>();
   private readonly channels: Channel[] = [];
   private readonly jointChannels: { channel: Channel; joints: string[] }[] = [];
@@ -387,15 +388,18 @@ export class McapSampler {
         throw new McapLogError(`${where} carries ${schema.name}, which cannot give ${what}: expected ${needsAccel ? 'geometry_msgs/msg/AccelStamped (an Imu has no angular acceleration)' : ACCEPTED[p.kind].map((t) => t.replace('/', '/msg/')).join(' or ')}`);
       }
     }
-    let decode: MessageReader;
+    let decode: MessageReader, fast: JointStateReader | null;
     try {
-      decode = new MessageReader(parseMsgDefinition(new TextDecoder().decode(schema.data), { ros2: true }));
+      const definition = parseMsgDefinition(new TextDecoder().decode(schema.data), { ros2: true });
+      decode = new MessageReader(definition);
+      // the standard JointState (the joint topics) is read without decoding its names every time
+      fast = isStandardJointState(definition) ? new JointStateReader() : null;
     } catch (e) {
       throw new McapLogError(`${where}: the message definition of ${schema.name} cannot be parsed (${(e as Error).message})`);
     }
     this.topicsSeen.add(c.topic);
     const extractors: Extractor[] = plans.filter((p) => p.channel !== undefined).map((p) => ({ channel: p.channel!, frameId: p.frameId, read: p.make(type) }));
-    this.byChannel.set(c.id, { topic: c.topic, decode, extractors, clock: plans.some((p) => p.kind === 'clock') });
+    this.byChannel.set(c.id, { topic: c.topic, decode, fast, extractors, clock: plans.some((p) => p.kind === 'clock') });
   }
 
   private bad(topic: string, logTime: bigint, message: string): void {
@@ -408,7 +412,7 @@ export class McapSampler {
     if (ch === null) return;
     let msg: Record<string, unknown>;
     try {
-      msg = ch.decode.readMessage<Record<string, unknown>>(r.data);
+      msg = ch.fast?.read(r.data) ?? ch.decode.readMessage<Record<string, unknown>>(r.data);
     } catch (e) {
       this.bad(ch.topic, r.logTime, `cannot be decoded (${(e as Error).message})`);
       return;
