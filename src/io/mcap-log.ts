@@ -201,6 +201,10 @@ export class McapSampler {
   private readonly topicsSeen = new Set<string>();
   private readonly window: bigint;
   private readonly jointIndex = new Map<string, { iq: number; iv: number }>();
+  /** per list of joints of a joint state topic, their places in q and v */
+  private readonly jointSlots = new WeakMap<string[], { iq: number; iv: number }[]>();
+  /** every moving joint was found in the joint state topics (checked at the samples until then) */
+  private covered = false;
 
   constructor(readonly schema: LogSchema, readonly mapping: RosMapping) {
     const m = schema.model;
@@ -537,18 +541,20 @@ export class McapSampler {
     }
     const m = this.schema.model;
     const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
-    const covered = new Set<string>();
-    for (const { channel, joints } of this.jointChannels) {
-      const x = at.get(channel)!;
-      joints.forEach((name, k) => {
-        const j = this.jointIndex.get(name)!;
-        q[j.iq] = x[k];
-        v[j.iv] = x[joints.length + k];
-        covered.add(name);
-      });
+    for (const entry of this.jointChannels) {
+      const x = at.get(entry.channel)!, joints = entry.joints;
+      // where each joint goes in q and v, worked out once per list of joints (this runs once per sample)
+      let idx = this.jointSlots.get(joints);
+      if (idx === undefined) { idx = joints.map((name) => this.jointIndex.get(name)!); this.jointSlots.set(joints, idx); }
+      for (let k = 0; k < joints.length; k++) { q[idx[k].iq] = x[k]; v[idx[k].iv] = x[joints.length + k]; }
     }
-    for (const j of m.movingJoints()) {
-      if (j.type !== 'floating' && !covered.has(j.name)) throw new McapLogError(`joint "${j.name}" is in no message of the joint state topic${this.mapping.joint_states.length > 1 ? 's' : ''} ${this.mapping.joint_states.join(', ')}`);
+    if (!this.covered) {
+      // every moving joint in some joint state message (checked until it holds: the lists are fixed once met)
+      const covered = new Set(this.jointChannels.flatMap((e) => e.joints));
+      for (const j of m.movingJoints()) {
+        if (j.type !== 'floating' && !covered.has(j.name)) throw new McapLogError(`joint "${j.name}" is in no message of the joint state topic${this.mapping.joint_states.length > 1 ? 's' : ''} ${this.mapping.joint_states.join(', ')}`);
+      }
+      this.covered = this.jointChannels.every((e) => e.joints.length > 0);
     }
     let quaternionDeviation = 0;
     if (this.baseChannels) {
@@ -567,7 +573,11 @@ export class McapSampler {
     const exact = (c: Channel) => { const k = c.stamps.indexOf(t); return k < 0 ? undefined : c.values[k]; };
     const truth: { tau?: Record<string, number>; contact_wrenches?: Record<string, { torque: number[]; force: number[] }> } = {};
     const tt = this.truthTau && exact(this.truthTau.channel);
-    if (tt && this.truthTau) truth.tau = Object.fromEntries(this.truthTau.names.map((n, k) => [n, tt[k]]));
+    if (tt && this.truthTau) {
+      const tau: Record<string, number> = {}, names = this.truthTau.names;
+      for (let k = 0; k < names.length; k++) tau[names[k]] = tt[k];
+      truth.tau = tau;
+    }
     for (const [link, c] of this.truthContacts) {
       const w = exact(c);
       if (w) (truth.contact_wrenches ??= {})[link] = { torque: [w[0], w[1], w[2]], force: [w[3], w[4], w[5]] };
