@@ -13,7 +13,10 @@
  * (/usr/bin/time). With --jobs, each job count is run too (alternately, machine load permitting);
  * MCAP logs are estimated in the main thread whatever --jobs says, so they run with one job only.
  *
- *   npx tsx scripts/bench-estimate.ts [--samples 3000] [--reps 3] [--jobs 1,2] [--formats ndjson,csv,mcap] [--out reports/bench-estimate.md]
+ * With --baseline DIR (a built checkout of another commit), its command line runs too, one job,
+ * alternately with this one's on the same logs: the before/after ratio of the same run.
+ *
+ *   npx tsx scripts/bench-estimate.ts [--samples 3000] [--reps 3] [--jobs 1,2] [--formats ndjson,csv,mcap] [--baseline DIR] [--out reports/bench-estimate.md]
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -34,6 +37,9 @@ const S = Math.max(10, Math.round(N / 10));
 const REPS = Number(arg('--reps', '3'));
 const JOBS = arg('--jobs', '1').split(',').map(Number);
 const OUT = arg('--out', 'reports/bench-estimate.md');
+/** a built checkout of another commit, run beside this one (one job) */
+const BASELINE = arg('--baseline', '');
+const baselineCommit = BASELINE ? spawnSync('git', ['-C', BASELINE, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim() : '';
 /** the log formats to run (all three by default) */
 const FORMATS = arg('--formats', 'ndjson,csv,mcap').split(',');
 const PROBLEM = 'data/problems/humanoid-demo.json';
@@ -110,17 +116,19 @@ function solveMicros(condition: boolean): { wall: number; cpu: number } {
 
 // ── the command line ────────────────────────────────────────────────────────────────────────
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
-function run(log: string, out: string, extra: string[]): { ms: number; rssKB: number; cpuMs: number } {
-  const args = ['bin/sparsedyn.mjs', 'estimate', PROBLEM, '--data', log, '--out', out, '--quiet', ...extra];
+function run(log: string, out: string, extra: string[], bin = 'bin/sparsedyn.mjs'): { ms: number; rssKB: number; cpuMs: number } {
+  const args = [bin, 'estimate', PROBLEM, '--data', log, '--out', out, '--quiet', ...extra];
   const t0 = performance.now();
-  const r = TIME ? spawnSync(TIME, ['-f', 'maxrss=%M cpu=%U+%S', process.execPath, ...args], { encoding: 'utf8' }) : spawnSync(process.execPath, args, { encoding: 'utf8' });
+  // the baseline keeps its compiled code in a cache folder of its own (one build's cache replaces another's)
+  const env = bin === 'bin/sparsedyn.mjs' ? process.env : { ...process.env, XDG_CACHE_HOME: join(dir, 'cache-baseline') };
+  const r = TIME ? spawnSync(TIME, ['-f', 'maxrss=%M cpu=%U+%S', process.execPath, ...args], { encoding: 'utf8', env }) : spawnSync(process.execPath, args, { encoding: 'utf8', env });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`estimate failed (${r.status}): ${r.stderr}`);
   const m = /maxrss=(\d+) cpu=([\d.]+)\+([\d.]+)/.exec(r.stderr ?? '');
   return { ms, rssKB: m ? Number(m[1]) : NaN, cpuMs: m ? 1000 * (Number(m[2]) + Number(m[3])) : NaN };
 }
 
-interface Row { format: string; mode: string; jobs: number; wallUs: number; cpuUs: number; solveUs: number; solveCpuUs: number; rssMB: number }
+interface Row { format: string; mode: string; jobs: number; wallUs: number; cpuUs: number; solveUs: number; solveCpuUs: number; rssMB: number; baseline?: boolean }
 const rows: Row[] = [];
 const modes: [string, string[], boolean][] = [
   ['condition check (default)', [], true],
@@ -133,20 +141,22 @@ for (const [format, f] of Object.entries(logs)) {
   for (const [mode, extra, c] of modes) {
     const best = new Map<number, { big: number; small: number; rss: number; cpuBig: number; cpuSmall: number }>();
     for (let r = 0; r < REPS; r++) {
-      for (const jobs of format === 'mcap' ? [1] : JOBS) {
-        const jx = ['--jobs', String(jobs)];
+      // job count 0: the baseline's command line, one job
+      for (const jobs of [...(format === 'mcap' ? [1] : JOBS), ...(BASELINE ? [0] : [])]) {
+        const jx = ['--jobs', String(Math.max(1, jobs))];
+        const bin = jobs === 0 ? join(BASELINE, 'bin/sparsedyn.mjs') : undefined;
         const b = best.get(jobs) ?? { big: Infinity, small: Infinity, rss: 0, cpuBig: Infinity, cpuSmall: Infinity };
-        const big = run(f.big, join(dir, `out.${format}`), [...extra, ...jx]);
-        const small = run(f.small, join(dir, `out-small.${format}`), [...extra, ...jx]);
+        const big = run(f.big, join(dir, `out.${format}`), [...extra, ...jx], bin);
+        const small = run(f.small, join(dir, `out-small.${format}`), [...extra, ...jx], bin);
         b.big = Math.min(b.big, big.ms); b.small = Math.min(b.small, small.ms); b.rss = Math.max(b.rss, big.rssKB);
         b.cpuBig = Math.min(b.cpuBig, big.cpuMs); b.cpuSmall = Math.min(b.cpuSmall, small.cpuMs);
         best.set(jobs, b);
       }
     }
     for (const [jobs, b] of best) {
-      rows.push({ format, mode, jobs, wallUs: ((b.big - b.small) * 1000) / (N - S), cpuUs: ((b.cpuBig - b.cpuSmall) * 1000) / (N - S), solveUs: solve.get(c)!.wall, solveCpuUs: solve.get(c)!.cpu, rssMB: b.rss / 1024 });
+      rows.push({ format, mode, jobs: Math.max(1, jobs), wallUs: ((b.big - b.small) * 1000) / (N - S), cpuUs: ((b.cpuBig - b.cpuSmall) * 1000) / (N - S), solveUs: solve.get(c)!.wall, solveCpuUs: solve.get(c)!.cpu, rssMB: b.rss / 1024, ...(jobs === 0 ? { baseline: true } : {}) });
       const r = rows[rows.length - 1];
-      process.stdout.write(`${format} ${mode} jobs ${jobs}: wall ${r.wallUs.toFixed(1)} µs/sample, CPU ${r.cpuUs.toFixed(1)} µs/sample, solve ${r.solveUs.toFixed(1)} µs, ratio ${(r.wallUs / r.solveUs).toFixed(2)}; CPU ${r.cpuUs.toFixed(1)} vs solve CPU ${r.solveCpuUs.toFixed(1)} ratio ${(r.cpuUs / r.solveCpuUs).toFixed(2)}, peak ${r.rssMB.toFixed(0)} MB\n`);
+      process.stdout.write(`${format} ${mode} ${jobs === 0 ? 'baseline, ' : ''}jobs ${r.jobs}: wall ${r.wallUs.toFixed(1)} µs/sample, CPU ${r.cpuUs.toFixed(1)} µs/sample, solve ${r.solveUs.toFixed(1)} µs, ratio ${(r.wallUs / r.solveUs).toFixed(2)}; CPU ${r.cpuUs.toFixed(1)} vs solve CPU ${r.solveCpuUs.toFixed(1)} ratio ${(r.cpuUs / r.solveCpuUs).toFixed(2)}, peak ${r.rssMB.toFixed(0)} MB\n`);
     }
   }
 }
@@ -155,8 +165,8 @@ for (const [format, f] of Object.entries(logs)) {
 function speedups(): string[] {
   const out: string[] = [];
   for (const r of rows) {
-    if (r.jobs === 1) continue;
-    const one = rows.find((x) => x.format === r.format && x.mode === r.mode && x.jobs === 1);
+    if (r.jobs === 1 || r.baseline) continue;
+    const one = rows.find((x) => x.format === r.format && x.mode === r.mode && x.jobs === 1 && !x.baseline);
     if (!one) continue;
     const sp = one.wallUs / r.wallUs;
     const cpuBound = (r.jobs * one.cpuUs) / r.cpuUs;
@@ -165,10 +175,27 @@ function speedups(): string[] {
   return out.length ? ['Speed-up of --jobs over one job, wall time:', '', ...out] : [];
 }
 
+/** per format and run, this build against the baseline's, one job */
+function beforeAfter(): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    if (!r.baseline) continue;
+    const now = rows.find((x) => x.format === r.format && x.mode === r.mode && x.jobs === 1 && !x.baseline);
+    if (!now) continue;
+    out.push(`| ${r.format.toUpperCase()} | ${r.mode} | ${r.wallUs.toFixed(1)} | ${now.wallUs.toFixed(1)} | ${(r.wallUs / now.wallUs).toFixed(2)} | ${(r.wallUs / r.solveUs).toFixed(2)} → ${(now.wallUs / now.solveUs).toFixed(2)} | ${r.cpuUs.toFixed(1)} | ${now.cpuUs.toFixed(1)} | ${(r.cpuUs / now.cpuUs).toFixed(2)} | ${(r.cpuUs / r.solveCpuUs).toFixed(2)} → ${(now.cpuUs / now.solveCpuUs).toFixed(2)} |`);
+  }
+  return out.length ? [
+    `Before and after, one job, the same logs, runs alternated: the baseline is the command line built from commit ${baselineCommit.split(' ')[0]} ("${baselineCommit.slice(baselineCommit.indexOf(' ') + 1)}"), given by --baseline.`, '',
+    '| log | run | baseline wall µs / sample | this wall µs / sample | speed-up | wall / solve | baseline CPU µs / sample | this CPU µs / sample | speed-up | CPU / solve CPU |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...out, '',
+  ] : [];
+}
+
 const cpu = cpus();
 const md = [
   '# `estimate` end to end: wall time per sample against the solve', '',
-  `Written by \`npx tsx scripts/bench-estimate.ts --samples ${N} --reps ${REPS} --jobs ${JOBS.join(',')}\` on ${new Date().toISOString().slice(0, 10)}: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}.`,
+  `Written by \`npx tsx scripts/bench-estimate.ts --samples ${N} --reps ${REPS} --jobs ${JOBS.join(',')}${BASELINE ? ' --baseline DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}.`,
   `Demo humanoid (${PROBLEM}: 610 unknowns, 616 equations, weighted least squares), a log of ${N} samples from scripts/make-demo-log.ts, as NDJSON (with truth), as CSV (without) and as a ROS 2 recording (MCAP, with truth; scripts/make-demo-bag.ts), each written in its own format (MCAP: 34 messages per sample); MCAP logs are estimated in the main thread (one job).`,
   `Wall: (T(${N}) − T(${S})) / ${N - S} per sample, each T the least of ${REPS} runs of the built command line (fresh process, HTML and Markdown reports written), the sizes run alternately, so start-up and offline analysis cancel.`,
   'Solve: the same samples estimated in the benchmark\'s process (the estimate, the chi-square bad-data test, and the condition check when the run makes it: the numerical work on each sample), mean per sample, least of 3 passes after a warm-up; wall time (performance.now) and CPU time (process.cpuUsage) around each solve.',
@@ -178,8 +205,9 @@ const md = [
   '',
   '| log | run | jobs | wall µs / sample | solve wall µs | wall / solve | CPU µs / sample | solve CPU µs | CPU / solve CPU | peak memory MB |',
   '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.format.toUpperCase()} | ${r.mode} | ${r.jobs} | ${r.wallUs.toFixed(1)} | ${r.solveUs.toFixed(1)} | ${(r.wallUs / r.solveUs).toFixed(2)} | ${r.cpuUs.toFixed(1)} | ${r.solveCpuUs.toFixed(1)} | ${(r.cpuUs / r.solveCpuUs).toFixed(2)} | ${r.rssMB.toFixed(0)} |`),
+  ...rows.filter((r) => !r.baseline).map((r) => `| ${r.format.toUpperCase()} | ${r.mode} | ${r.jobs} | ${r.wallUs.toFixed(1)} | ${r.solveUs.toFixed(1)} | ${(r.wallUs / r.solveUs).toFixed(2)} | ${r.cpuUs.toFixed(1)} | ${r.solveCpuUs.toFixed(1)} | ${(r.cpuUs / r.solveCpuUs).toFixed(2)} | ${r.rssMB.toFixed(0)} |`),
   '',
+  ...beforeAfter(),
   ...speedups(),
   '',
 ];

@@ -57,8 +57,9 @@ for (const n of [N1, N2]) {
   const text = ndjson(n);
   const nd = join(dir, `log-${n}.ndjson`), bag = join(dir, `log-${n}.mcap`);
   writeFileSync(nd, text);
-  // a robot's recording: the demo's sensor topics, without the truth topics only a simulation has
-  writeFileSync(bag, await demoBag(text, PROBLEM, Infinity, (topic) => !topic.startsWith('/truth/')));
+  // the demo's recording, truth topics included as the NDJSON log has its truth (the problem's "ros"
+  // section maps them: a recording without them is refused)
+  writeFileSync(bag, await demoBag(text, PROBLEM));
   (files.ndjson ??= ['', ''])[n === N1 ? 0 : 1] = nd;
   (files.mcap ??= ['', ''])[n === N1 ? 0 : 1] = bag;
 }

@@ -38,8 +38,20 @@ export function sniffFormat(text: string): LogFormat | null {
   return m[0] === '{' ? 'ndjson' : 'csv';
 }
 
+/** How a log is read: its format (read from the content when omitted), told before the first row; `csvParseOnly`: every CSV line through csv-parse (tests). */
+export interface LogRowOptions { format?: LogFormat; onFormat?: (f: LogFormat) => void; csvParseOnly?: boolean }
+
 /** The log's rows, blank lines skipped; `format` (detected when omitted) is set before the first row. */
-export async function* logRows(chunks: AsyncIterable<string>, opts: { format?: LogFormat; onFormat?: (f: LogFormat) => void; csvParseOnly?: boolean } = {}): AsyncGenerator<RawRow> {
+export async function* logRows(chunks: AsyncIterable<string>, opts: LogRowOptions = {}): AsyncGenerator<RawRow> {
+  for await (const rows of logRowBatches(chunks, opts)) yield* rows;
+}
+
+/**
+ * The log's rows as they come in groups: the complete rows of each chunk of text read (rows read
+ * through csv-parse one by one). A caller that waits for more text only after a group has what
+ * arrived so far, and can work on the group as a whole.
+ */
+export async function* logRowBatches(chunks: AsyncIterable<string>, opts: LogRowOptions = {}): AsyncGenerator<RawRow[]> {
   const it = chunks[Symbol.asyncIterator]();
   // read until the format is known
   let head = '';
@@ -75,27 +87,30 @@ export async function* logRows(chunks: AsyncIterable<string>, opts: { format?: L
     },
   };
   if (format === 'ndjson') yield* ndjsonRows(rest);
-  else if (opts.csvParseOnly) yield* csvRows(rest);
+  else if (opts.csvParseOnly) for await (const r of csvRows(rest)) yield [r];
   else yield* csvLines(rest);
 }
 
-async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<RawRow> {
+async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<RawRow[]> {
   let carry = '';
   let line = 0;
   for await (const c of chunks) {
     carry += c;
-    let nl: number;
-    while ((nl = carry.indexOf('\n')) >= 0) {
-      let text = carry.slice(0, nl);
-      carry = carry.slice(nl + 1);
+    let nl: number, start = 0;
+    const rows: RawRow[] = [];
+    while ((nl = carry.indexOf('\n', start)) >= 0) {
+      let text = carry.slice(start, nl);
+      start = nl + 1;
       line++;
       if (text.endsWith('\r')) text = text.slice(0, -1);
-      if (text.trim() !== '') yield { kind: 'ndjson', line, text };
+      if (text.trim() !== '') rows.push({ kind: 'ndjson', line, text });
     }
+    carry = carry.slice(start);
+    if (rows.length) yield rows;
   }
   line++;
   if (carry.endsWith('\r')) carry = carry.slice(0, -1);
-  if (carry.trim() !== '') yield { kind: 'ndjson', line, text: carry };
+  if (carry.trim() !== '') yield [{ kind: 'ndjson', line, text: carry }];
 }
 
 /**
@@ -103,7 +118,7 @@ async function* ndjsonRows(chunks: AsyncIterable<string>): AsyncGenerator<RawRow
  * empty lines skipped, as csv-parse does with the options below); from the first line with a
  * quote on, csv-parse reads the rest, numbered after the lines before.
  */
-async function* csvLines(chunks: AsyncIterable<string>): AsyncGenerator<RawRow> {
+async function* csvLines(chunks: AsyncIterable<string>): AsyncGenerator<RawRow[]> {
   const it = chunks[Symbol.asyncIterator]();
   let carry = '';
   let line = 0;
@@ -112,6 +127,7 @@ async function* csvLines(chunks: AsyncIterable<string>): AsyncGenerator<RawRow> 
     const last = r.done === true;
     if (!last) carry = carry.length ? carry + r.value : r.value;
     let start = 0, nl: number;
+    const rows: RawRow[] = [];
     // the first quote of the text (searched once: a line before it has none)
     const quote = carry.indexOf('"');
     let cr = carry.indexOf('\r');
@@ -131,7 +147,8 @@ async function* csvLines(chunks: AsyncIterable<string>): AsyncGenerator<RawRow> 
             };
           },
         };
-        yield* csvRows(rest, line);
+        if (rows.length) yield rows;
+        for await (const r of csvRows(rest, line)) yield [r];
         return;
       }
       line++;
@@ -140,10 +157,11 @@ async function* csvLines(chunks: AsyncIterable<string>): AsyncGenerator<RawRow> 
       const stop = nl >= 0 && end > start && carry.charCodeAt(end - 1) === 13 ? end - 1 : end;
       if (cr >= 0 && cr < start) cr = carry.indexOf('\r', start);
       for (; cr >= 0 && cr < stop; cr = carry.indexOf('\r', cr + 1)) if (cr < carry.length - 1) line++;
-      if (stop > start) yield { kind: 'csv', line, cells: carry.slice(start, stop).split(',') };
+      if (stop > start) rows.push({ kind: 'csv', line, cells: carry.slice(start, stop).split(',') });
       start = nl >= 0 ? nl + 1 : carry.length;
     }
     carry = start < carry.length ? carry.slice(start) : '';
+    if (rows.length) yield rows;
     if (last) return;
   }
 }

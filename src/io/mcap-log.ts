@@ -27,6 +27,7 @@
 import { hasMcapPrefix, McapStreamReader, type McapTypes } from '@mcap/core';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader } from '@foxglove/rosmsg2-serialization';
+import { isStandardJointState, JointStateReader } from './joint-state-cdr.ts';
 import type { RosMapping } from '../estimation/ros-mapping.ts';
 import type { LogError, LogSchema, Sample } from './log.ts';
 
@@ -178,7 +179,7 @@ export class McapSampler {
   private readonly reader: McapStreamReader;
   private readonly schemas = new Map<number, McapTypes.Schema>();
   /** channel id → decoder and extractors (undefined: a topic not mapped) */
-  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; extractors: Extractor[]; clock: boolean } | null>();
+  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; fast: JointStateReader | null; extractors: Extractor[]; clock: boolean } | null>();
   private readonly plans = new Map<string, Plan[]>();
   private readonly channels: Channel[] = [];
   private readonly jointChannels: { channel: Channel; joints: string[] }[] = [];
@@ -200,6 +201,10 @@ export class McapSampler {
   private readonly topicsSeen = new Set<string>();
   private readonly window: bigint;
   private readonly jointIndex = new Map<string, { iq: number; iv: number }>();
+  /** per list of joints of a joint state topic, their places in q and v */
+  private readonly jointSlots = new WeakMap<string[], { iq: number; iv: number }[]>();
+  /** every moving joint was found in the joint state topics (checked at the samples until then) */
+  private covered = false;
 
   /**
    * `decompress`: the chunk decompressors by compression name (`zstd`, `lz4`, `bz2`), for recordings
@@ -393,15 +398,18 @@ export class McapSampler {
         throw new McapLogError(`${where} carries ${schema.name}, which cannot give ${what}: expected ${needsAccel ? 'geometry_msgs/msg/AccelStamped (an Imu has no angular acceleration)' : ACCEPTED[p.kind].map((t) => t.replace('/', '/msg/')).join(' or ')}`);
       }
     }
-    let decode: MessageReader;
+    let decode: MessageReader, fast: JointStateReader | null;
     try {
-      decode = new MessageReader(parseMsgDefinition(new TextDecoder().decode(schema.data), { ros2: true }));
+      const definition = parseMsgDefinition(new TextDecoder().decode(schema.data), { ros2: true });
+      decode = new MessageReader(definition);
+      // the standard JointState (the joint topics) is read without decoding its names every time
+      fast = isStandardJointState(definition) ? new JointStateReader() : null;
     } catch (e) {
       throw new McapLogError(`${where}: the message definition of ${schema.name} cannot be parsed (${(e as Error).message})`);
     }
     this.topicsSeen.add(c.topic);
     const extractors: Extractor[] = plans.filter((p) => p.channel !== undefined).map((p) => ({ channel: p.channel!, frameId: p.frameId, read: p.make(type) }));
-    this.byChannel.set(c.id, { topic: c.topic, decode, extractors, clock: plans.some((p) => p.kind === 'clock') });
+    this.byChannel.set(c.id, { topic: c.topic, decode, fast, extractors, clock: plans.some((p) => p.kind === 'clock') });
   }
 
   private bad(topic: string, logTime: bigint, message: string): void {
@@ -414,7 +422,7 @@ export class McapSampler {
     if (ch === null) return;
     let msg: Record<string, unknown>;
     try {
-      msg = ch.decode.readMessage<Record<string, unknown>>(r.data);
+      msg = ch.fast?.read(r.data) ?? ch.decode.readMessage<Record<string, unknown>>(r.data);
     } catch (e) {
       this.bad(ch.topic, r.logTime, `cannot be decoded (${(e as Error).message})`);
       return;
@@ -539,18 +547,20 @@ export class McapSampler {
     }
     const m = this.schema.model;
     const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
-    const covered = new Set<string>();
-    for (const { channel, joints } of this.jointChannels) {
-      const x = at.get(channel)!;
-      joints.forEach((name, k) => {
-        const j = this.jointIndex.get(name)!;
-        q[j.iq] = x[k];
-        v[j.iv] = x[joints.length + k];
-        covered.add(name);
-      });
+    for (const entry of this.jointChannels) {
+      const x = at.get(entry.channel)!, joints = entry.joints;
+      // where each joint goes in q and v, worked out once per list of joints (this runs once per sample)
+      let idx = this.jointSlots.get(joints);
+      if (idx === undefined) { idx = joints.map((name) => this.jointIndex.get(name)!); this.jointSlots.set(joints, idx); }
+      for (let k = 0; k < joints.length; k++) { q[idx[k].iq] = x[k]; v[idx[k].iv] = x[joints.length + k]; }
     }
-    for (const j of m.movingJoints()) {
-      if (j.type !== 'floating' && !covered.has(j.name)) throw new McapLogError(`joint "${j.name}" is in no message of the joint state topic${this.mapping.joint_states.length > 1 ? 's' : ''} ${this.mapping.joint_states.join(', ')}`);
+    if (!this.covered) {
+      // every moving joint in some joint state message (checked until it holds: the lists are fixed once met)
+      const covered = new Set(this.jointChannels.flatMap((e) => e.joints));
+      for (const j of m.movingJoints()) {
+        if (j.type !== 'floating' && !covered.has(j.name)) throw new McapLogError(`joint "${j.name}" is in no message of the joint state topic${this.mapping.joint_states.length > 1 ? 's' : ''} ${this.mapping.joint_states.join(', ')}`);
+      }
+      this.covered = this.jointChannels.every((e) => e.joints.length > 0);
     }
     let quaternionDeviation = 0;
     if (this.baseChannels) {
@@ -569,7 +579,11 @@ export class McapSampler {
     const exact = (c: Channel) => { const k = c.stamps.indexOf(t); return k < 0 ? undefined : c.values[k]; };
     const truth: { tau?: Record<string, number>; contact_wrenches?: Record<string, { torque: number[]; force: number[] }> } = {};
     const tt = this.truthTau && exact(this.truthTau.channel);
-    if (tt && this.truthTau) truth.tau = Object.fromEntries(this.truthTau.names.map((n, k) => [n, tt[k]]));
+    if (tt && this.truthTau) {
+      const tau: Record<string, number> = {}, names = this.truthTau.names;
+      for (let k = 0; k < names.length; k++) tau[names[k]] = tt[k];
+      truth.tau = tau;
+    }
     for (const [link, c] of this.truthContacts) {
       const w = exact(c);
       if (w) (truth.contact_wrenches ??= {})[link] = { torque: [w[0], w[1], w[2]], force: [w[3], w[4], w[5]] };

@@ -19,7 +19,7 @@ import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estima
 import { DEFAULT_CONDITION_LIMIT, EstimationSession, type SessionOutcome } from '../../estimation/session.ts';
 import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
-import { logRows, type AnyLogFormat, type LogFormat, type RawRow } from '../../io/log-reader.ts';
+import { logRowBatches, type AnyLogFormat, type LogFormat, type RawRow } from '../../io/log-reader.ts';
 import { McapEstimateWriter, secondsToNs } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler, mcapSamples, nsText } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
@@ -187,12 +187,12 @@ export function register(program: Command, state: CliState): void {
         if (!state.quiet && printed++ < ROW_MESSAGES) printMessage(`${dataName}:${where !== undefined ? ` ${where}:` : `${line}:`} skipped: ${message}`);
       };
       // one sample estimated in this thread and written in any format (ROS 2 recordings, MCAP out)
-      // Samples estimated in this thread go in batches (one sample at a time from standard input):
-      // every sample of the batch estimated, then every estimate written, so that the solves follow
-      // one another with their factors in the processor's cache (see RowProcessor). `row`: the
-      // sample's row count, for the pivot order's restarts.
+      // Samples estimated in this thread go in batches (from standard input, the rows at hand; a
+      // ROS 2 recording there, one sample at a time): every sample of the batch estimated, then every
+      // estimate written, so that the solves follow one another with their factors in the
+      // processor's cache (see RowProcessor). `row`: the sample's row count, for the pivot order's restarts.
       const directQueue: { parsed: Sample | LogError; row: number; out?: SessionOutcome }[] = [];
-      const directBatch = opts.data === '-' ? 1 : BATCH;
+      const directBatch = opts.data === '-' && sampler ? 1 : BATCH;
       const estimateDirect = async (parsed: Sample | LogError): Promise<void> => {
         directQueue.push({ parsed, row: rows });
         if (directQueue.length >= directBatch) await flushDirect();
@@ -246,6 +246,8 @@ export function register(program: Command, state: CliState): void {
         let local: RowProcessor | null = null, pool: EstimatePool | null = null;
         const pending: Promise<BatchResult>[] = [];
         let batch: RawRow[] = [];
+        /** the row count of the first row in `batch` */
+        let partFirst = 0;
         let lastFlag: { key: string; direction: string } | null = null, lastLayout: string | null = null;
         const layoutsMet = new Set<string>();
         const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
@@ -319,34 +321,38 @@ export function register(program: Command, state: CliState): void {
               await flushDirect();
               throw e;
             }
-          } else for await (const raw of logRows(source.text, { onFormat: (f) => { inFormat = f; } })) {
-            if (raw.kind === 'csv' && csvHeaderRow === null) {
-              try {
-                csvReader = new CsvRows(schema, raw.cells, raw.line);
-              } catch (e) {
-                throw new FileError(`${dataName}: ${(e as Error).message}`);
+          } else for await (const group of logRowBatches(source.text, { onFormat: (f) => { inFormat = f; } })) {
+            // the rows at hand (a chunk of text); from standard input they are estimated and written
+            // before more text is awaited
+            for (const raw of group) {
+              if (raw.kind === 'csv' && csvHeaderRow === null) {
+                try {
+                  csvReader = new CsvRows(schema, raw.cells, raw.line);
+                } catch (e) {
+                  throw new FileError(`${dataName}: ${(e as Error).message}`);
+                }
+                for (const c of csvReader.ignored) session.stats.ignored.add(c);
+                csvHeaderRow = { cells: raw.cells, line: raw.line };
+                continue;
               }
-              for (const c of csvReader.ignored) session.stats.ignored.add(c);
-              csvHeaderRow = { cells: raw.cells, line: raw.line };
-              continue;
+              rows++;
+              if (direct) {
+                // estimates as MCAP: each row parsed and estimated here
+                await estimateDirect(raw.kind === 'error' ? { line: raw.line, message: raw.message } : raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
+                continue;
+              }
+              // one job: parts that never cross a multiple of BATCH rows, where the pivot order returns to
+              // its initial one, as in the workers (the same bytes for any --jobs); jobs: batches of BATCH rows
+              if (batch.length === 0) partFirst = rows;
+              batch.push(raw);
+              if (rows % BATCH === 0) { const b = batch; batch = []; await send(b, jobs === 1, partFirst % BATCH === 1); }
             }
-            rows++;
-            if (direct) {
-              // estimates as MCAP: each row parsed and estimated here
-              await estimateDirect(raw.kind === 'error' ? { line: raw.line, message: raw.message } : raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line));
-              continue;
+            if (opts.data === '-') {
+              if (jobs === 1 && batch.length) { const b = batch; batch = []; await send(b, true, partFirst % BATCH === 1); }
+              await flushDirect();
             }
-            if (jobs === 1 && opts.data === '-') {
-              // standard input, one job: each row estimated as it arrives. The pivot order returns to
-              // its initial one at the start of each batch of rows, as in the workers: the same bytes for any --jobs
-              if (rows % BATCH === 1 && local !== null) (local as RowProcessor).session.restartPivoting();
-              await send([raw], true);
-              continue;
-            }
-            batch.push(raw);
-            if (batch.length === BATCH) { const b = batch; batch = []; await send(b, jobs === 1, true); }
           }
-          await send(batch, true, true);
+          await send(batch, true, jobs === 1 && partFirst % BATCH === 1);
           while (pending.length) accept(await pending.shift()!, true);
           await flushDirect();
         } finally {
