@@ -277,6 +277,45 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const solveBody = s.finish(false);
 
+  // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
+  // returns the multiply-subtracts done (local CNT)
+  const sparse = c.refine === 0 || nblocks === n;
+  const z = new Body();
+  if (sparse) {
+    const CNT = 18;
+    /** when x0 ≠ 0: v[LUi[t]] −= X[t] x0 over [lo, hi), CNT += (hi − lo) / 8 */
+    const guarded = (lo: number, hi: number) => {
+      z.get(X0).f64(0).op(0x62 /* f64.ne */, O.if, O.void);
+      z.up(TT, lo, hi, 8, () => {
+        z.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(LUIt).tee(S);
+        z.get(S).ldf(WB).get(TT).ldf(0).get(X0).op(O.f64Mul, O.f64Sub).stf(WB);
+      });
+      z.get(CNT).get(hi).get(lo).op(O.i32Sub).i32(3).op(O.i32ShrU, O.i32Add).set(CNT);
+      z.op(O.end);
+    };
+    z.i32(0).set(CNT);
+    z.i32(0).set(LO).i32(nblocks).set(HI);
+    z.down(B_, LO, HI, 1, () => {
+      z.tab(K1, Rt, B_).get(B_).i32(1).op(O.i32Add).set(K2).tab(K2, Rt, K2);
+      z.get(K2).get(K1).op(O.i32Sub).i32(1).op(O.i32GtS, O.if, O.void);
+      z.up(J, K1, K2, 1, () => {
+        z.get(J).i32(3).op(O.i32Shl).ldf(WB).set(X0);
+        z.tab(D, DPt, J).get(D).i32(8).op(O.i32Add).set(D).get(J).i32(1).op(O.i32Add).set(E).tab(C1, CSt, E);
+        guarded(D, C1);
+      });
+      z.op(O.end);
+      z.down(J, K1, K2, 1, () => {
+        z.tab(D, DPt, J);
+        z.get(J).i32(3).op(O.i32Shl).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
+        z.tab(S1, Qt, J).get(S1).get(X0).stf(0);
+        z.tab(C0, CSt, J);
+        guarded(C0, D);
+      });
+    });
+    z.get(CNT);
+  }
+  const sparseBody = z.finish(false);
+
   // ---- w = b(p), w = −b(p)
   const wBody = (neg: boolean) => {
     const w = new Body();
@@ -291,6 +330,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   };
   const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
     { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true)], type: 1 },
+    { bodies: sparse ? [sparseBody] : [], type: 0 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -301,7 +341,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
-  const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3;
+  const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solveSparse = ex.f4;
   return {
     X: new Float64Array(buf, XB, nX),
     A: new Float64Array(buf, AB, nA),
@@ -315,7 +355,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     },
     factor: () => factor() !== 0,
     solve: c.refine <= 1 ? () => { solve(); } : null,
-    solveSparse: null,
+    solveSparse: sparse ? solveSparse : null,
     kind: 'loops',
     statements: 0,
     bytes: bytes.length,
