@@ -122,7 +122,11 @@ for (const [name, model] of models) {
   const fR = rw.totalFlops().total, fA = aw.totalFlops().total;
   const fI = idC.solver.totalFlops().total, fF = fdC.solver.totalFlops().total;
   const rI = t.ratio('idC', 'rnea'), rF = t.ratio('fdC', 'aba');
-  const info = (lu: NumericLU) => lu.compiledSize ? `${fmt(lu.compiledSize.statements / 1000, 1)}k / ${fmt(lu.compiledSize.bytes / 1048576, 2)} MB` : 'generic (> limit)';
+  const info = (lu: NumericLU) => {
+    const c = lu.compiledSize;
+    if (c === null) return 'generic';
+    return c.kind === 'straight' ? `${fmt(c.statements / 1000, 1)}k / ${fmt(c.bytes / 1048576, 2)} MB` : `loops / ${fmt(c.bytes / 1024, 1)} kB`;
+  };
   dynRows.push(`| ${name} | ${model.nv} | ${u('rnea')} | ${u('idG')} | ${u('idC')} | ${fmt(t.ratio('idG', 'rnea'))} → **${fmt(rI)}**${rI <= 1.2 ? ' ✓' : ''} | ${fmt(fI / fR)} | ${u('aba')} | ${u('fdG')} | ${u('fdC')} | ${fmt(t.ratio('fdG', 'aba'))} → **${fmt(rF)}**${rF <= 1.5 ? ' ✓' : ''} | ${fmt(fF / fA)} | ID ${info(idC.solver.lu)}; FD ${info(fdC.solver.lu)}; ${fmt(compileMs, 1)} ms | ${fmt(load, 1)} |`);
   process.stdout.write(`${name} | ${model.nv} | ${u('rnea')} ${u('idG')} ${u('idC')} | ${u('aba')} ${u('fdG')} ${u('fdC')} | ${fmt(t.ratio('idG', 'rnea'))}→${fmt(rI)} | ${fmt(t.ratio('fdG', 'aba'))}→${fmt(rF)} | load ${fmt(load, 1)}\n`);
 
