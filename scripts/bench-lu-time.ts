@@ -188,7 +188,7 @@ Method: in each row the solvers are warmed up (≥ 0.8 s each, 0.4 s for the der
 rounds call them one after the other, a ~1 ms batch each, the first solver changing every round. µs per call are
 the best round's (other processes only ever add time); a ratio divides two figures of the same row. "gen": the generic
 scalar kernels (FactorOptions.compile 'never'; the fill as it is now); "now": the defaults, which switch at the 16th
-refactor to WebAssembly: straight-line code (src/sparse/compiled.ts) when it has at most 25,000 statements (15,000 when
+refactor to WebAssembly: straight-line code (src/sparse/compiled.ts) when it has at most 25,000 statements (4,000 when
 triangular: FactorOptions.compileLimit), loops over the layout's tables above (src/sparse/loops.ts); the dynamics
 fill a source vector that the compiled code reads in place (SolverOptions.gather: each transform written once, no
 scatter into D, no copy of D).
