@@ -110,8 +110,6 @@ export function loopLU(c: CompileInput): CompiledLU {
   const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
   const x8 = (v: number) => XB + 8 * v;
   const nBig = Bp[n];
-  const T8 = new Int32Array(Tp[n]);
-  for (let k = 0; k < n; k++) for (let o = Tp[k]; o < Tp[k + 1]; o++) T8[o] = x8(cs[k] + T[o]);
   const Rt = i32s(r.subarray(0, nblocks + 1), (v) => v);
   const CSt = i32s(cs, x8), USt = i32s(us, x8), DPt = i32s(dpos, x8);
   const Qt = i32s(q, (v) => OB + 8 * v), Pt = i32s(p, (v) => BB + 8 * v);
@@ -119,7 +117,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   const BPt = i32s(Bp, (v) => v);
   const BSt = i32s(Bslot.subarray(0, nBig), (t) => AB + 8 * src(t)), BPOSt = i32s(Bpos, x8), BIt = i32s(Bi.subarray(0, nBig), (v) => 8 * v);
   const OPOSt = i32s(Opos, x8), OSt = i32s(Oslot.subarray(0, Op[n]), (t) => AB + 8 * src(t));
-  const TPt = i32s(Tp, (v) => v), Tt = i32s(T8, (v) => v);
+  const TPt = i32s(Tp, (v) => 2 * v);
   const LLt = i32s(Llo, x8), LHt = i32s(Lhi, x8);
   // triangular matrices (every block 1×1: inverse dynamics): each column is its entries above the
   // diagonal then its pivot, and the loops run over slots and columns without the block tables
@@ -131,6 +129,9 @@ export function loopLU(c: CompileInput): CompiledLU {
     for (let k = 0; k < n; k++) SRC8[dpos[k]] = AB + 8 * src(Bslot[Bp[k]]);
     SRCt = i32s(SRC8, (v) => v);
   }
+  // the mapped kernel's slot map as it is (16 bits, relative to the column's first slot)
+  const Tt = off;
+  off += 2 * Tp[n];
   const pages = Math.max(1, Math.ceil(off / 65536));
 
   // locals
@@ -181,7 +182,7 @@ export function loopLU(c: CompileInput): CompiledLU {
       f.f64(G).get(M).op(O.f64Mul).set(UL);
       f.tab(OO, TPt, K1);
       f.up(K, K1, K2, 1, () => {
-        f.tab(D, DPt, K).tab(C1, CSt, K).get(K).i32(1).op(O.i32Add).set(J).tab(C1, CSt, J);
+        f.tab(D, DPt, K).tab(C0, CSt, K).get(K).i32(1).op(O.i32Add).set(J).tab(C1, CSt, J);
         f.tab(E, USt, K);
         f.up(PU, E, D, 8, () => {
           f.get(PU).ldf(0).set(U);
@@ -190,10 +191,11 @@ export function loopLU(c: CompileInput): CompiledLU {
           f.get(PU).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).set(J);
           f.get(J).ldi(LLt).set(S).get(J).ldi(LHt).set(S1);
           f.up(S, S, S1, 8, () => {
-            // X[t] = X[t] − X[s] u, t = T8[o++]
-            f.get(OO).i32(2).op(O.i32Shl).ldi(Tt).tee(TT);
+            // X[t] = X[t] − X[s] u, t = c0 + T[o++] (OO: byte offset of o in the 16-bit table)
+            f.get(OO).op(0x2f /* i32.load16_u */, 1); f.c.u32(Tt);
+            f.i32(3).op(O.i32Shl).get(C0).op(O.i32Add).tee(TT);
             f.get(TT).ldf(0).get(S).ldf(0).get(U).op(O.f64Mul, O.f64Sub).stf(0);
-            f.get(OO).i32(1).op(O.i32Add).set(OO);
+            f.get(OO).i32(2).op(O.i32Add).set(OO);
           });
         });
         // pivot: fail unless 0 < |p| ≤ ul; l = |p| / checkTol; L(:,k) = x / p with |x| ≤ l
@@ -372,6 +374,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     const v = new Int32Array(buf, o, a.length);
     for (let k = 0; k < a.length; k++) v[k] = tf(a[k]);
   }
+  new Uint16Array(buf, Tt, Tp[n]).set(T.subarray(0, Tp[n]));
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
   const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solveSparse = ex.f4;
