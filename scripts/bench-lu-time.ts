@@ -122,7 +122,11 @@ for (const [name, model] of models) {
   const fR = rw.totalFlops().total, fA = aw.totalFlops().total;
   const fI = idC.solver.totalFlops().total, fF = fdC.solver.totalFlops().total;
   const rI = t.ratio('idC', 'rnea'), rF = t.ratio('fdC', 'aba');
-  const info = (lu: NumericLU) => lu.compiledSize ? `${fmt(lu.compiledSize.statements / 1000, 1)}k / ${fmt(lu.compiledSize.bytes / 1048576, 2)} MB` : 'generic (> limit)';
+  const info = (lu: NumericLU) => {
+    const c = lu.compiledSize;
+    if (c === null) return 'generic';
+    return c.kind === 'straight' ? `${fmt(c.statements / 1000, 1)}k / ${fmt(c.bytes / 1048576, 2)} MB` : `loops / ${fmt(c.bytes / 1024, 1)} kB`;
+  };
   dynRows.push(`| ${name} | ${model.nv} | ${u('rnea')} | ${u('idG')} | ${u('idC')} | ${fmt(t.ratio('idG', 'rnea'))} → **${fmt(rI)}**${rI <= 1.2 ? ' ✓' : ''} | ${fmt(fI / fR)} | ${u('aba')} | ${u('fdG')} | ${u('fdC')} | ${fmt(t.ratio('fdG', 'aba'))} → **${fmt(rF)}**${rF <= 1.5 ? ' ✓' : ''} | ${fmt(fF / fA)} | ID ${info(idC.solver.lu)}; FD ${info(fdC.solver.lu)}; ${fmt(compileMs, 1)} ms | ${fmt(load, 1)} |`);
   process.stdout.write(`${name} | ${model.nv} | ${u('rnea')} ${u('idG')} ${u('idC')} | ${u('aba')} ${u('fdG')} ${u('fdC')} | ${fmt(t.ratio('idG', 'rnea'))}→${fmt(rI)} | ${fmt(t.ratio('fdG', 'aba'))}→${fmt(rF)} | load ${fmt(load, 1)}\n`);
 
@@ -183,17 +187,18 @@ with the load, the ratios much less). Peak RSS of the run: ${fmt(peakRssMiB(), 0
 Method: in each row the solvers are warmed up (≥ 0.8 s each, 0.4 s for the derivatives, so that V8 has optimized the compiled code in the background: under load that takes a while), then ${ROUNDS}
 rounds call them one after the other, a ~1 ms batch each, the first solver changing every round. µs per call are
 the best round's (other processes only ever add time); a ratio divides two figures of the same row. "gen": the generic
-scalar kernels (FactorOptions.compile 'never', the engine before this work); "now": the defaults, which switch at the
-16th refactor to the factorization compiled to straight-line WebAssembly (src/sparse/compiled.ts) when its code has
-at most 65,536 statements (FactorOptions.compileLimit) and keep the generic kernels above (larger straight-line code
-runs slower than the generic loops: src/sparse/compiled.ts).
+scalar kernels (FactorOptions.compile 'never'; the fill as it is now); "now": the defaults, which switch at the 16th
+refactor to WebAssembly: straight-line code (src/sparse/compiled.ts) when it has at most 25,000 statements (4,000 when
+triangular: FactorOptions.compileLimit), loops over the layout's tables above (src/sparse/loops.ts); the dynamics
+fill a source vector that the compiled code reads in place (SolverOptions.gather: each transform written once, no
+scatter into D, no copy of D).
 Both give the same factors, solutions and flop counts bit for bit (spec/sparse/compiled.spec.ts). Refinement is on, as
 by default (one step in each diagonal block of size ≥ 2). Flops: exact counts of the kernels, kinematics included.
 
 ## Inverse dynamics by LU vs RNEA, forward dynamics by LU vs ABA
 
 Targets: ID ≤ 1.2× RNEA, FD ≤ 1.5× ABA (✓: met in this run). "compiled": statements and WebAssembly bytes of the ID
-and FD code, and the time of the step that generated and compiled both.
+and FD straight-line code, or "loops" and the loop module's size, and the time of the step that generated and compiled both.
 
 | model | nv | RNEA µs | ID gen µs | ID now µs | ID / RNEA: gen → now | flops ID / RNEA | ABA µs | FD gen µs | FD now µs | FD / ABA: gen → now | flops FD / ABA | compiled | load |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
@@ -203,7 +208,7 @@ ${dynRows.join('\n')}
 
 ∂/∂q, ∂/∂q̇ and M (inverse dynamics) or M⁻¹ (forward dynamics), value included. "before": full solves with the
 generic kernels; "now": the default — sparse right-hand sides solved sparsely (NumericLU.solveManySparse: a column
-of the factors is applied only when its unknown is nonzero) on factors refactored by the compiled code. Target:
+of the factors is applied only when its unknown is nonzero) by the compiled code (straight-line or loops). Target:
 factor reuse ≤ 1.5× recursive. Flops: before → now (recursive).
 
 | model | nv | ID rec. µs | ID LU before µs | ID LU now µs | ID LU / rec.: before → now | ID flops | FD rec. µs | FD LU before µs | FD LU now µs | FD LU / rec.: before → now | FD flops | load |
@@ -212,7 +217,7 @@ ${derRows.join('\n')}
 
 ## Estimator: per-sample refactor + solve on the demo humanoid
 
-The estimator's own NumericLU (compiled by default after 16 samples) against a generic one on the same symbolic
+The estimator's own NumericLU (compiled by default after 16 samples: loops above the straight-line limit) against a generic one on the same symbolic
 factorization and options; "sample": a whole estimateUnchecked (fill, refactor, solve, residual). Target: the
 per-sample solve halves.
 

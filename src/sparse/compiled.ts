@@ -23,10 +23,11 @@
  * gains or loses by robot (the estimator's 59,600-statement system gains 2.4×, a 64-link chain's
  * forward dynamics loses), and at 90,000 (96 links) it loses 1.4–2×; inverse dynamics (triangular:
  * copies and one substitution) gains 1.6–1.8× up to ~12,000 statements and loses from ~40,000.
- * The loop kernels (loops.ts) have no such limit; against them, straight-line code is 4–10% faster
- * up to ~29,000 statements (forward dynamics) or ~12,000 (inverse dynamics), and 1.1–3.9× slower
- * from ~36,000 (forward) or ~20,000 (inverse). FactorOptions.compileLimit bounds what 'auto'
- * compiles straight (25,000; 15,000 when triangular); above it, 'auto' runs the loop kernels.
+ * The loop kernels (loops.ts) have no such limit; against them, straight-line code is 2–15% faster
+ * up to ~29,000 statements (forward dynamics) and 1.2–3.9× slower from ~36,000; for inverse
+ * dynamics (triangular, whose loops skip the block tables) 8% faster at 700 statements, as fast
+ * from ~3,000. FactorOptions.compileLimit bounds what 'auto' compiles straight (25,000; 4,000 when
+ * triangular); above it, 'auto' runs the loop kernels.
  *
  * Memory (one WebAssembly.Memory, f64 slots): X = LU values (NumericLU.LUx is a view on it), A =
  * C's values in A's order (copied in at each refactor), or the source vector they are gathered from

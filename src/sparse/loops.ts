@@ -13,7 +13,7 @@
  *
  * Measured against the generic JavaScript kernels (same machine, same run; scripts/bench-lu-time.ts):
  * the triangular solve of a 384-link chain's inverse dynamics runs ~4× faster, a 96-link chain's
- * whole forward dynamics ~3×; against the straight-line code it is 4–10% slower on small systems
+ * whole forward dynamics ~3×; against the straight-line code it is 2–15% slower on small systems
  * and does not degrade on large ones (compiled.ts, "Size").
  *
  * Memory (f64 slots, then i32 tables): X = LU values, A = C's values in A's order or the source
@@ -110,8 +110,6 @@ export function loopLU(c: CompileInput): CompiledLU {
   const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
   const x8 = (v: number) => XB + 8 * v;
   const nBig = Bp[n];
-  const T8 = new Int32Array(Tp[n]);
-  for (let k = 0; k < n; k++) for (let o = Tp[k]; o < Tp[k + 1]; o++) T8[o] = x8(cs[k] + T[o]);
   const Rt = i32s(r.subarray(0, nblocks + 1), (v) => v);
   const CSt = i32s(cs, x8), USt = i32s(us, x8), DPt = i32s(dpos, x8);
   const Qt = i32s(q, (v) => OB + 8 * v), Pt = i32s(p, (v) => BB + 8 * v);
@@ -119,8 +117,21 @@ export function loopLU(c: CompileInput): CompiledLU {
   const BPt = i32s(Bp, (v) => v);
   const BSt = i32s(Bslot.subarray(0, nBig), (t) => AB + 8 * src(t)), BPOSt = i32s(Bpos, x8), BIt = i32s(Bi.subarray(0, nBig), (v) => 8 * v);
   const OPOSt = i32s(Opos, x8), OSt = i32s(Oslot.subarray(0, Op[n]), (t) => AB + 8 * src(t));
-  const TPt = i32s(Tp, (v) => v), Tt = i32s(T8, (v) => v);
+  const TPt = i32s(Tp, (v) => 2 * v);
   const LLt = i32s(Llo, x8), LHt = i32s(Lhi, x8);
+  // triangular matrices (every block 1×1: inverse dynamics): each column is its entries above the
+  // diagonal then its pivot, and the loops run over slots and columns without the block tables
+  const tri = nblocks === n;
+  let SRCt = 0;
+  if (tri) {
+    const SRC8 = new Int32Array(nX);
+    for (let e = 0; e < Op[n]; e++) SRC8[Opos[e]] = AB + 8 * src(Oslot[e]);
+    for (let k = 0; k < n; k++) SRC8[dpos[k]] = AB + 8 * src(Bslot[Bp[k]]);
+    SRCt = i32s(SRC8, (v) => v);
+  }
+  // the mapped kernel's slot map as it is (16 bits, relative to the column's first slot)
+  const Tt = off;
+  off += 2 * Tp[n];
   const pages = Math.max(1, Math.ceil(off / 65536));
 
   // locals
@@ -132,7 +143,19 @@ export function loopLU(c: CompileInput): CompiledLU {
 
   // ---- factor: () → i32 (1: done; 0: a check failed)
   const f = new Body();
-  f.i32(0).set(LO).i32(nblocks).set(HI);
+  if (tri) {
+    // X = the gathered values, slot by slot; then every pivot: fail if 0 or not finite
+    f.i32(XB).set(LO).i32(XB + 8 * nX).set(HI);
+    f.up(S, LO, HI, 8, () => {
+      f.get(S).get(S).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(SRCt).ldf(0).stf(0);
+    });
+    f.i32(0).set(LO).i32(n).set(HI);
+    f.up(K, LO, HI, 1, () => {
+      f.tab(D, DPt, K).get(D).ldf(0).set(V);
+      f.get(V).f64(0).op(O.f64Eq).get(V).get(V).op(O.f64Sub).f64(0).op(O.f64Eq, O.i32Eqz, O.i32Or).failIf();
+    });
+  }
+  f.i32(0).set(LO).i32(tri ? 0 : nblocks).set(HI);
   f.up(B_, LO, HI, 1, () => {
     f.tab(K1, Rt, B_).get(B_).i32(1).op(O.i32Add).set(K2).tab(K2, Rt, K2);
     f.get(K2).get(K1).op(O.i32Sub).i32(1).op(O.i32Eq, O.if, O.void);
@@ -159,7 +182,7 @@ export function loopLU(c: CompileInput): CompiledLU {
       f.f64(G).get(M).op(O.f64Mul).set(UL);
       f.tab(OO, TPt, K1);
       f.up(K, K1, K2, 1, () => {
-        f.tab(D, DPt, K).tab(C1, CSt, K).get(K).i32(1).op(O.i32Add).set(J).tab(C1, CSt, J);
+        f.tab(D, DPt, K).tab(C0, CSt, K).get(K).i32(1).op(O.i32Add).set(J).tab(C1, CSt, J);
         f.tab(E, USt, K);
         f.up(PU, E, D, 8, () => {
           f.get(PU).ldf(0).set(U);
@@ -168,10 +191,11 @@ export function loopLU(c: CompileInput): CompiledLU {
           f.get(PU).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).set(J);
           f.get(J).ldi(LLt).set(S).get(J).ldi(LHt).set(S1);
           f.up(S, S, S1, 8, () => {
-            // X[t] = X[t] − X[s] u, t = T8[o++]
-            f.get(OO).i32(2).op(O.i32Shl).ldi(Tt).tee(TT);
+            // X[t] = X[t] − X[s] u, t = c0 + T[o++] (OO: byte offset of o in the 16-bit table)
+            f.get(OO).op(0x2f /* i32.load16_u */, 1); f.c.u32(Tt);
+            f.i32(3).op(O.i32Shl).get(C0).op(O.i32Add).tee(TT);
             f.get(TT).ldf(0).get(S).ldf(0).get(U).op(O.f64Mul, O.f64Sub).stf(0);
-            f.get(OO).i32(1).op(O.i32Add).set(OO);
+            f.get(OO).i32(2).op(O.i32Add).set(OO);
           });
         });
         // pivot: fail unless 0 < |p| ≤ ul; l = |p| / checkTol; L(:,k) = x / p with |x| ≤ l
@@ -189,7 +213,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     f.op(O.end);
   });
   // entries above the diagonal blocks
-  f.i32(0).set(LO).i32(Op[n]).set(HI);
+  f.i32(0).set(LO).i32(tri ? 0 : Op[n]).set(HI);
   f.up(E, LO, HI, 1, () => {
     f.tab(S, OPOSt, E).tab(S1, OSt, E).get(S).get(S1).ldf(0).stf(0);
   });
@@ -226,7 +250,18 @@ export function loopLU(c: CompileInput): CompiledLU {
       update(vB, C0, D);
     });
   };
-  if (c.refine <= 1) {
+  if (c.refine <= 1 && tri) {
+    // y_j = w_j / u_jj, x(q_j) = y_j, w(rows above) −= C(:, j) y_j, from the last column up
+    s.i32(0).set(LO).i32(n).set(HI);
+    s.down(J, LO, HI, 1, () => {
+      j8(PU, J);
+      s.tab(D, DPt, J);
+      s.get(PU).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
+      s.tab(S1, Qt, J).get(S1).get(X0).stf(0);
+      s.tab(C0, CSt, J);
+      update(WB, C0, D);
+    });
+  } else if (c.refine <= 1) {
     s.i32(0).set(LO).i32(nblocks).set(HI);
     s.down(B_, LO, HI, 1, () => {
       s.tab(K1, Rt, B_).get(B_).i32(1).op(O.i32Add).set(K2).tab(K2, Rt, K2);
@@ -277,6 +312,45 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const solveBody = s.finish(false);
 
+  // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
+  // returns the multiply-subtracts done (local CNT)
+  const sparse = c.refine === 0 || nblocks === n;
+  const z = new Body();
+  if (sparse) {
+    const CNT = 18;
+    /** when x0 ≠ 0: v[LUi[t]] −= X[t] x0 over [lo, hi), CNT += (hi − lo) / 8 */
+    const guarded = (lo: number, hi: number) => {
+      z.get(X0).f64(0).op(0x62 /* f64.ne */, O.if, O.void);
+      z.up(TT, lo, hi, 8, () => {
+        z.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(LUIt).tee(S);
+        z.get(S).ldf(WB).get(TT).ldf(0).get(X0).op(O.f64Mul, O.f64Sub).stf(WB);
+      });
+      z.get(CNT).get(hi).get(lo).op(O.i32Sub).i32(3).op(O.i32ShrU, O.i32Add).set(CNT);
+      z.op(O.end);
+    };
+    z.i32(0).set(CNT);
+    z.i32(0).set(LO).i32(nblocks).set(HI);
+    z.down(B_, LO, HI, 1, () => {
+      z.tab(K1, Rt, B_).get(B_).i32(1).op(O.i32Add).set(K2).tab(K2, Rt, K2);
+      z.get(K2).get(K1).op(O.i32Sub).i32(1).op(O.i32GtS, O.if, O.void);
+      z.up(J, K1, K2, 1, () => {
+        z.get(J).i32(3).op(O.i32Shl).ldf(WB).set(X0);
+        z.tab(D, DPt, J).get(D).i32(8).op(O.i32Add).set(D).get(J).i32(1).op(O.i32Add).set(E).tab(C1, CSt, E);
+        guarded(D, C1);
+      });
+      z.op(O.end);
+      z.down(J, K1, K2, 1, () => {
+        z.tab(D, DPt, J);
+        z.get(J).i32(3).op(O.i32Shl).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
+        z.tab(S1, Qt, J).get(S1).get(X0).stf(0);
+        z.tab(C0, CSt, J);
+        guarded(C0, D);
+      });
+    });
+    z.get(CNT);
+  }
+  const sparseBody = z.finish(false);
+
   // ---- w = b(p), w = −b(p)
   const wBody = (neg: boolean) => {
     const w = new Body();
@@ -291,6 +365,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   };
   const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
     { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true)], type: 1 },
+    { bodies: sparse ? [sparseBody] : [], type: 0 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -299,9 +374,10 @@ export function loopLU(c: CompileInput): CompiledLU {
     const v = new Int32Array(buf, o, a.length);
     for (let k = 0; k < a.length; k++) v[k] = tf(a[k]);
   }
+  new Uint16Array(buf, Tt, Tp[n]).set(T.subarray(0, Tp[n]));
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
-  const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3;
+  const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solveSparse = ex.f4;
   return {
     X: new Float64Array(buf, XB, nX),
     A: new Float64Array(buf, AB, nA),
@@ -315,7 +391,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     },
     factor: () => factor() !== 0,
     solve: c.refine <= 1 ? () => { solve(); } : null,
-    solveSparse: null,
+    solveSparse: sparse ? solveSparse : null,
     kind: 'loops',
     statements: 0,
     bytes: bytes.length,

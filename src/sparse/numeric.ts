@@ -98,9 +98,9 @@ export interface FactorOptions extends MatrixNames {
   readonly compileAfter?: number;
   /**
    * largest straight-line code that 'auto' compiles, in statements, before it runs the loop kernels
-   * instead (default 25,000, or 15,000 for a triangular matrix, all blocks 1×1: below, straight-line
-   * code ran 4–10% faster than the loops on the machine measured; from ~36,000 statements it ran up
-   * to 3× slower; loops.ts)
+   * instead (default 25,000: below, straight-line code ran 2–15% faster than the loops on the
+   * machine measured, from ~36,000 statements up to 3× slower; 4,000 for a triangular matrix, all
+   * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts)
    */
   readonly compileLimit?: number;
 }
@@ -252,7 +252,7 @@ export class NumericLU {
       throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always, loops or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : 15000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : 4000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
