@@ -5,8 +5,8 @@
  *
  *   ∂q̈/∂q = −M⁻¹ ∂τ/∂q,   ∂q̈/∂q̇ = −M⁻¹ ∂τ/∂q̇,   ∂q̈/∂τ = M⁻¹           (implicit function theorem)
  *
- * with M⁻¹ by Carpentier's algorithm in world frame and the two solves by its articulated-body
- * factorization (minv-solve.ts). A floating base whose twist is given in the world (option
+ * with M⁻¹ and the two solves by the articulated-body factorization of M in world coordinates
+ * (minv-solve.ts). A floating base whose twist is given in the world (option
  * baseVelocity 'world') goes through EIDAmb and its derivative Tables 5–8 (Saccon, Traversaro, Nori,
  * Nijmeijer, 2017) and the CRBA instead. Same outputs and layout as dynamics.ts (nv×nv row-major,
  * tangent directions in velocity order).
@@ -15,13 +15,11 @@ import { aba, AbaWorkspace } from '../algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../algorithms/crba.ts';
 import { eidambDerivatives, EidambDerivativesWorkspace, type EidambDerivativesOptions } from '../algorithms/eidamb-derivatives.ts';
 import { eidamb, EidambWorkspace } from '../algorithms/eidamb.ts';
-import { minvCarpentier, MinvCarpentierWorkspace } from '../algorithms/minv-carpentier.ts';
 import { checkConfiguration, checkVector } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
-import { xInvApplyMotion } from '../spatial/transform.ts';
 import type { DynamicsDerivatives } from './dynamics.ts';
-import { MinvSolveWorkspace, negMinvSolve } from './minv-solve.ts';
+import { ArticulatedFactorWorld, MinvSolveWorkspace, negMinvSolve } from './minv-solve.ts';
 import { RneaDerivativesWorkspace } from './rnea-derivatives.ts';
 
 /** out (row-major) = colMajor transposed (nv×nv) */
@@ -121,46 +119,40 @@ export class RecursiveInverseDynamicsDerivatives implements DynamicsDerivatives 
 
 /**
  * ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹: q̈ by ABA, ∂τ/∂q and ∂τ/∂q̇ at that q̈ (RecursiveInverseDynamicsDerivatives),
- * M⁻¹ by Carpentier's algorithm in world frame, and ∂q̈/∂x = −M⁻¹ ∂τ/∂x by the articulated-body
- * passes over all columns (minv-solve.ts), never a dense product.
+ * then the articulated-body factorization of M in world coordinates, M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x by
+ * its passes over all columns (minv-solve.ts), never a dense product.
  * @experimental
  */
 export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives {
   readonly abaWs: AbaWorkspace;
   readonly id: RecursiveInverseDynamicsDerivatives;
-  /** Carpentier's M⁻¹ (world frame): M⁻¹ and the factorization the solves use */
-  readonly minvWs: MinvCarpentierWorkspace;
+  /** the articulated-body factorization of M (world frame) */
+  readonly factor: ArticulatedFactorWorld;
   readonly value: Float64Array;
   readonly dq: Float64Array;
   readonly dv: Float64Array;
   /** M⁻¹ */
   readonly du: Float64Array;
   /**
-   * flops of the last call: ABA (value); the derivatives of τ at q̈ with their τ and the two
-   * solves −M⁻¹ ∂τ/∂x (derivatives); Carpentier's M⁻¹ (Minv)
+   * flops of the last call: ABA (value); ∂τ/∂q, ∂τ/∂q̇ at q̈ with their τ and the two solves
+   * −M⁻¹ ∂τ/∂x (derivatives); the factorization and M⁻¹ from it (Minv)
    */
   readonly flops = { value: new Flops(), derivatives: new Flops(), Minv: new Flops() };
   private readonly solveWs: MinvSolveWorkspace;
-  /** the world columns J (EIDAmb path: made here from the factorization's frames, through views made once) */
-  private readonly Jw: Float64Array;
-  private readonly Jviews: Float64Array[];
-  private readonly Sviews: Float64Array[];
+  /** the world-frame quantities (Y_i, J) the factorization needs: id's own, or made apart for the EIDAmb path */
+  private readonly rd: RneaDerivativesWorkspace;
 
   constructor(readonly model: Model, options: EidambDerivativesOptions = {}) {
     this.abaWs = new AbaWorkspace(model);
     this.id = new RecursiveInverseDynamicsDerivatives(model, options);
-    this.minvWs = new MinvCarpentierWorkspace(model, { frame: 'world' });
+    this.rd = this.id.rd ?? new RneaDerivativesWorkspace(model);
+    this.factor = new ArticulatedFactorWorld(model);
     this.solveWs = new MinvSolveWorkspace(model);
     this.value = this.abaWs.qdd;
     const nv = model.nv;
     this.dq = new Float64Array(nv * nv);
     this.dv = new Float64Array(nv * nv);
-    this.du = this.minvWs.Minv;
-    this.Jw = this.id.rd ? this.id.rd.J : new Float64Array(6 * nv);
-    const Jw = this.Jw, eid = !this.id.rd;
-    this.Jviews = eid ? Array.from({ length: nv }, (_, k) => Jw.subarray(6 * k, 6 * k + 6)) : [];
-    this.Sviews = [];
-    if (eid) for (let i = 0; i < model.nb; i++) for (let c = 0; c < model.nvi[i]; c++) this.Sviews.push(model.S[i].subarray(6 * c, 6 * c + 6));
+    this.du = new Float64Array(nv * nv);
   }
 
   /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ). Pass qd = null for q̇ = 0. */
@@ -174,25 +166,20 @@ export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives 
 
   /** ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇) and the q̈ of the last `compute` (this.value). */
   derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): this {
-    const model = this.model, fl = this.flops, id = this.id;
+    const model = this.model, fl = this.flops, id = this.id, rd = this.rd;
+    checkConfiguration(model, q);
     if (qd) checkVector(model, 'v', qd, false);
     id.computeUnchecked(q, qd, this.value, false);
     fl.derivatives.reset().accumulate(id.flops.value).accumulate(id.flops.derivatives);
-    minvCarpentier(model, this.minvWs, q);
-    fl.Minv.reset().accumulate(this.minvWs.flops);
-    if (!id.rd) worldColumns(model, this.minvWs, this.Jviews, this.Sviews, fl.derivatives);
-    negMinvSolve(model, this.solveWs, this.minvWs, this.Jw, id.dq, this.dq, fl.derivatives);
-    negMinvSolve(model, this.solveWs, this.minvWs, this.Jw, id.dv, this.dv, fl.derivatives);
-    return this;
-  }
-}
-
-/** J_k = ⁰X_i S_k from the frames ⁱX_0 of the world-frame M⁻¹ (24 mul, 18 add per column). */
-function worldColumns(model: Model, mw: MinvCarpentierWorkspace, J: Float64Array[], S: Float64Array[], fl: Flops): void {
-  for (let i = 0; i < model.nb; i++) {
-    for (let c = 0; c < model.nvi[i]; c++) {
-      const k = model.iv[i] + c;
-      xInvApplyMotion(J[k], mw.oX[i], S[k], fl);
+    if (!id.rd) {
+      rd.compute(q, qd, this.value, false);
+      fl.derivatives.accumulate(rd.flops.value).accumulate(rd.flops.derivatives);
     }
+    fl.Minv.reset();
+    this.factor.factor(rd.Yb, rd.J, fl.Minv);
+    negMinvSolve(model, this.solveWs, this.factor, rd.J, null, this.du, fl.Minv);
+    negMinvSolve(model, this.solveWs, this.factor, rd.J, id.dq, this.dq, fl.derivatives);
+    negMinvSolve(model, this.solveWs, this.factor, rd.J, id.dv, this.dv, fl.derivatives);
+    return this;
   }
 }

@@ -57,6 +57,8 @@ export class RneaDerivativesWorkspace {
   readonly a: Float64Array[];
   /** Y_i (world, 10 numbers), then Y^c_i after the backward pass */
   readonly Yc: Float64Array[];
+  /** Y_i (world, 10 numbers): the body's own inertia */
+  readonly Yb: Float64Array[];
   /** h_i = Y_i v_i (world) */
   readonly h: Float64Array[];
   /** f_i, then F_i after the backward pass (world) */
@@ -113,7 +115,7 @@ export class RneaDerivativesWorkspace {
     this.Scol = Scol;
     const mk = (n: number) => Array.from({ length: nb }, () => new Float64Array(n));
     this.Xup = mk(12); this.X0 = mk(12); this.v = mk(6); this.a = mk(6);
-    this.Yc = mk(10); this.h = mk(6); this.F = mk(6); this.Bc = mk(36);
+    this.Yc = mk(10); this.Yb = mk(10); this.h = mk(6); this.F = mk(6); this.Bc = mk(36);
     const col = () => new Float64Array(6 * nv);
     this.J = col(); this.dVdq = col(); this.dAdq = col(); this.dAdv = col();
     this.dFdq = col(); this.dFdv = col(); this.P = col(); this.Q = col();
@@ -187,6 +189,7 @@ export class RneaDerivativesWorkspace {
       // Y_i in world coordinates, h_i, f_i
       const Yi = this.Yc[i], hi = this.h[i], fi = this.F[i];
       inertiaTransformToParent(Yi, X0, model.I[i], fv);
+      this.Yb[i].set(Yi);
       inertiaMulMotion(hi, Yi, vi, fv);
       inertiaMulMotion(fi, Yi, ai, fv);
       crossForce(t6, vi, hi, fv);
