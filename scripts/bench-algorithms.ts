@@ -1,6 +1,6 @@
 /**
  * Benchmark of the gold standards: µs per call (median) of RNEA, ABA, CRBA, M⁻¹ by Carpentier's
- * algorithm and the recursive derivatives of inverse and forward dynamics (Saccon et al.) on serial
+ * algorithm and the recursive derivatives of inverse and forward dynamics (Carpentier & Mansard 2018) on serial
  * chains of 6–96 links and on five real robots of other projects (fixed and floating base, read
  * from the folder beside the clone; skipped with one line when it is not there), with their exact
  * flop counts, and our times over the figures the issue quotes for Pinocchio 3.7 (C++, -O3
@@ -12,6 +12,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { aba, AbaWorkspace } from '../src/algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
+import { eidambDerivatives, EidambDerivativesWorkspace } from '../src/algorithms/eidamb-derivatives.ts';
+import { eidamb, EidambWorkspace } from '../src/algorithms/eidamb.ts';
+import { minvCholesky, MinvCholeskyWorkspace } from '../src/algorithms/minv.ts';
 import { minvCarpentier, MinvCarpentierWorkspace } from '../src/algorithms/minv-carpentier.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
 import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
@@ -82,6 +85,38 @@ for (const [r, file] of robots) {
   models.push([`${r} floating`, loadUrdf(file, { floatingBase: true })]);
 }
 
+/**
+ * The previous recursive route, rebuilt from the algorithms it called (for the same-run ratios):
+ * EIDAmb and Saccon et al.'s Tables 5–8 with the CRBA (inverse dynamics); ABA, the same at its q̈,
+ * the Cholesky M⁻¹ and the two dense products −M⁻¹ ∂τ/∂x (forward dynamics).
+ */
+function previousRoute(model: Model) {
+  const nv = model.nv;
+  const eid = new EidambWorkspace(model), der = new EidambDerivativesWorkspace(model), cw = new CrbaWorkspace(model);
+  const aw = new AbaWorkspace(model), mc = new MinvCholeskyWorkspace(model);
+  const tq = new Float64Array(nv * nv), tv = new Float64Array(nv * nv), xq = new Float64Array(nv * nv), xv = new Float64Array(nv * nv);
+  const transpose = (out: Float64Array, src: Float64Array) => { for (let r = 0; r < nv; r++) for (let k = 0; k < nv; k++) out[r * nv + k] = src[k * nv + r]; };
+  const negProduct = (out: Float64Array, A: Float64Array, B: Float64Array) => {
+    for (let r = 0; r < nv; r++) for (let k = 0; k < nv; k++) { let x = 0; for (let t = 0; t < nv; t++) x += A[r * nv + t] * B[k * nv + t]; out[r * nv + k] = -x; }
+  };
+  const total = () => eid.flops.total + der.totalFlops().total;
+  return {
+    /** flops of the last id / fd call, as the previous route counted them */
+    idFlops: () => total() + cw.flops.total,
+    fdFlops: () => aw.kin.flops.total + aw.flops.total + total() + mc.crba.flops.total + mc.flops.total + 2 * nv * nv * (2 * nv - 1),
+    id: (q: Float64Array, v: Float64Array, a: Float64Array) => {
+      eidamb(model, eid, q, v, a); eidambDerivatives(model, eid, der);
+      transpose(tq, der.dtau_dq); transpose(tv, der.dtau_dv); crba(model, cw, q);
+    },
+    fd: (q: Float64Array, v: Float64Array, tau: Float64Array) => {
+      const qdd = aba(model, aw, q, v, tau);
+      eidamb(model, eid, q, v, qdd); eidambDerivatives(model, eid, der);
+      const Minv = minvCholesky(model, mc, q);
+      negProduct(xq, Minv, der.dtau_dq); negProduct(xv, Minv, der.dtau_dv);
+    },
+  };
+}
+
 /** Pinocchio 3.7's µs per call as the issue states them (same machine), by our model name */
 const PINOCCHIO: Record<string, { rnea: number; aba: number; rneaDer?: number; abaDer?: number }> = {
   'chain 6': { rnea: 0.75, aba: 1.75, rneaDer: 2.7, abaDer: 3.6 },
@@ -90,6 +125,7 @@ const PINOCCHIO: Record<string, { rnea: number; aba: number; rneaDer?: number; a
   'talos_reduced floating': { rnea: 4.4, aba: 10.2 },
 };
 const ratioRows: string[] = [];
+const prevRows: string[] = [];
 const load0 = loadavg()[0];
 process.stdout.write('model                      nv |  RNEA µs   ABA µs  CRBA µs  Minv µs  dID µs  dFD µs | RNEA flops  ABA flops CRBA flops\n');
 for (const [name, model] of models) {
@@ -101,8 +137,8 @@ for (const [name, model] of models) {
   const sC = timeStats(warm(() => { crba(model, cw, s.q); }), 41, 2);
   const sM = timeStats(warm(() => { minvCarpentier(model, mw, s.q); }), 41, 2);
   const tR = sR.median, tA = sA.median, tC = sC.median, tM = sM.median;
-  const tDI = timeCall(() => { did.compute(s.q, s.v, s.a); }, { minMs: 2, rounds: 11 });
-  const tDF = timeCall(() => { dfd.compute(s.q, s.v, s.tau); }, { minMs: 2, rounds: 11 });
+  const tDI = timeCall(warm(() => { did.compute(s.q, s.v, s.a); }), { minMs: 2, rounds: 11 });
+  const tDF = timeCall(warm(() => { dfd.compute(s.q, s.v, s.tau); }), { minMs: 2, rounds: 11 });
   const fR = rw.totalFlops(), fA = aw.totalFlops(), fC = cw.flops;
   const line = `| ${name} | ${model.nv} | ${fmt(tR)} | ${fmt(tA)} | ${fmt(tC)} | ${fmt(tM)} | ${fmt(tDI)} | ${fmt(tDF)} | ${fR.mul} / ${fR.add} | ${fA.mul} / ${fA.add} / ${fA.div} | ${fC.mul} / ${fC.add} |`;
   rows.push(line);
@@ -112,6 +148,12 @@ for (const [name, model] of models) {
     // RNEA and ABA: best round (median round in parentheses); derivatives: median
     const rb = (st: { median: number; best: number }, theirs: number, target: number) => `${r(st.best, theirs, target)} (median ${fmt(st.median / theirs)}×)`;
     ratioRows.push(`| ${name} | ${fmt(sR.best)} | ${rb(sR, pin.rnea, 1.5)} | ${fmt(sA.best)} | ${rb(sA, pin.aba, 1.5)} | ${r(tDI, pin.rneaDer, 3)} | ${r(tDF, pin.abaDer, 3)} |`);
+    // the previous recursive route, timed in this run
+    const pr = previousRoute(model);
+    const pDI = timeCall(warm(() => { pr.id(s.q, s.v, s.a); }), { minMs: 2, rounds: 11 });
+    const pDF = timeCall(warm(() => { pr.fd(s.q, s.v, s.tau); }), { minMs: 2, rounds: 11 });
+    const fl = (o: { flops: Record<string, { total: number }> }) => Object.values(o.flops).reduce((x, f) => x + f.total, 0);
+    prevRows.push(`| ${name} | ${fmt(pDI)} | ${fmt(tDI)} | ${fmt(pDI / tDI)}× | ${pr.idFlops()} / ${fl(did)} | ${fmt(pDF)} | ${fmt(tDF)} | ${fmt(pDF / tDF)}× | ${pr.fdFlops()} / ${fl(dfd)} |`);
   }
   process.stdout.write(`${name.padEnd(24)} ${String(model.nv).padStart(4)} | ${fmt(tR).padStart(8)} ${fmt(tA).padStart(8)} ${fmt(tC).padStart(8)} ${fmt(tM).padStart(8)} ${fmt(tDI).padStart(7)} ${fmt(tDF).padStart(7)} | ${String(fR.total).padStart(10)} ${String(fA.total).padStart(10)} ${String(fC.total).padStart(10)}\n`);
 }
@@ -121,7 +163,7 @@ const md = `# Gold-standard algorithms: time and flops
 Generated by \`npx tsx scripts/bench-algorithms.ts\` on ${new Date().toISOString().slice(0, 10)}
 (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}).
 Median µs per call over 41 rounds of at least 2 ms for RNEA, ABA, CRBA and M⁻¹, 11 rounds of at
-least 2 ms for the derivatives (inputs prepared before timing; RNEA, ABA, CRBA and M⁻¹ warmed up
+least 2 ms for the derivatives (inputs prepared before timing; every call warmed up
 for 150 ms first, so that the optimizing compiler has delivered; empty-loop baseline subtracted).
 Flops are the exact counts of the kernels (mul / add, and div for ABA), velocity kinematics
 included; a multiply-add counts as two flops. Peak RSS of the run: ${fmt(peakRssMiB(), 0)} MiB.
@@ -145,6 +187,15 @@ gives no absolute figure for CRBA or M⁻¹, only ratios, so they have no row he
 | model | RNEA best µs | RNEA | ABA best µs | ABA | ID derivatives | FD derivatives |
 |---|---|---|---|---|---|---|
 ${ratioRows.join('\n')}
+
+The recursive derivatives (Carpentier & Mansard, RSS 2018, in the world frame; for forward dynamics
+the articulated-body factorization of M for M⁻¹ and −M⁻¹ ∂τ/∂x) against the route they replaced
+(Saccon et al. 2017, Tables 4–8, with the CRBA; ABA, the same tables at its q̈, the Cholesky M⁻¹ and
+two dense products, n²(n mul + n − 1 add) each), both timed in this run (median µs), with their exact flop counts:
+
+| model | ID derivatives before µs | after µs | speed-up | flops before / after | FD derivatives before µs | after µs | speed-up | flops before / after |
+|---|---|---|---|---|---|---|---|---|
+${prevRows.join('\n')}
 ${notRun.length > 0 ? `\nNot run: ${notRun.join(', ')} (their robot files were not beside the clone).\n` : ''}`;
 mkdirSync('reports', { recursive: true });
 writeFileSync('reports/bench-algorithms.md', md);

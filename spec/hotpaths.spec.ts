@@ -29,7 +29,7 @@ import { iwimIim, IwimIimWorkspace } from '../src/algorithms/iwim-iim.ts';
 import { MatrixAba } from '../src/assembly/matrix-aba.ts';
 import { MinvLu } from '../src/assembly/minv-lu.ts';
 import { IwimLu } from '../src/assembly/iwim-lu.ts';
-import { RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
+import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
 import { LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 import { analyze } from '../src/sparse/analyze.ts';
 import { NumericLU } from '../src/sparse/numeric.ts';
@@ -130,6 +130,7 @@ describe('hot paths allocate nothing per call', () => {
     const inputs = new InputMatrix(model, { actuated: 'all' });
     const iim = new IwimIimWorkspace(model, inputs), ilu = new IwimLu(model, inputs);
     const rder = new RecursiveInverseDynamicsDerivatives(model), lder = new LuInverseDynamicsDerivatives(model);
+    const rfder = new RecursiveForwardDynamicsDerivatives(model);
     // the accuracy options of the sparse engine on the forward-dynamics system
     fillSystem(vals, s.q, s.v, y);
     const Sfd = analyze(sys.pattern);
@@ -150,6 +151,7 @@ describe('hot paths allocate nothing per call', () => {
       ['M⁻¹B by the IIM', () => { iwimIim(model, iim, s.q, s.v); }],
       ['M⁻¹B by the sparse LU', () => { ilu.solveUnchecked(s.q, s.v); }],
       ['recursive derivatives of inverse dynamics', () => { rder.compute(s.q, s.v, s.a); }],
+      ['recursive derivatives of forward dynamics', () => { rfder.compute(s.q, s.v, s.tau); }],
       ['derivatives by factor reuse', () => { lder.compute(s.q, s.v, s.a); }],
       ['LU with row scaling per refactor and refinement with an extended residual', () => { scaled.refactor(vals.Ax); scaled.solve(x, bx); }],
       ['LU with fixed row scaling, refined solve and refined transposed solve', () => { fixedScale.refactor(vals.Ax); fixedScale.solve(x, bx); fixedScale.solveTransposed(x, bx); }],

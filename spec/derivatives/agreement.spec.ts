@@ -1,6 +1,6 @@
 /**
  * The three methods agree (issue 8's targets): derivatives of inverse dynamics (∂τ/∂q, ∂τ/∂q̇, M)
- * and of forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹) by factor reuse of the sparse LU and by Saccon's
+ * and of forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹) by factor reuse of the sparse LU and by the
  * recursive algorithms agree to 1e-10 (relative to the largest entry), and both agree with
  * geometric central differences to 1e-7 at the best δ of a sweep, on the project's humanoid and on
  * real robots with a fixed and a floating base, and on random trees with prismatic and helical joints.
@@ -61,11 +61,11 @@ function agree(name: string, make: () => Model): void {
   });
 }
 
-describeShared('LU factor reuse, recursive (Saccon) and finite differences agree on real robots', () => {
+describeShared('LU factor reuse, recursive and finite differences agree on real robots', () => {
   for (const [name, make] of robots) agree(name, make);
 });
 
-describe('LU factor reuse, recursive (Saccon) and finite differences agree', () => {
+describe('LU factor reuse, recursive and finite differences agree', () => {
   for (const [name, make] of cases) agree(name, make);
 
   it('at rest (q̇ = null) the velocity derivatives vanish and the rest still agrees', () => {

@@ -1,6 +1,6 @@
 /**
  * Derivatives of inverse and forward dynamics on trees with planar joints: the sparse-LU factor
- * reuse and Saccon's recursive algorithms agree to 1e-10, and both agree with geometric central
+ * reuse and the recursive algorithms agree to 1e-10, and both agree with geometric central
  * differences (q ⊕ δ on SE(2) for the planar joints) to 1e-7 at the best δ of a sweep.
  */
 import { describe, expect, it } from 'vitest';

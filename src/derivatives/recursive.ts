@@ -1,102 +1,158 @@
 /**
- * The recursive gold standard of the derivatives (paper 003): EIDAmb (Table 4) and its derivative
- * algorithms D₁…D₄ (Tables 5–8) for ∂τ/∂q and ∂τ/∂q̇, CRBA for M = ∂τ/∂q̈; for forward dynamics,
- * q̈ = ABA(q, q̇, τ), then at that q̈
+ * The recursive gold standard of the derivatives: ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the world-frame
+ * RNEA derivatives (rnea-derivatives.ts, after Carpentier & Mansard, "Analytical Derivatives of Rigid
+ * Body Dynamics Algorithms", RSS 2018); for forward dynamics, q̈ = ABA(q, q̇, τ), then at that q̈
  *
  *   ∂q̈/∂q = −M⁻¹ ∂τ/∂q,   ∂q̈/∂q̇ = −M⁻¹ ∂τ/∂q̇,   ∂q̈/∂τ = M⁻¹           (implicit function theorem)
  *
- * with M⁻¹ by the Cholesky reference (algorithms/minv.ts) and the two dense products counted.
- * Same outputs and layout as dynamics.ts (nv×nv row-major, tangent directions in velocity order).
+ * with M⁻¹ and the two solves by the articulated-body factorization of M in world coordinates
+ * (minv-solve.ts). A floating base whose twist is given in the world (option
+ * baseVelocity 'world') goes through EIDAmb and its derivative Tables 5–8 (Saccon, Traversaro, Nori,
+ * Nijmeijer, 2017) and the CRBA instead. Same outputs and layout as dynamics.ts (nv×nv row-major,
+ * tangent directions in velocity order).
  */
 import { aba, AbaWorkspace } from '../algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../algorithms/crba.ts';
 import { eidambDerivatives, EidambDerivativesWorkspace, type EidambDerivativesOptions } from '../algorithms/eidamb-derivatives.ts';
 import { eidamb, EidambWorkspace } from '../algorithms/eidamb.ts';
-import { minvCholesky, MinvCholeskyWorkspace } from '../algorithms/minv.ts';
-import { checkVector } from '../algorithms/validate.ts';
+import { checkConfiguration, checkVector } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import type { DynamicsDerivatives } from './dynamics.ts';
+import { ArticulatedFactorWorld, MinvSolveWorkspace, negMinvSolve } from './minv-solve.ts';
+import { RneaDerivativesWorkspace } from './rnea-derivatives.ts';
 
 /** out (row-major) = colMajor transposed (nv×nv) */
 function fromColumnMajor(out: Float64Array, src: Float64Array, n: number): void {
   for (let r = 0; r < n; r++) for (let k = 0; k < n; k++) out[r * n + k] = src[k * n + r];
 }
 
-/**
- * ∂τ/∂q, ∂τ/∂q̇ (EIDAmb and Tables 5–8) and M (CRBA).
- * @experimental
- */
-export class RecursiveInverseDynamicsDerivatives implements DynamicsDerivatives {
+/** The path of paper 003's Tables 5–8 (EIDAmb), kept for the world-frame base twist convention. */
+class EidambPath {
   readonly eid: EidambWorkspace;
   readonly der: EidambDerivativesWorkspace;
   readonly crbaWs: CrbaWorkspace;
+  constructor(model: Model) {
+    this.eid = new EidambWorkspace(model);
+    this.der = new EidambDerivativesWorkspace(model);
+    this.crbaWs = new CrbaWorkspace(model);
+  }
+}
+
+/**
+ * ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the world-frame RNEA derivatives (rnea-derivatives.ts, after
+ * Carpentier & Mansard 2018). With `baseVelocity: 'world'` (a floating base's twist given in the
+ * world, paper 003's convention) by EIDAmb and its Tables 5–8 with the CRBA instead.
+ * @experimental
+ */
+export class RecursiveInverseDynamicsDerivatives implements DynamicsDerivatives {
+  /** the world-frame RNEA derivatives (null with baseVelocity 'world') */
+  readonly rd: RneaDerivativesWorkspace | null;
   readonly value: Float64Array;
   readonly dq: Float64Array;
   readonly dv: Float64Array;
-  /** M (the CRBA output) */
+  /** M */
   readonly du: Float64Array;
-  /** flops of the last call: EIDAmb (value), Tables 5–8 (derivatives), CRBA (M) */
+  /**
+   * flops of the last call: value (τ: kinematics, body forces, their sums, τ), derivatives (∂τ/∂q,
+   * ∂τ/∂q̇), M (its dot products); with baseVelocity 'world': EIDAmb, Tables 5–8, CRBA
+   */
   readonly flops = { value: new Flops(), derivatives: new Flops(), M: new Flops() };
+  private readonly eidPath: EidambPath | null;
   /** q̇ = 0 for calls with qd = null */
   private readonly zeroV: Float64Array;
 
   constructor(readonly model: Model, readonly options: EidambDerivativesOptions = {}) {
-    this.eid = new EidambWorkspace(model);
-    this.der = new EidambDerivativesWorkspace(model);
-    this.crbaWs = new CrbaWorkspace(model);
-    this.value = this.eid.tau;
     const nv = model.nv;
-    this.dq = new Float64Array(nv * nv);
-    this.dv = new Float64Array(nv * nv);
-    this.du = this.crbaWs.M;
+    if (options.baseVelocity === 'world' && model.floatingBase) {
+      this.rd = null;
+      const e = this.eidPath = new EidambPath(model);
+      this.value = e.eid.tau;
+      this.dq = new Float64Array(nv * nv);
+      this.dv = new Float64Array(nv * nv);
+      this.du = e.crbaWs.M;
+    } else {
+      this.eidPath = null;
+      const rd = this.rd = new RneaDerivativesWorkspace(model);
+      this.value = rd.tau;
+      this.dq = rd.dq;
+      this.dv = rd.dv;
+      this.du = rd.M;
+    }
     this.zeroV = new Float64Array(nv);
   }
 
   /** τ, ∂τ/∂q, ∂τ/∂q̇, M at (q, q̇, q̈). Pass qd = null for q̇ = 0. */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>): this {
     const model = this.model;
-    eidamb(model, this.eid, q, qd ?? this.zeroV, qdd);
-    this.flops.value.reset().accumulate(this.eid.flops);
-    eidambDerivatives(model, this.eid, this.der, this.options);
-    this.der.totalFlops(this.flops.derivatives);
-    fromColumnMajor(this.dq, this.der.dtau_dq, model.nv);
-    fromColumnMajor(this.dv, this.der.dtau_dv, model.nv);
-    crba(model, this.crbaWs, q);
-    this.flops.M.reset().accumulate(this.crbaWs.flops);
+    checkConfiguration(model, q);
+    if (qd) checkVector(model, 'v', qd, false);
+    checkVector(model, 'a', qdd, false);
+    return this.computeUnchecked(q, qd, qdd, true);
+  }
+
+  /** compute without the entry checks; withM = false leaves M (du) as it was and counts no flops for it */
+  computeUnchecked(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>, withM: boolean): this {
+    const model = this.model, fl = this.flops;
+    if (this.rd) {
+      const rd = this.rd.compute(q, qd, qdd, withM);
+      fl.value.reset().accumulate(rd.flops.value);
+      fl.derivatives.reset().accumulate(rd.flops.derivatives);
+      fl.M.reset().accumulate(rd.flops.M);
+      return this;
+    }
+    const e = this.eidPath!;
+    eidamb(model, e.eid, q, qd ?? this.zeroV, qdd);
+    fl.value.reset().accumulate(e.eid.flops);
+    eidambDerivatives(model, e.eid, e.der, this.options);
+    e.der.totalFlops(fl.derivatives);
+    fromColumnMajor(this.dq, e.der.dtau_dq, model.nv);
+    fromColumnMajor(this.dv, e.der.dtau_dv, model.nv);
+    fl.M.reset();
+    if (withM) {
+      crba(model, e.crbaWs, q);
+      fl.M.accumulate(e.crbaWs.flops);
+    }
     return this;
   }
 }
 
 /**
- * ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ by ABA, EIDAmb with Tables 5–8 at the ABA acceleration, and the Cholesky
- * M⁻¹.
+ * ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹: q̈ by ABA, ∂τ/∂q and ∂τ/∂q̇ at that q̈ (RecursiveInverseDynamicsDerivatives),
+ * then the articulated-body factorization of M in world coordinates, M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x by
+ * its passes over all columns (minv-solve.ts), never a dense product.
  * @experimental
  */
 export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives {
   readonly abaWs: AbaWorkspace;
   readonly id: RecursiveInverseDynamicsDerivatives;
-  readonly minvWs: MinvCholeskyWorkspace;
+  /** the articulated-body factorization of M (world frame) */
+  readonly factor: ArticulatedFactorWorld;
   readonly value: Float64Array;
   readonly dq: Float64Array;
   readonly dv: Float64Array;
   /** M⁻¹ */
   readonly du: Float64Array;
-  /** flops of the last call: ABA (value), Tables 5–8 with their EIDAmb and the two products (derivatives), CRBA + Cholesky (M⁻¹) */
+  /**
+   * flops of the last call: ABA (value); ∂τ/∂q, ∂τ/∂q̇ at q̈ with their τ and the two solves
+   * −M⁻¹ ∂τ/∂x (derivatives); the factorization and M⁻¹ from it (Minv)
+   */
   readonly flops = { value: new Flops(), derivatives: new Flops(), Minv: new Flops() };
-  /** q̇ = 0 for calls with qd = null */
-  private readonly zeroV: Float64Array;
+  private readonly solveWs: MinvSolveWorkspace;
+  /** the world-frame quantities (Y_i, J) the factorization needs: id's own, or made apart for the EIDAmb path */
+  private readonly rd: RneaDerivativesWorkspace;
 
   constructor(readonly model: Model, options: EidambDerivativesOptions = {}) {
     this.abaWs = new AbaWorkspace(model);
     this.id = new RecursiveInverseDynamicsDerivatives(model, options);
-    this.minvWs = new MinvCholeskyWorkspace(model);
+    this.rd = this.id.rd ?? new RneaDerivativesWorkspace(model);
+    this.factor = new ArticulatedFactorWorld(model);
+    this.solveWs = new MinvSolveWorkspace(model);
     this.value = this.abaWs.qdd;
     const nv = model.nv;
     this.dq = new Float64Array(nv * nv);
     this.dv = new Float64Array(nv * nv);
-    this.du = this.minvWs.Minv;
-    this.zeroV = new Float64Array(nv);
+    this.du = new Float64Array(nv * nv);
   }
 
   /** q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇, τ). Pass qd = null for q̇ = 0. */
@@ -110,31 +166,20 @@ export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives 
 
   /** ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at (q, q̇) and the q̈ of the last `compute` (this.value). */
   derive(q: ArrayLike<number>, qd: ArrayLike<number> | null): this {
-    const model = this.model, nv = model.nv, fl = this.flops;
-    const id = this.id, v = qd ?? this.zeroV;
-    eidamb(model, id.eid, q, v, this.value);
-    eidambDerivatives(model, id.eid, id.der, id.options);
-    fl.derivatives.reset().accumulate(id.eid.flops);
-    id.der.totalFlops(id.flops.derivatives);
-    fl.derivatives.accumulate(id.flops.derivatives);
-    const Minv = minvCholesky(model, this.minvWs, q);
-    fl.Minv.reset().accumulate(this.minvWs.crba.flops).accumulate(this.minvWs.flops);
-    // ∂q̈/∂x = −M⁻¹ ∂τ/∂x (∂τ/∂x column-major from the tables)
-    negProduct(this.dq, Minv, id.der.dtau_dq, nv, fl.derivatives);
-    negProduct(this.dv, Minv, id.der.dtau_dv, nv, fl.derivatives);
+    const model = this.model, fl = this.flops, id = this.id, rd = this.rd;
+    checkConfiguration(model, q);
+    if (qd) checkVector(model, 'v', qd, false);
+    id.computeUnchecked(q, qd, this.value, false);
+    fl.derivatives.reset().accumulate(id.flops.value).accumulate(id.flops.derivatives);
+    if (!id.rd) {
+      rd.compute(q, qd, this.value, false);
+      fl.derivatives.accumulate(rd.flops.value).accumulate(rd.flops.derivatives);
+    }
+    fl.Minv.reset();
+    this.factor.factor(rd.Yb, rd.J, fl.Minv);
+    negMinvSolve(model, this.solveWs, this.factor, rd.J, null, this.du, fl.Minv);
+    negMinvSolve(model, this.solveWs, this.factor, rd.J, id.dq, this.dq, fl.derivatives);
+    negMinvSolve(model, this.solveWs, this.factor, rd.J, id.dv, this.dv, fl.derivatives);
     return this;
   }
-}
-
-/** out[r, k] = −Σ_s A[r, s] B[s, k] for A row-major and B column-major (n×n). n²(n mul + n − 1 add). */
-function negProduct(out: Float64Array, A: Float64Array, B: Float64Array, n: number, fl: Flops): void {
-  for (let r = 0; r < n; r++) {
-    for (let k = 0; k < n; k++) {
-      let s = 0;
-      for (let t = 0; t < n; t++) s += A[r * n + t] * B[k * n + t];
-      out[r * n + k] = -s;
-    }
-  }
-  fl.mul += n * n * n;
-  fl.add += n * n * (n - 1);
 }

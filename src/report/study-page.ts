@@ -210,7 +210,7 @@ export function studyPage(input: PageInput): string {
     + 'The dense LU (ml-matrix) is counted by formula for the loops it runs. Times are medians of µs per call over several rounds, inputs prepared before the timer; ratios are against the problem\'s baseline measured in the same process.</p>');
   if (r.points.some((p) => p.problem === 'id-derivatives' || p.problem === 'fd-derivatives')) {
     out.push('<p class="meta">Derivatives: one call computes the value and its three derivative matrices at a seeded random state without external wrenches. '
-      + '<em>recursive</em> (the baseline): A. Saccon, S. Traversaro, F. Nori and H. Nijmeijer, &ldquo;Efficient geometric linearization of moving-base rigid robot dynamics&rdquo; (2017) — EIDAmb (Table 4), Tables 5–8 and CRBA for inverse dynamics; ABA, EIDAmb and Tables 5–8 at the ABA acceleration, CRBA + Cholesky M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x for forward dynamics. '
+      + '<em>recursive</em> (the baseline): J. Carpentier and N. Mansard, &ldquo;Analytical Derivatives of Rigid Body Dynamics Algorithms&rdquo; (RSS 2018) — the RNEA derivatives in the world frame with M from the same pass for inverse dynamics; ABA, the same derivatives at the ABA acceleration, and M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x by the articulated-body factorization of M for forward dynamics. '
       + '<em>lu:auto</em>: factor reuse — the LU step of Nori\'s system (kinematics, fill, factor, solve), then the jacobians J_q, J_v (counted in the fill column) and 3·nv more solves with the same factors (solve column). '
       + '<em>lu-adjoint</em>: the same step and jacobians, nv transposed solves (solve column) and the sparse products −wᵀJ (other). '
       + '<em>fd</em>: central differences (6·nv evaluations of RNEA or ABA), a reference. '

@@ -18,7 +18,7 @@
  * }
  * Paths (URDF models, problem files, paper CSVs) are relative to the configuration file.
  * The derivative problems (issue 8) compare factor reuse (`lu`, `lu:<ordering>`, `lu-adjoint`) with
- * Saccon's recursive algorithms (`recursive`, paper 003 Tables 4–8, the baseline) and central
+ * the recursive algorithms (`recursive`, Carpentier & Mansard 2018's RNEA derivatives, the baseline) and central
  * differences (`fd`, a reference timed only with timing.finiteDifferences = true).
  */
 import { isAbsolute, resolve } from 'node:path';
