@@ -1,7 +1,8 @@
 /**
  * Benchmark of the derivatives of inverse and forward dynamics: flops (exact, from the kernels'
- * counters) and µs per call of the derivative by LU factor reuse (src/derivatives/), by Saccon's
- * recursive algorithms (paper 003 Tables 4–8, src/algorithms/eidamb*.ts) and by geometric central
+ * counters) and µs per call of the derivative by LU factor reuse (src/derivatives/), by the recursive
+ * algorithms (the world-frame RNEA derivatives of Carpentier & Mansard 2018 and the articulated-body
+ * factorization of M, src/derivatives/recursive.ts) and by geometric central
  * differences, on five real robots of other projects (read from the folder beside the clone; skipped
  * with one line when it is not there) and on random trees of growing size. Inputs are prepared
  * before the timers (scripts/bench-lib.ts: median of 21 rounds, empty-loop baseline subtracted).
@@ -15,13 +16,10 @@ import { randomConfiguration } from '../src/model/random.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { aba } from '../src/algorithms/aba.ts';
-import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
-import { eidambDerivatives, EidambDerivativesWorkspace } from '../src/algorithms/eidamb-derivatives.ts';
-import { eidamb, EidambWorkspace } from '../src/algorithms/eidamb.ts';
 import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { LuForwardDynamicsDerivatives, LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 import { FiniteDifferenceDerivatives } from '../src/derivatives/finite-differences.ts';
-import { RecursiveForwardDynamicsDerivatives } from '../src/derivatives/recursive.ts';
+import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
 import { randomTree } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
@@ -65,7 +63,8 @@ const f = (x: Flops) => x.total;
 
 /**
  * Inverse dynamics: LU forward (step; 2·nv solves; nv solves), LU adjoint (nv transposed solves and
- * products), recursive (EIDAmb; Tables 5–8; CRBA), central differences (RNEA; 4·nv RNEA; 2·nv RNEA).
+ * products), recursive (world-frame RNEA derivatives: τ, ∂τ/∂q, ∂τ/∂q̇ and M in one pass), central
+ * differences (RNEA; 4·nv RNEA; 2·nv RNEA).
  */
 function benchId(name: string, model: Model): Bench {
   const { q, v, a } = randomState(model, 7);
@@ -86,17 +85,10 @@ function benchId(name: string, model: Model): Bench {
   adj.compute(q, v, a);
   const adjAll = f(adj.flops.derivatives);
   const adjUs = timeCall(() => { adj.derive(q, v); });
-  const ew = new EidambWorkspace(model), dw = new EidambDerivativesWorkspace(model), cw = new CrbaWorkspace(model);
-  eidamb(model, ew, q, v, a);
-  const recValue = f(ew.flops);
-  const recValueUs = timeCall(() => { eidamb(model, ew, q, v, a); });
-  eidamb(model, ew, q, v, a);
-  eidambDerivatives(model, ew, dw);
-  const recDeriv = f(dw.totalFlops());
-  const recDerivUs = timeCall(() => { eidambDerivatives(model, ew, dw); });
-  crba(model, cw, q);
-  const crbaFlops = f(cw.flops);
-  const crbaUs = timeCall(() => { crba(model, cw, q); });
+  const rec = new RecursiveInverseDynamicsDerivatives(model);
+  rec.compute(q, v, a);
+  const recValue = f(rec.flops.value), recDeriv = f(rec.flops.derivatives), recMass = f(rec.flops.M);
+  const recUs = timeCall(() => { rec.computeUnchecked(q, v, a, true); });
   // central differences of RNEA: 4·nv evaluations for ∂/∂q, ∂/∂q̇, 2·nv for M, and the differences
   const rw = new RneaWorkspace(model);
   rnea(model, rw, q, v, a);
@@ -109,15 +101,15 @@ function benchId(name: string, model: Model): Bench {
     name, nb: model.nb, nv, rows: [
       { method: 'LU (3·nv solves)', value, deriv, mass, all: deriv + mass, valueUs, allUs: derivUs + massUs },
       { method: 'LU adjoint (nv transposed solves)', value, deriv: NaN, mass: NaN, all: adjAll, valueUs, allUs: adjUs },
-      { method: 'recursive (Tables 5–8, CRBA)', value: recValue, deriv: recDeriv, mass: crbaFlops, all: recDeriv + crbaFlops, valueUs: recValueUs, allUs: recDerivUs + crbaUs },
+      { method: 'recursive (RNEA derivatives, one pass)', value: recValue, deriv: recDeriv, mass: recMass, all: recDeriv + recMass, valueUs: rneaUs, allUs: recUs },
       { method: 'central differences', value: rneaFlops, deriv: (fdAll * 2) / 3, mass: fdAll / 3, all: fdAll, valueUs: rneaUs, allUs: fdUs - rneaUs },
     ],
   };
 }
 
 /**
- * Forward dynamics: LU forward (step; 2·nv + nv solves), LU adjoint, recursive (ABA; EIDAmb at q̈,
- * Tables 5–8, two products; CRBA + Cholesky M⁻¹, which the products need).
+ * Forward dynamics: LU forward (step; 2·nv + nv solves), LU adjoint, recursive (ABA; the RNEA
+ * derivatives at q̈; the articulated-body factorization of M, M⁻¹ and −M⁻¹ ∂τ/∂x by its passes).
  */
 function benchFd(name: string, model: Model): Bench {
   const { q, v, tau } = randomState(model, 8);
@@ -146,7 +138,7 @@ function benchFd(name: string, model: Model): Bench {
     name, nb: model.nb, nv: model.nv, rows: [
       { method: 'LU (3·nv solves)', value, deriv, mass, all: deriv + mass, valueUs, allUs },
       { method: 'LU adjoint (nv transposed solves)', value, deriv: NaN, mass: NaN, all: adjAll, valueUs, allUs: adjUs },
-      { method: 'recursive (ABA; Tables 5–8, M⁻¹ products; CRBA + Cholesky)', value: f(rec.flops.value), deriv: recDeriv, mass: recMass, all: recDeriv + recMass, valueUs: recValueUs, allUs: recUs },
+      { method: 'recursive (ABA; RNEA derivatives at q̈; articulated-body M⁻¹ and solves)', value: f(rec.flops.value), deriv: recDeriv, mass: recMass, all: recDeriv + recMass, valueUs: recValueUs, allUs: recUs },
     ],
   };
 }
@@ -181,7 +173,7 @@ md.push(`Generated by \`npx tsx scripts/bench-derivatives.ts\` (${new Date().toI
 md.push(`${((performance.now() - t0) / 1000).toFixed(0)} s, peak RSS ${fmt(peakRssMiB(), 0)} MiB, load average ${load0.toFixed(1)} at the start and ${loadavg()[0].toFixed(1)} at the end on ${cpus().length} cores:`);
 md.push('with a load above the core count the µs are indicative only). Flops are exact counts of the kernels (a multiply-add is two flops;');
 md.push('products with exact 0 or ±1 are skipped and not counted; README "How flops are counted"); µs are medians of 21 rounds.');
-md.push('The accuracy of all three methods is in [fd-check.md](fd-check.md) (Saccon et al. 2017, Figure 5).');
+md.push('The accuracy of all three methods is in [fd-check.md](fd-check.md) (the δ sweep of Saccon et al. 2017, Figure 5).');
 md.push('');
 md.push('Methods (src/derivatives/):');
 md.push('- **LU** — after the step of Nori\'s system (kinematics, fill, numeric LU, one solve), the right-hand sides');
@@ -190,14 +182,16 @@ md.push('  factors give ∂d/∂q and ∂d/∂q̇ (`sensitivity.ts`); nv solves 
 md.push('  dynamics) or M⁻¹ (forward dynamics).');
 md.push('- **LU adjoint** — the same factors, transposed: w_r = D⁻ᵀ e_r for each output r (nv transposed solves), then');
 md.push('  ∂out_r/∂x = −w_rᵀ J_x over the sparse jacobians, and M or M⁻¹ read off w_r at the known rows (`adjoint.ts`).');
-md.push('- **recursive** — A. Saccon, S. Traversaro, F. Nori and H. Nijmeijer, "Efficient geometric linearization of moving-base rigid robot dynamics" (2017): EIDAmb (Table 4) then D₁…D₄ (Tables 5–8) for ∂τ/∂q, ∂τ/∂q̇, and CRBA');
-md.push('  for M; for forward dynamics ABA, then EIDAmb and Tables 5–8 at the ABA acceleration, M⁻¹ by CRBA + Cholesky, and');
-md.push('  ∂q̈/∂x = −M⁻¹ ∂τ/∂x (two dense nv×nv products, counted in "derivatives").');
+md.push('- **recursive** — J. Carpentier and N. Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms" (RSS 2018):');
+md.push('  the world-frame RNEA derivatives, τ, ∂τ/∂q, ∂τ/∂q̇ and M in one pass (`rnea-derivatives.ts`); for forward dynamics');
+md.push('  ABA, then those derivatives at the ABA acceleration, the articulated-body factorization of M in world coordinates,');
+md.push('  M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x by its passes over the columns (`minv-solve.ts`; no dense product). Its "τ µs" is our');
+md.push('  RNEA\'s, and its "all derivatives µs" includes its own τ (one pass gives both).');
 md.push('- **central differences** — RNEA at q ⊕ ±δ e_k (4·nv evaluations for ∂/∂q, ∂/∂q̇; 2·nv for M).');
 md.push('');
 md.push('## Inverse dynamics: ∂τ/∂q, ∂τ/∂q̇ and M');
 md.push('');
-md.push('Per method: the value τ (LU step / EIDAmb / RNEA), then ∂τ/∂q and ∂τ/∂q̇ together, M, and all three; the time of all');
+md.push('Per method: the value τ (LU step / RNEA derivatives pass / RNEA), then ∂τ/∂q and ∂τ/∂q̇ together, M, and all three; the time of all');
 md.push('three after the value. The adjoint reads M off its adjoints (no flops of its own), so its parts are not split.');
 md.push('');
 table(md, idB, 2, ['τ', '∂τ/∂q, ∂τ/∂q̇', 'M']);
@@ -205,9 +199,9 @@ md.push('');
 if (notRun.length > 0) md.push(`Not run: ${notRun.join(', ')} (their robot files were not beside the clone).`, '');
 md.push('## Forward dynamics: ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹');
 md.push('');
-md.push('Per method: the value q̈ (LU step / ABA), then ∂q̈/∂q and ∂q̈/∂q̇ together (recursive: EIDAmb at q̈, Tables 5–8 and');
-md.push('the two products −M⁻¹ ∂τ/∂x), M⁻¹ (LU: nv solves; recursive: CRBA + Cholesky, which its products need), and all');
-md.push('three; the time of all three after the value.');
+md.push('Per method: the value q̈ (LU step / ABA), then ∂q̈/∂q and ∂q̈/∂q̇ together (recursive: the RNEA derivatives at q̈ and');
+md.push('the two solves −M⁻¹ ∂τ/∂x), M⁻¹ (LU: nv solves; recursive: the articulated-body factorization and its passes), and');
+md.push('all three; the time of all three after the value.');
 md.push('');
 table(md, fdB, 2, ['q̈', '∂q̈/∂q, ∂q̈/∂q̇', 'M⁻¹']);
 md.push('');
@@ -216,13 +210,14 @@ const range = (x: number[]) => `${Math.min(...x).toFixed(2)}–${Math.max(...x).
 md.push('## Reading');
 md.push('');
 md.push(`- Inverse dynamics, all three derivatives: factor reuse costs ${range(ratio(idB, 0, 'all'))}× the flops of the recursive route`);
-md.push(`  (Tables 5–8 and CRBA) and ${range(ratio(idB, 0, 'allUs'))}× its time; the adjoint ${range(ratio(idB, 1, 'all'))}× the flops and ${range(ratio(idB, 1, 'allUs'))}× the time.`);
+md.push(`  (the RNEA derivatives pass) and ${range(ratio(idB, 0, 'allUs'))}× its time; the adjoint ${range(ratio(idB, 1, 'all'))}× the flops and ${range(ratio(idB, 1, 'allUs'))}× the time.`);
 md.push('  The right-hand sides J_q, J_v are cheap (each column touches the subtree of its joint); the solves dominate, and each');
 md.push('  runs over all n unknowns of Nori\'s system although ∂d/∂q_k is nonzero only on the subtree of joint k and its');
-md.push('  ancestors. M by nv solves costs much more than CRBA; the adjoint gets it for free but pays nv·nnz(J) in products.');
-md.push(`- Forward dynamics: factor reuse costs ${range(ratio(fdB, 0, 'all'))}× the recursive flops (adjoint ${range(ratio(fdB, 1, 'all'))}×); the recursive`);
-md.push('  route pays two dense nv×nv products with M⁻¹ and the Cholesky inverse (O(nv³)), so factor reuse overtakes it as the');
-md.push('  tree grows.');
+md.push('  ancestors. M by nv solves costs much more than its dot products in the recursive pass; the adjoint gets it for free');
+md.push('  but pays nv·nnz(J) in products.');
+md.push(`- Forward dynamics: factor reuse costs ${range(ratio(fdB, 0, 'all'))}× the recursive flops and ${range(ratio(fdB, 0, 'allUs'))}× its time (adjoint`);
+md.push(`  ${range(ratio(fdB, 1, 'all'))}× the flops); both routes solve with a factorization over all nv columns, the recursive one`);
+md.push('  with dense 6-vector kernels along the tree.');
 md.push('- Central differences cost two evaluations per direction and lose half the digits ([fd-check.md](fd-check.md)).');
 md.push('- Time per flop is higher for the LU solves (indirect addressing through the factor patterns) than for the');
 md.push('  recursive kernels (straight-line 6-vector code).');

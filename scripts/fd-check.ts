@@ -2,7 +2,7 @@
  * The geometric finite-difference check of the derivatives (paper 003 §6, Figure 5): for a few
  * robots and both problems, central differences with q perturbed on its manifold over δ = 1e-1 …
  * 1e-13 against the derivatives by LU factor reuse, max and mean error relative to the largest
- * analytic entry; the LU against Saccon's recursive algorithms at the same state. The real robots
+ * analytic entry; the LU against the recursive algorithms (src/derivatives/recursive.ts) at the same state. The real robots
  * are read from the folder beside the clone (skipped with one line when it is not there).
  * Writes reports/derivatives/fd-check.md, fd-check-id.svg and fd-check-fd.svg.
  *
@@ -82,8 +82,9 @@ md.push('derivatives by LU factor reuse (`src/derivatives/dynamics.ts`) are comp
 md.push('(`src/derivatives/finite-differences.ts`): q is perturbed on its manifold (`q ⊕ ±δ e_k`, the floating base by');
 md.push('the SE(3) exponential in the base frame, `src/model/lie.ts`), q̇ and the input additively; f = RNEA (inverse');
 md.push('dynamics) or ABA (forward dynamics). Errors are max and mean |FD − analytic| over the nv×nv entries, divided by');
-md.push('the largest analytic entry. The last column is the largest relative difference between the LU and Saccon\'s');
-md.push('recursive algorithms (`src/algorithms/eidamb*.ts`) over the three matrices.');
+md.push('the largest analytic entry. The last column is the largest relative difference between the LU and the recursive');
+md.push('algorithms (`src/derivatives/recursive.ts`: the world-frame RNEA derivatives of Carpentier and Mansard, 2018, and the');
+md.push('articulated-body M⁻¹) over the three matrices.');
 md.push('');
 md.push('## Best step per case');
 md.push('');

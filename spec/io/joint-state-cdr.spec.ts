@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
+import { CdrWriter, EncapsulationKind } from '@foxglove/cdr';
 import { isStandardJointState, JointStateReader } from '../../src/io/joint-state-cdr.ts';
 import { MSG_DEFINITIONS } from '../../src/io/mcap-estimates.ts';
 
@@ -33,12 +34,19 @@ describe('JointStateReader', () => {
     }
   });
 
-  it('declines what it does not expect (cut data, big-endian), so that MessageReader reports it', () => {
+  it('declines what it does not expect (cut data, another encapsulation), so that MessageReader reports it; reads big-endian CDR as MessageReader does', () => {
     const fast = new JointStateReader();
     const data = writer.writeMessage({ header: { stamp: { sec: 1, nanosec: 2 }, frame_id: 'f' }, name: ['a', 'b'], position: [1, 2], velocity: [], effort: [3, 4] });
     for (let cut = 0; cut < data.length; cut++) expect(fast.read(data.subarray(0, cut))).toBeNull();
-    const be = data.slice(); be[1] = 0;
-    expect(fast.read(be)).toBeNull();
+    const other = data.slice(); other[1] = 2; // PL_CDR_BE: a parameter list, not plain CDR
+    expect(fast.read(other)).toBeNull();
+    const bytes = new CdrWriter({ kind: EncapsulationKind.CDR_BE }).int32(1).uint32(2).string('f')
+      .sequenceLength(2).string('a').string('b').float64Array([1, 2], true).sequenceLength(0).float64Array([3, 4], true).data;
+    const got = fast.read(bytes)!;
+    expect(got.name).toEqual(['a', 'b']);
+    expect(Array.from(got.position as Float64Array)).toEqual([1, 2]);
+    expect(Array.from(got.effort as Float64Array)).toEqual([3, 4]);
+    expect(got.header).toEqual(reader.readMessage<Record<string, unknown>>(bytes).header);
   });
 
   it('knows the standard definition only', () => {

@@ -1,14 +1,17 @@
 /**
- * sensor_msgs/msg/JointState read straight from its CDR bytes (little-endian, XCDR1): what
- * @foxglove/rosmsg2-serialization's MessageReader gives for it (header, name, and position,
- * velocity, effort as Float64Array), without decoding the joint names of every message: a name
- * whose bytes equal those of the previous message's name at the same place is that string again (a
- * recorder sends the same list in every message), and MessageReader decodes each of them
- * (TextDecoder) — most of its cost on the joint topics, which carry some 30 names each.
+ * sensor_msgs/msg/JointState read with @foxglove/cdr's CdrReader, field by field in the order of
+ * its message definition: what @foxglove/rosmsg2-serialization's MessageReader gives for it (header,
+ * name, and position, velocity, effort as Float64Array), without decoding the joint names of every
+ * message. A recorder sends the same name list in every message, and MessageReader decodes each name
+ * (TextDecoder) — most of its cost on the joint topics, which carry some 30 names each. Here a name
+ * whose bytes (CdrReader's view of them) equal those of the previous message's name at the same
+ * place is that string again.
  *
- * `read` returns null for anything it does not expect (another encapsulation, a length beyond the
- * data): the caller then reads the message with MessageReader, which says what is wrong.
+ * The encoding (encapsulation, alignment, lengths, byte order) is CdrReader's. `read` returns null
+ * for anything it does not expect (another encapsulation, a length beyond the data): the caller then
+ * reads the message with MessageReader, which says what is wrong.
  */
+import { CdrReader, EncapsulationKind } from '@foxglove/cdr';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MSG_DEFINITIONS } from './mcap-estimates.ts';
 
@@ -28,65 +31,36 @@ export class JointStateReader {
   private readonly decoder = new TextDecoder();
 
   read(data: Uint8Array): Record<string, unknown> | null {
-    const n = data.byteLength;
-    if (n < 4 || data[0] !== 0 || data[1] !== 1) return null;
-    const view = new DataView(data.buffer, data.byteOffset, n);
-    let o = 4;
-    const align = (size: number) => { const a = (o - 4) % size; if (a > 0) o += size - a; };
-    const u32 = (): number => { align(4); if (o + 4 > n) throw RANGE; const x = view.getUint32(o, true); o += 4; return x; };
+    if (data.byteLength < 4) return null;
     try {
-      align(4);
-      if (o + 8 > n) return null;
-      const sec = view.getInt32(o, true), nanosec = view.getUint32(o + 4, true);
-      o += 8;
-      const flen = u32();
-      if (o + flen > n) return null;
-      const frame = flen <= 1 ? '' : this.decoder.decode(data.subarray(o, o + flen - 1));
-      o += flen;
-      const count = u32();
-      if (count > n) return null;
+      const r = new CdrReader(data);
+      if (r.kind !== EncapsulationKind.CDR_LE && r.kind !== EncapsulationKind.CDR_BE) return null;
+      const sec = r.int32(), nanosec = r.uint32();
+      const frame = r.string();
+      const count = r.sequenceLength();
+      if (count > r.byteLength) return null;
       const name = new Array<string>(count);
-      for (let k = 0; k < count; k++) {
-        const len = u32();
-        if (o + len > n) return null;
-        name[k] = this.name(k, data, o, len);
-        o += len;
-      }
+      for (let k = 0; k < count; k++) name[k] = this.name(k, r.uint8Array(r.uint32()));
       if (this.names.length > count) { this.names.length = count; this.bytes.length = count; }
-      const f64 = (): Float64Array | null => {
-        const c = u32();
-        if (c === 0) return new Float64Array();
-        align(8);
-        if (o + 8 * c > n) return null;
-        let a: Float64Array;
-        if ((data.byteOffset + o) % 8 === 0) a = new Float64Array(data.buffer, data.byteOffset + o, c);
-        else { a = new Float64Array(c); for (let k = 0; k < c; k++) a[k] = view.getFloat64(o + 8 * k, true); }
-        o += 8 * c;
-        return a;
-      };
-      const position = f64();
-      if (position === null) return null;
-      const velocity = f64();
-      if (velocity === null) return null;
-      const effort = f64();
-      if (effort === null) return null;
+      const position = r.float64Array(), velocity = r.float64Array(), effort = r.float64Array();
+      if (r.offset > r.byteLength) return null;
       return { header: { stamp: { sec, nanosec }, frame_id: frame }, name, position, velocity, effort };
-    } catch (e) {
-      if (e === RANGE) return null;
-      throw e;
+    } catch {
+      return null; // a length beyond the data (CdrReader's bounds), an encapsulation CdrReader does not know
     }
   }
 
-  /** the k-th name: the previous message's k-th when its bytes are the same, else decoded */
-  private name(k: number, data: Uint8Array, o: number, len: number): string {
-    if (len <= 1) { this.names[k] = ''; this.bytes[k] = EMPTY; return ''; }
+  /** the k-th name (its bytes with the terminating zero): the previous message's k-th when its bytes are the same, else decoded */
+  private name(k: number, raw: Uint8Array): string {
+    const len = raw.length - 1;
+    if (len <= 0) { this.names[k] = ''; this.bytes[k] = EMPTY; return ''; }
     const prev = this.bytes[k];
-    if (prev !== undefined && prev.length === len - 1) {
+    if (prev !== undefined && prev.length === len) {
       let same = true;
-      for (let i = 0; i < len - 1; i++) if (prev[i] !== data[o + i]) { same = false; break; }
+      for (let i = 0; i < len; i++) if (prev[i] !== raw[i]) { same = false; break; }
       if (same) return this.names[k];
     }
-    const b = data.slice(o, o + len - 1);
+    const b = raw.slice(0, len);
     const s = this.decoder.decode(b);
     this.names[k] = s; this.bytes[k] = b;
     return s;
@@ -94,5 +68,3 @@ export class JointStateReader {
 }
 
 const EMPTY = new Uint8Array(0);
-/** thrown inside read() for data shorter than a length says (never escapes it) */
-const RANGE = new Error('out of range');

@@ -3,8 +3,8 @@
  *  [--method lu|lu-adjoint|recursive|fd] [--delta H] [--check] [--json]`: the derivatives of inverse dynamics
  * (∂τ/∂q, ∂τ/∂q̇, M = ∂τ/∂q̈) or of forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ = ∂q̈/∂τ) at one state, by
  * reuse of the sparse LU factors (src/derivatives/dynamics.ts; `lu`: 3·nv solves, `lu-adjoint`: nv
- * transposed solves and sparse products), by Saccon's recursive algorithms
- * (paper 003 Tables 4–8, src/derivatives/recursive.ts) or by geometric central differences
+ * transposed solves and sparse products), by the recursive algorithms
+ * (world-frame RNEA derivatives after Carpentier & Mansard 2018, src/derivatives/recursive.ts) or by geometric central differences
  * (src/derivatives/finite-differences.ts), with the flops counted by the kernels. q is perturbed on
  * its manifold: the columns of ∂/∂q are tangent directions in velocity order (a floating base's
  * first six: [δp; δθ] in the base frame, model/lie.ts).
@@ -117,12 +117,12 @@ function rows(A: Float64Array, n: number): number[][] {
 export function register(program: Command, state: CliState): void {
   program
     .command('derivatives')
-    .description('derivatives of inverse dynamics (∂τ/∂q, ∂τ/∂q̇, M) or forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹) by LU factor reuse, Saccon\'s recursive algorithms or central differences; with flops')
+    .description('derivatives of inverse dynamics (∂τ/∂q, ∂τ/∂q̇, M) or forward dynamics (∂q̈/∂q, ∂q̈/∂q̇, M⁻¹) by LU factor reuse, the recursive algorithms or central differences; with flops')
     .requiredOption('-m, --model <spec>', 'model SPEC (see below)')
     .option('-s, --state <file>', 'state JSON {"q", "v", "a" | "tau"} (see below)')
     .option('--random-state <seed>', 'a seeded random state instead of --state')
     .addOption(new Option('--problem <problem>', 'id: inverse dynamics, fd: forward dynamics').choices(['id', 'fd']).makeOptionMandatory())
-    .addOption(new Option('--method <method>', 'lu: factor reuse (3·nv solves), lu-adjoint: factor reuse (nv transposed solves), recursive: Saccon et al.\'s recursive algorithms (2017), fd: central differences').choices([...METHODS]).default('lu'))
+    .addOption(new Option('--method <method>', 'lu: factor reuse (3·nv solves), lu-adjoint: factor reuse (nv transposed solves), recursive: the RNEA derivatives of Carpentier and Mansard (2018), with the articulated-body M⁻¹ for forward dynamics, fd: central differences').choices([...METHODS]).default('lu'))
     .option('--delta <h>', 'step of the central differences (method fd and --check)', '1e-6')
     .option('--check', 'also run the other methods; exit 1 unless the analytic ones agree to 1e-10 and the differences to 1e-7')
     .option('--json', 'print one JSON object: {model, nv, problem, method, dofs, <value>, <dq>, <dv>, <du>, flops, check?, warnings}')
