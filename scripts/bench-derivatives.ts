@@ -147,6 +147,8 @@ const n = (x: number) => (Number.isNaN(x) ? '—' : Math.round(x).toLocaleString
 const t0 = performance.now();
 const load0 = loadavg()[0];
 const idB: Bench[] = [], fdB: Bench[] = [];
+// warm-up: every route once on a small tree, so that the first model measured does not pay V8's optimization
+{ const [wn, wm] = trees[0]; benchId(wn, wm); benchFd(wn, wm); }
 for (const [name, model] of [...robots, ...trees]) {
   idB.push(benchId(name, model));
   fdB.push(benchFd(name, model));
