@@ -22,34 +22,8 @@ import { chain } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
-import { fmt, peakRssMiB, realRobots, timeCall } from './bench-lib.ts';
+import { fmt, peakRssMiB, realRobots, timeCall, timeStats } from './bench-lib.ts';
 
-/**
- * µs per call: the median and the fastest of `rounds` rounds (each at least minMs long, after a
- * warm-up; empty-loop baseline subtracted). On a machine shared with other work the fastest round
- * is the one least disturbed by it, the closest to what an idle machine gives.
- */
-function timeStats(fn: () => void, rounds = 21, minMs = 5): { median: number; best: number } {
-  let reps = 1;
-  for (;;) {
-    const t0 = performance.now();
-    for (let k = 0; k < reps; k++) fn();
-    if (performance.now() - t0 >= minMs || reps > 1e7) break;
-    reps *= 2;
-  }
-  const noop = () => {};
-  const samples: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    for (let k = 0; k < reps; k++) fn();
-    const t1 = performance.now();
-    for (let k = 0; k < reps; k++) noop();
-    const t2 = performance.now();
-    samples.push(((t1 - t0) - (t2 - t1)) * 1000 / reps);
-  }
-  samples.sort((a, b) => a - b);
-  return { median: samples[rounds >> 1], best: samples[0] };
-}
 
 function state(model: Model, seed: number) {
   const rng = new Rng(seed);
@@ -132,10 +106,10 @@ for (const [name, model] of models) {
   const s = state(model, 1);
   const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model), mw = new MinvCarpentierWorkspace(model);
   const did = new RecursiveInverseDynamicsDerivatives(model), dfd = new RecursiveForwardDynamicsDerivatives(model);
-  const sR = timeStats(warm(() => { rnea(model, rw, s.q, s.v, s.a); }), 41, 2);
-  const sA = timeStats(warm(() => { aba(model, aw, s.q, s.v, s.tau); }), 41, 2);
-  const sC = timeStats(warm(() => { crba(model, cw, s.q); }), 41, 2);
-  const sM = timeStats(warm(() => { minvCarpentier(model, mw, s.q); }), 41, 2);
+  const sR = timeStats(warm(() => { rnea(model, rw, s.q, s.v, s.a); }), { rounds: 41, minMs: 2, warmup: 0 });
+  const sA = timeStats(warm(() => { aba(model, aw, s.q, s.v, s.tau); }), { rounds: 41, minMs: 2, warmup: 0 });
+  const sC = timeStats(warm(() => { crba(model, cw, s.q); }), { rounds: 41, minMs: 2, warmup: 0 });
+  const sM = timeStats(warm(() => { minvCarpentier(model, mw, s.q); }), { rounds: 41, minMs: 2, warmup: 0 });
   const tR = sR.median, tA = sA.median, tC = sC.median, tM = sM.median;
   const tDI = timeCall(warm(() => { did.compute(s.q, s.v, s.a); }), { minMs: 2, rounds: 11 });
   const tDF = timeCall(warm(() => { dfd.compute(s.q, s.v, s.tau); }), { minMs: 2, rounds: 11 });

@@ -31,11 +31,19 @@ export function realRobots(script: string, names: readonly string[], skipped: st
 
 /** Median µs per call of fn over `rounds` rounds of `reps` calls each (after a warm-up). */
 export function timeCall(fn: () => void, opts: { reps?: number; rounds?: number; minMs?: number } = {}): number {
+  return timeStats(fn, opts).median;
+}
+
+/**
+ * µs per call of fn over `rounds` rounds of `reps` calls each, the empty loop's time subtracted:
+ * the median round and the best (the one least disturbed by other processes). `warmup` calls first
+ * (default 200); `reps` calibrated so that a round lasts at least `minMs` unless given.
+ */
+export function timeStats(fn: () => void, opts: { reps?: number; rounds?: number; minMs?: number; warmup?: number } = {}): { median: number; best: number } {
   const rounds = opts.rounds ?? 21;
-  // calibrate repetitions so that a round lasts at least minMs
   let reps = opts.reps ?? 1;
   const minMs = opts.minMs ?? 5;
-  for (let k = 0; k < 200; k++) fn();
+  for (let k = 0; k < (opts.warmup ?? 200); k++) fn();
   if (opts.reps === undefined) {
     for (;;) {
       const t0 = performance.now();
@@ -55,7 +63,7 @@ export function timeCall(fn: () => void, opts: { reps?: number; rounds?: number;
     samples.push(((t1 - t0) - (t2 - t1)) * 1000 / reps);
   }
   samples.sort((a, b) => a - b);
-  return samples[rounds >> 1];
+  return { median: samples[rounds >> 1], best: samples[0] };
 }
 
 /** Peak resident set size of this process so far, MiB. */
