@@ -34,6 +34,9 @@ export class CdrOut {
   float64(x: number): this { this.w.float64(x); return this; }
   string(s: string): this { this.w.string(s); return this; }
 
+  /** the count of a sequence whose elements follow */
+  count(n: number): this { this.w.sequenceLength(n); return this; }
+
   /** a sequence of float64: its count, then the values (`n` of them from `from`, default all) */
   float64s(xs: ArrayLike<number>, n = xs.length, from = 0): this {
     this.w.sequenceLength(n);

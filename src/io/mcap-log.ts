@@ -344,6 +344,14 @@ export class McapSampler {
     }
   }
 
+  /**
+   * The labels of the input channels (joint topics, base pose and twist, sensors), in the order of a
+   * sample's staleness: the staleness columns of estimates written as CSV.
+   */
+  inputChannels(): string[] {
+    return this.channels.filter((c) => !c.truth).map((c) => c.label);
+  }
+
   /** bytes of the recording, as they come */
   push(bytes: Uint8Array): void {
     if (this.failed) return;
