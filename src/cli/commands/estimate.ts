@@ -99,7 +99,7 @@ export function register(program: Command, state: CliState): void {
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
-    .option('--jobs <n>', 'worker threads estimating batches of rows (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
+    .option('--jobs <n>', 'worker threads estimating batches of rows, or of a ROS 2 recording\'s samples (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; square and redundant layouts, posterior with priors)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
