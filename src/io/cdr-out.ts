@@ -17,10 +17,15 @@ export class CdrOut {
 
   /** start a message (CdrWriter writes the encapsulation header: CDR, little-endian) */
   begin(): this {
-    const last = this.w.data.buffer;
-    if (last.byteLength > this.buffer.byteLength) this.buffer = last as ArrayBuffer;
+    // the writer grew its buffer for the last message: keep the larger one
+    if (this.w.size > this.buffer.byteLength) this.buffer = this.w.data.buffer as ArrayBuffer;
     this.w = new CdrWriter({ buffer: this.buffer });
     return this;
+  }
+
+  /** the size of the message so far (bytes) */
+  get size(): number {
+    return this.w.size;
   }
 
   /** the message so far (a view into the buffer) */

@@ -137,8 +137,8 @@ export class RosMcapWriter {
   }
 
   /** one message already serialized (or deliberately not: tests of damaged recordings) */
-  async writeRaw(channelId: number, ns: bigint, data: Uint8Array, logNs = ns): Promise<void> {
-    await this.mcap.addMessage({ channelId, sequence: ++this.seq, logTime: logNs, publishTime: ns, data });
+  writeRaw(channelId: number, ns: bigint, data: Uint8Array, logNs = ns): Promise<void> {
+    return this.mcap.addMessage({ channelId, sequence: ++this.seq, logTime: logNs, publishTime: ns, data });
   }
 
   async end(): Promise<void> {
