@@ -95,7 +95,7 @@ export class RowProcessor {
    */
   run(rows: InputRow[], withStats = true): BatchResult {
     const session = this.session, st = session.stats;
-    if (!withStats) return { results: this.rows(rows), stats: NO_STATS };
+    if (!withStats) return { results: this.rows(rows, false), stats: NO_STATS };
     // a worker's batch need not follow its previous one: a run of flagged samples starts afresh (the
     // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
     session.breakRun();
@@ -103,7 +103,7 @@ export class RowProcessor {
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), analyses: session.layouts.analyses };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
-    const results = this.rows(rows);
+    const results = this.rows(rows, true);
     const layouts: SeenLayout[] = [];
     for (const [key, v] of session.layouts.seen) {
       const d = v.samples - (seenBefore.get(key) ?? 0);
@@ -124,9 +124,10 @@ export class RowProcessor {
    * The batch in three passes: parse every row, estimate every sample, then format every estimate.
    * The estimates follow one another with the factors and workspaces of the solve still in the
    * processor's cache; parsing and formatting between two solves would push them out (measured: the
-   * solve of the demo humanoid then takes about 1.5 times as long).
+   * solve of the demo humanoid then takes about 1.5 times as long). `copy`: the estimates sent back
+   * are cut to what the caller uses (a worker's, sent to the main thread); else they are the session's.
    */
-  private rows(rows: InputRow[]): RowResult[] {
+  private rows(rows: InputRow[], copy: boolean): RowResult[] {
     const session = this.session;
     const results: RowResult[] = new Array(rows.length);
     const parsed: (Sample | LogError)[] = new Array(rows.length);
@@ -176,7 +177,7 @@ export class RowProcessor {
       if (r.near_singular !== undefined) { res.near_singular = r.near_singular; res.flag_key = r.flag_key; }
       if (this.setup.withEstimates) {
         const e = r.estimate;
-        res.estimate = { tau: e.tau, qdd: {}, contact_wrenches: e.contact_wrenches, joint_wrenches: {}, residuals: e.residuals, ...(e.tau_std ? { tau_std: e.tau_std } : {}) };
+        res.estimate = copy ? { tau: e.tau, qdd: {}, contact_wrenches: e.contact_wrenches, joint_wrenches: {}, residuals: e.residuals, ...(e.tau_std ? { tau_std: e.tau_std } : {}) } : e;
         res.truth = p.truth;
       }
       results[k] = res;

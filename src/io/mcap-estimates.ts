@@ -173,7 +173,17 @@ export interface EncodedEstimate {
   lengths: number[];
 }
 
-/** The CDR bytes of a sample's estimate messages (topics in the file's header comment). */
+const EMPTY = new Uint8Array(0);
+const same = <T>(a: readonly T[], b: readonly T[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+};
+
+/**
+ * The CDR bytes of a sample's estimate messages (topics in the file's header comment). The key and
+ * length lists returned are shared between samples that have the same: they are read, never changed.
+ */
 export class McapEstimateEncoder {
   private readonly childLink = new Map<string, string>();
   private readonly cdr = new CdrOut();
@@ -182,6 +192,12 @@ export class McapEstimateEncoder {
   private size = 0;
   private readonly names = new Map<string, string>();
   private readonly frames = new Map<string, string>();
+  private readonly contactKeys = new Map<string, string>();
+  private readonly jointKeys = new Map<string, string>();
+  /** the keys and lengths of the sample being encoded, and the lists of the last sample returned */
+  private readonly keys: string[] = [];
+  private readonly lengths: number[] = [];
+  private last: EncodedEstimate | null = null;
 
   constructor(model: Model) {
     for (let i = 0; i < model.nb; i++) this.childLink.set(model.jointNames[i], model.bodyNames[i]);
@@ -190,15 +206,26 @@ export class McapEstimateEncoder {
   /** the joint torques and the wrenches of a sample stamped `ns` (integer nanoseconds) */
   encode(ns: bigint, e: NamedEstimate): EncodedEstimate {
     const { sec, nanosec } = rosTime(ns), c = this.cdr;
-    const keys: string[] = [], lengths: number[] = [];
+    const keys = this.keys, lengths = this.lengths;
+    keys.length = 0; lengths.length = 0;
     this.size = 0;
     c.begin().header(sec, nanosec, '');
     const [names, tau] = this.flat(e.tau);
     c.strings(names).float64s([]).float64s([]).float64s(tau);
-    this.add('T', keys, lengths);
-    for (const link in e.contact_wrenches) { this.wrench(sec, nanosec, link, e.contact_wrenches[link]); this.add(`c${link}`, keys, lengths); }
-    for (const joint in e.joint_wrenches) { this.wrench(sec, nanosec, this.childLink.get(joint) ?? joint, e.joint_wrenches[joint]); this.add(`j${joint}`, keys, lengths); }
-    return { data: this.acc.slice(0, this.size), keys, lengths };
+    this.add('T');
+    for (const link in e.contact_wrenches) { this.wrench(sec, nanosec, link, e.contact_wrenches[link]); this.add(this.key(this.contactKeys, 'c', link)); }
+    for (const joint in e.joint_wrenches) { this.wrench(sec, nanosec, this.childLink.get(joint) ?? joint, e.joint_wrenches[joint]); this.add(this.key(this.jointKeys, 'j', joint)); }
+    // the lists of the previous sample when they are the same (the usual case): nothing to keep per sample but the bytes
+    const last = this.last;
+    if (last === null || !same(last.keys, keys) || !same(last.lengths, lengths)) this.last = { data: EMPTY, keys: keys.slice(), lengths: lengths.slice() };
+    return { data: this.acc.slice(0, this.size), keys: this.last!.keys, lengths: this.last!.lengths };
+  }
+
+  /** a message's key, built once per name */
+  private key(keys: Map<string, string>, kind: string, name: string): string {
+    let k = keys.get(name);
+    if (k === undefined) { k = `${kind}${name}`; keys.set(name, k); }
+    return k;
   }
 
   /** the status message of a sample (a view into a reused buffer, valid until the next message) */
@@ -221,8 +248,8 @@ export class McapEstimateEncoder {
   }
 
   /** the message in the CdrOut buffer appended to the sample's bytes */
-  private add(key: string, keys: string[], lengths: number[]): void {
-    const m = this.cdr.data();
+  private add(key: string): void {
+    const m = this.cdr.data(), keys = this.keys, lengths = this.lengths;
     if (this.size + m.length > this.acc.length) {
       const grown = new Uint8Array(2 * (this.size + m.length));
       grown.set(this.acc.subarray(0, this.size));
