@@ -53,6 +53,13 @@ interface Opts {
 /** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
 const BATCH = 128;
 
+/**
+ * rows per pass of the three passes (parse, estimate, format) in the main thread: fewer than BATCH,
+ * so that less of a batch is alive when the garbage collector runs (measured on the demo humanoid,
+ * one job: CSV and MCAP about 7% faster than passes of 128 rows, NDJSON the same)
+ */
+const LOCAL_BATCH = 32;
+
 /** the default limit of the condition figure (see the README: measured distributions) */
 export { DEFAULT_CONDITION_LIMIT };
 
@@ -261,7 +268,7 @@ export function register(program: Command, state: CliState): void {
           if (pool === null) {
             if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
             local ??= new RowProcessor(session, setupFor());
-            await accept(local.run(part, false), false);
+            for (let o = 0; o < part.length; o += LOCAL_BATCH) await accept((local as RowProcessor).run(o === 0 && part.length <= LOCAL_BATCH ? part : part.slice(o, o + LOCAL_BATCH), false), false);
             return;
           }
           pending.push(pool.run(part));
