@@ -1,7 +1,8 @@
 /**
  * `sparsedyn estimate PROBLEM.json --data LOG --out FILE`: estimate every unknown (joint torques,
- * contact and joint wrenches, accelerations) sample after sample from a sensor log (NDJSON or CSV,
- * read from the content), with one offline ordering and one refactorization per sample.
+ * contact and joint wrenches, accelerations) sample after sample from a sensor log (NDJSON, CSV or
+ * a ROS 2 recording, read from the content), with one offline ordering and one refactorization per
+ * sample; with `--jobs N`, in a pool of worker threads (the same output).
  * Files: every input is checked before any output is touched, an output that is an input is
  * refused, outputs are written beside their final name and renamed at the end (an interrupted run
  * leaves the old files). Streams: "-" is standard input or output; stdout carries estimates only.
