@@ -10,13 +10,13 @@
  * Solve time per sample: the same samples estimated in this process (Estimator.estimate, plus the
  * condition check EstimateConditioning.update when the run makes it), mean over the log, the least
  * of 3 passes after a warm-up pass. Peak memory: the largest resident set of the N-sample run
- * (/usr/bin/time). With --jobs, each job count is run too (alternately, machine load permitting);
- * MCAP logs are estimated in the main thread whatever --jobs says, so they run with one job only.
+ * (/usr/bin/time). With --jobs, each job count is run too (alternately, machine load permitting),
+ * every format (a ROS 2 recording is sampled in the main thread, its samples estimated by the workers).
  *
  * With --baseline DIR (a built checkout of another commit), its command line runs too, one job,
  * alternately with this one's on the same logs: the before/after ratio of the same run.
  *
- *   npx tsx scripts/bench-estimate.ts [--samples 3000] [--reps 3] [--jobs 1,2] [--formats ndjson,csv,mcap] [--baseline DIR] [--out reports/bench-estimate.md]
+ *   npx tsx scripts/bench-estimate.ts [--samples 3000] [--reps 3] [--jobs 1,2] [--formats ndjson,csv,mcap] [--baseline DIR] [--note TEXT] [--out reports/bench-estimate.md]
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -40,6 +40,8 @@ const OUT = arg('--out', 'reports/bench-estimate.md');
 /** a built checkout of another commit, run beside this one (one job) */
 const BASELINE = arg('--baseline', '');
 const baselineCommit = BASELINE ? spawnSync('git', ['-C', BASELINE, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).stdout.trim() : '';
+/** a sentence on the conditions of the run, written into the report (e.g. what else loaded the machine) */
+const NOTE = arg('--note', '');
 /** the log formats to run (all three by default) */
 const FORMATS = arg('--formats', 'ndjson,csv,mcap').split(',');
 const PROBLEM = 'data/problems/humanoid-demo.json';
@@ -142,7 +144,7 @@ for (const [format, f] of Object.entries(logs)) {
     const best = new Map<number, { big: number; small: number; rss: number; cpuBig: number; cpuSmall: number }>();
     for (let r = 0; r < REPS; r++) {
       // job count 0: the baseline's command line, one job
-      for (const jobs of [...(format === 'mcap' ? [1] : JOBS), ...(BASELINE ? [0] : [])]) {
+      for (const jobs of [...JOBS, ...(BASELINE ? [0] : [])]) {
         const jx = ['--jobs', String(Math.max(1, jobs))];
         const bin = jobs === 0 ? join(BASELINE, 'bin/sparsedyn.mjs') : undefined;
         const b = best.get(jobs) ?? { big: Infinity, small: Infinity, rss: 0, cpuBig: Infinity, cpuSmall: Infinity };
@@ -196,10 +198,10 @@ const cpu = cpus();
 const md = [
   '# `estimate` end to end: wall time per sample against the solve', '',
   `Written by \`npx tsx scripts/bench-estimate.ts --samples ${N} --reps ${REPS} --jobs ${JOBS.join(',')}${BASELINE ? ' --baseline DIR' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}.`,
-  `Demo humanoid (${PROBLEM}: 610 unknowns, 616 equations, weighted least squares), a log of ${N} samples from scripts/make-demo-log.ts, as NDJSON (with truth), as CSV (without) and as a ROS 2 recording (MCAP, with truth; scripts/make-demo-bag.ts), each written in its own format (MCAP: 34 messages per sample); MCAP logs are estimated in the main thread (one job).`,
+  `Demo humanoid (${PROBLEM}: 610 unknowns, 616 equations, weighted least squares), a log of ${N} samples from scripts/make-demo-log.ts, as NDJSON (with truth), as CSV (without) and as a ROS 2 recording (MCAP, with truth; scripts/make-demo-bag.ts), each written in its own format (MCAP: 34 messages per sample); a recording is sampled in the main thread and, with several jobs, its samples estimated by the worker threads.`,
   `Wall: (T(${N}) − T(${S})) / ${N - S} per sample, each T the least of ${REPS} runs of the built command line (fresh process, HTML and Markdown reports written), the sizes run alternately, so start-up and offline analysis cancel.`,
   'Solve: the same samples estimated in the benchmark\'s process (the estimate, the chi-square bad-data test, and the condition check when the run makes it: the numerical work on each sample), mean per sample, least of 3 passes after a warm-up; wall time (performance.now) and CPU time (process.cpuUsage) around each solve.',
-  `Other sessions share this machine (1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end): times are indicative; ratios are of runs made side by side.`,
+  `Other sessions share this machine (1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end): times are indicative; ratios are of runs made side by side.${NOTE ? ` ${NOTE}` : ''}`,
   '',
   'CPU: user + system time of the run (/usr/bin/time; all its threads), same differencing: what a sample costs whatever the load of the machine. On a loaded machine compare the CPU columns; wall times there include waiting for a core.',
   '',

@@ -1,7 +1,8 @@
 /**
  * `estimate --jobs N`: the estimates written with a pool of worker threads are the same, byte for
- * byte and in the same order, as with one job, for NDJSON and CSV, with skipped rows among them;
- * the summary and the report agree but for the timings. Run in this process (the workers load the
+ * byte and in the same order, as with one job, for NDJSON, CSV and ROS 2 recordings (MCAP, sampled
+ * in the main thread, estimated in the workers), written as NDJSON, CSV or MCAP, with skipped rows
+ * among them; the summary and the report agree but for the timings. Run in this process (the workers load the
  * sources through tsx) and as the built command line (the workers run dist/cli/estimate-worker.cjs).
  */
 import { spawnSync } from 'node:child_process';
@@ -15,6 +16,8 @@ import { ensureBuilt } from '../package/dist.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { runCli as run } from './run.ts';
 import { slipperyProblem, syntheticRow } from './synthetic.ts';
+import { demoBag } from '../../scripts/make-demo-bag.ts';
+import { asciiText, readMcapEstimates } from '../../src/io/mcap-estimates.ts';
 
 const DEMO = 'data/problems/humanoid-demo.json';
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-jobs-'));
@@ -103,16 +106,52 @@ describe('estimate --jobs N', () => {
       lines.push(JSON.stringify(syntheticRow(es, { t: k * 0.01, q, wrenches }, rng)));
     }
     writeFileSync(log, lines.join('\n') + '\n');
-    const texts: string[] = [];
+    const texts: string[] = [], bags: Buffer[] = [];
     for (const jobs of [1, 2]) {
       const o = join(dir, `slip-${jobs}.ndjson`);
       const r = await run(['estimate', pf, '--data', log, '--out', o, '--jobs', String(jobs), '--no-html', '-q']);
       expect(r.code).toBe(0);
       texts.push(readFileSync(o, 'utf8'));
+      // the same as MCAP: the status messages carry each run's direction as named at its first sample
+      const m = join(dir, `slip-${jobs}.mcap`);
+      expect((await run(['estimate', pf, '--data', log, '--out', m, '--jobs', String(jobs), '--no-html', '-q'])).code).toBe(0);
+      bags.push(readFileSync(m));
     }
     const flagged = texts[0].trim().split('\n').filter((l) => l.includes('"near_singular"'));
     expect(flagged.length).toBeGreaterThan(300);
     expect(texts[1] === texts[0]).toBe(true);
+    expect(Buffer.compare(bags[1], bags[0])).toBe(0);
+    const status = readMcapEstimates(bags[0]);
+    const fromText = texts[0].trim().split('\n').map((l) => JSON.parse(l) as { line: number; near_singular?: string });
+    expect(status.map((x) => [x.line, x.nearSingular])).toEqual(fromText.map((x) => [x.line, x.near_singular === undefined ? undefined : asciiText(x.near_singular)]));
+  }, 180_000);
+
+  it('a ROS 2 recording (MCAP) in, MCAP, NDJSON and CSV out, through the built command line: the same bytes, skipped samples, summary and report with 2 jobs as with 1', async () => {
+    ensureBuilt();
+    // 300 samples (three batches), a bad message and the tick it leaves without a value, and a sample whose inputs are out of range
+    const bag = join(dir, 'log.mcap');
+    writeFileSync(bag, await demoBag(demo.join('\n') + '\n', DEMO, Infinity, (topic, k, msg) => {
+      const m = msg as { header: { frame_id: string }; wrench: { torque: { x: number } }; twist: { twist: { linear: { x: number } } } };
+      if (topic === '/ft' && (k === 0 || k === 150) && m.header.frame_id === 'l_ankle_ft') m.wrench.torque.x = NaN;
+      if (topic === '/odom' && k === 170) m.twist.twist.linear.x = 1e200;
+    }));
+    for (const fmt of ['mcap', 'ndjson', 'csv']) {
+      const out = [1, 2].map((jobs) => {
+        const o = join(dir, `bag-${jobs}.${fmt}`);
+        const r = spawnSync(process.execPath, [resolve('bin/sparsedyn.mjs'), 'estimate', DEMO, '--data', bag, '--out', o, '--jobs', String(jobs), '--no-html'], { encoding: 'utf8' });
+        return { code: r.status, err: r.stderr, bytes: readFileSync(o), report: readFileSync(join(dir, `bag-${jobs}.report.md`), 'utf8') };
+      });
+      expect(out[0].code, out[0].err).toBe(3);
+      expect(out[0].err).toMatch(/sample 1 \(t = 1750000000\.000000000 s\): skipped: ft_left: no message at or before t/);
+      expect(out[0].err).toMatch(/topic "\/ft", log time 1750000000\.750000000 s: skipped: ft_left: wrench\.torque\.x is NaN/);
+      expect(out[0].err).toMatch(/sample 171 \(t = 1750000000\.850000000 s\): skipped: .*not finite/);
+      expect(out[1].code).toBe(3);
+      expect(Buffer.compare(out[1].bytes, out[0].bytes), fmt).toBe(0);
+      expect(untimed(out[1].err).replace(/bag-2/g, 'bag-1')).toBe(untimed(out[0].err));
+      expect(untimed(out[1].report).replace(/bag-2/g, 'bag-1')).toBe(untimed(out[0].report));
+      if (fmt === 'mcap') expect(readMcapEstimates(out[0].bytes).length).toBe(298);
+      else expect(out[0].bytes.toString('utf8').trim().split('\n').length).toBe(fmt === 'csv' ? 1 + 298 : 298);
+    }
   }, 120_000);
 
   it('--jobs must be a whole number from 1', async () => {

@@ -8,8 +8,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { RawRow } from '../io/log-reader.ts';
-import type { BatchResult } from './estimate-rows.ts';
+import type { BatchResult, InputRow } from './estimate-rows.ts';
 import type { WorkerInit } from './estimate-worker.ts';
 
 /** the worker's file and the Node options it needs */
@@ -22,7 +21,7 @@ export function workerEntry(): { filename: string; execArgv: string[] } {
   return { filename: ts, execArgv: tsx ? process.execArgv : [...process.execArgv, '--import', 'tsx'] };
 }
 
-/** N worker threads estimating batches of rows. */
+/** N worker threads estimating batches of rows (raw rows of a text log, or samples of a ROS 2 recording). */
 export class EstimatePool {
   private readonly pool: Piscina;
 
@@ -32,7 +31,7 @@ export class EstimatePool {
   }
 
   /** the outputs of one batch, in its rows' order */
-  run(rows: RawRow[]): Promise<BatchResult> {
+  run(rows: InputRow[]): Promise<BatchResult> {
     return this.pool.run(rows) as Promise<BatchResult>;
   }
 

@@ -5,17 +5,33 @@
  * come back in the batch's order; the caller writes them in the order of the batches, so that the
  * output is the same, byte for byte, whatever the number of jobs. What a batch adds to the run's
  * figures comes back with it (`BatchStats`), for the main thread's session to absorb.
+ *
+ * A ROS 2 recording is sampled in the main thread (McapSampler: the sample clock, latest or
+ * interpolated values, staleness): its rows come as samples already assembled. Estimates written as
+ * MCAP come back as the CDR bytes of their messages but the status (McapEstimateEncoder), which the
+ * main thread writes with the status in the rows' order.
  */
 import type { NamedEstimate } from '../estimation/outputs.ts';
 import type { EstimateRecord, EstimationSession, SessionOutcome, SessionStats } from '../estimation/session.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptions, type Sample } from '../io/log.ts';
-import type { LogFormat, RawRow } from '../io/log-reader.ts';
+import type { AnyLogFormat, RawRow } from '../io/log-reader.ts';
+import { McapEstimateEncoder, secondsToNs, type EncodedEstimate } from '../io/mcap-estimates.ts';
+import { nsText } from '../io/mcap-log.ts';
+
+/** A row to estimate: a raw row of a text log, or a sample of a ROS 2 recording (or why there is none). */
+export type InputRow = RawRow | { kind: 'sample'; sample: Sample | LogError };
 
 /** One row's outcome. `estimate` and `truth` come with an estimated row when the caller asked for them. */
 export type RowResult =
-  | { kind: 'skip'; line: number; message: string; t?: number }
+  | { kind: 'skip'; line: number; message: string; t?: number; where?: string }
   | {
-    kind: 'ok'; line: number; t: number; text: string;
+    kind: 'ok'; line: number; t: number;
+    /** the NDJSON line or CSV row (empty for MCAP out) */
+    text: string;
+    /** MCAP out: the sample's stamp (ns) and its messages but the status */
+    stamp?: bigint; mcap?: EncodedEstimate;
+    /** a ROS 2 recording's sample: the age (s) of each channel's value */
+    staleness?: Map<string, number>;
     /** the layout's key (sensors used | contact mode) */
     layout: string;
     condition?: number; near_singular?: string; flag_key?: string;
@@ -40,16 +56,15 @@ export interface BatchResult {
 
 /** How rows are read and written: the formats, the CSV header of the log, what comes back. */
 export interface RowSetup {
-  outFormat: LogFormat;
+  outFormat: AnyLogFormat;
+  /** a ROS 2 recording written as CSV: the input channels whose staleness ends each row (s; empty when a sample has none) */
+  staleness?: string[];
   schema: LogSchemaOptions;
   /** the log's CSV header cells and line (CSV logs) */
   csvHeader?: { cells: string[]; line: number };
   /** send each estimate (torques, contact wrenches, residuals, tau_std) and the row's truth back */
   withEstimates: boolean;
 }
-
-/** a CSV cell: numbers as they are, text quoted when it holds a separator or a quote */
-export const csvCell = (x: string): string => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 
 /** the figures of a batch estimated by the caller's own session (nothing to absorb) */
 const NO_STATS: BatchStats = {
@@ -66,19 +81,21 @@ function mapDelta(after: Map<string, number>, before: Map<string, number>): [str
 export class RowProcessor {
   readonly schema: LogSchema;
   private readonly csv: CsvRows | null;
+  private readonly mcap: McapEstimateEncoder | null;
 
   constructor(readonly session: EstimationSession, readonly setup: RowSetup) {
     this.schema = new LogSchema(session.es, setup.schema);
     this.csv = setup.csvHeader ? new CsvRows(this.schema, setup.csvHeader.cells, setup.csvHeader.line) : null;
+    this.mcap = setup.outFormat === 'mcap' ? new McapEstimateEncoder(session.es.model) : null;
   }
 
   /**
    * Parse, estimate and format every row of the batch; with `withStats` (a worker's batch), what it
    * added to the session's figures comes back with it.
    */
-  run(rows: RawRow[], withStats = true): BatchResult {
+  run(rows: InputRow[], withStats = true): BatchResult {
     const session = this.session, st = session.stats;
-    if (!withStats) return { results: this.rows(rows), stats: NO_STATS };
+    if (!withStats) return { results: this.rows(rows, false), stats: NO_STATS };
     // a worker's batch need not follow its previous one: a run of flagged samples starts afresh (the
     // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
     session.breakRun();
@@ -86,7 +103,7 @@ export class RowProcessor {
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), analyses: session.layouts.analyses };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
-    const results = this.rows(rows);
+    const results = this.rows(rows, true);
     const layouts: SeenLayout[] = [];
     for (const [key, v] of session.layouts.seen) {
       const d = v.samples - (seenBefore.get(key) ?? 0);
@@ -107,15 +124,17 @@ export class RowProcessor {
    * The batch in three passes: parse every row, estimate every sample, then format every estimate.
    * The estimates follow one another with the factors and workspaces of the solve still in the
    * processor's cache; parsing and formatting between two solves would push them out (measured: the
-   * solve of the demo humanoid then takes about 1.5 times as long).
+   * solve of the demo humanoid then takes about 1.5 times as long). `copy`: the estimates sent back
+   * are cut to what the caller uses (a worker's, sent to the main thread); else they are the session's.
    */
-  private rows(rows: RawRow[]): RowResult[] {
+  private rows(rows: InputRow[], copy: boolean): RowResult[] {
     const session = this.session;
     const results: RowResult[] = new Array(rows.length);
     const parsed: (Sample | LogError)[] = new Array(rows.length);
     for (let k = 0; k < rows.length; k++) {
       const raw = rows[k];
       if (raw.kind === 'error') { parsed[k] = { line: raw.line, message: raw.message }; continue; }
+      if (raw.kind === 'sample') { parsed[k] = raw.sample; continue; }
       if (raw.kind === 'csv') {
         if (!this.csv) throw new Error('a CSV row without the log\'s header');
         parsed[k] = this.csv.parse(raw.cells, raw.line);
@@ -128,16 +147,37 @@ export class RowProcessor {
     }
     for (let k = 0; k < rows.length; k++) {
       const p = parsed[k], out = outcomes[k];
-      if ('message' in p) { results[k] = { kind: 'skip', line: p.line, message: p.message }; continue; }
-      if (!out!.ok) { results[k] = { kind: 'skip', line: out!.line, message: out!.message, t: p.t }; continue; }
-      const r = out!.record;
-      const text = this.setup.outFormat === 'csv' ? session.csvLine(r) + '\n' : session.toJsonText(r) + '\n';
+      if ('message' in p) { results[k] = p.where !== undefined ? { kind: 'skip', line: p.line, message: p.message, where: p.where } : { kind: 'skip', line: p.line, message: p.message }; continue; }
+      if (!out!.ok) {
+        results[k] = p.stamp !== undefined
+          ? { kind: 'skip', line: out!.line, message: out!.message, t: p.t, where: `sample ${p.line} (t = ${nsText(p.stamp)} s)` }
+          : { kind: 'skip', line: out!.line, message: out!.message, t: p.t };
+        continue;
+      }
+      const r = out!.record, fmt = this.setup.outFormat;
+      let text = '';
+      if (fmt === 'csv') {
+        text = session.csvLine(r);
+        // a ROS 2 recording adds the staleness of each channel, in s (last columns)
+        const cols = this.setup.staleness;
+        if (cols) for (const c of cols) { const a = p.staleness?.get(c); text += a === undefined ? ',' : `,${a}`; }
+        text += '\n';
+      } else if (fmt === 'ndjson') {
+        text = session.toJsonText(r);
+        if (p.staleness) text = `${text.slice(0, -1)},"staleness":${JSON.stringify(Object.fromEntries(p.staleness))}}`;
+        text += '\n';
+      }
       const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: this.layoutKey(r) };
+      if (p.staleness) res.staleness = p.staleness;
+      if (this.mcap) {
+        res.stamp = p.stamp ?? secondsToNs(r.t);
+        res.mcap = this.mcap.encode(res.stamp, r.estimate);
+      }
       if (r.condition !== undefined) res.condition = r.condition;
       if (r.near_singular !== undefined) { res.near_singular = r.near_singular; res.flag_key = r.flag_key; }
       if (this.setup.withEstimates) {
         const e = r.estimate;
-        res.estimate = { tau: e.tau, qdd: {}, contact_wrenches: e.contact_wrenches, joint_wrenches: {}, residuals: e.residuals, ...(e.tau_std ? { tau_std: e.tau_std } : {}) };
+        res.estimate = copy ? { tau: e.tau, qdd: {}, contact_wrenches: e.contact_wrenches, joint_wrenches: {}, residuals: e.residuals, ...(e.tau_std ? { tau_std: e.tau_std } : {}) } : e;
         res.truth = p.truth;
       }
       results[k] = res;

@@ -3,14 +3,13 @@
  * its own estimation system from the problem file, and its own session from the main thread's
  * offline work (analysis, sparse LU ordering and patterns, condition calibration, as JSON), so it
  * holds its own factor workspaces and orders nothing; then estimates batches of raw rows
- * (estimate-rows.ts) and returns their formatted outputs.
+ * or samples of a ROS 2 recording (estimate-rows.ts) and returns their formatted outputs.
  */
 import { workerData } from 'piscina';
-import type { RawRow } from '../io/log-reader.ts';
 import type { LayoutOffline } from '../estimation/layouts.ts';
 import { EstimationSession, type SessionOptions } from '../estimation/session.ts';
 import { loadEstimationSystem } from '../node/problem-file.ts';
-import { RowProcessor, type BatchResult, type RowSetup } from './estimate-rows.ts';
+import { RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
 
 /** What each worker starts from (piscina's workerData). */
 export interface WorkerInit {
@@ -35,7 +34,7 @@ function init(): RowProcessor {
 }
 
 /** Estimate one batch of rows. */
-export default function estimateBatch(rows: RawRow[]): BatchResult {
+export default function estimateBatch(rows: InputRow[]): BatchResult {
   processor ??= init();
   return processor.run(rows);
 }

@@ -17,10 +17,15 @@ export class CdrOut {
 
   /** start a message (CdrWriter writes the encapsulation header: CDR, little-endian) */
   begin(): this {
-    const last = this.w.data.buffer;
-    if (last.byteLength > this.buffer.byteLength) this.buffer = last as ArrayBuffer;
+    // the writer grew its buffer for the last message: keep the larger one
+    if (this.w.size > this.buffer.byteLength) this.buffer = this.w.data.buffer as ArrayBuffer;
     this.w = new CdrWriter({ buffer: this.buffer });
     return this;
+  }
+
+  /** the size of the message so far (bytes) */
+  get size(): number {
+    return this.w.size;
   }
 
   /** the message so far (a view into the buffer) */
@@ -33,6 +38,9 @@ export class CdrOut {
   uint32(x: number): this { this.w.uint32(x); return this; }
   float64(x: number): this { this.w.float64(x); return this; }
   string(s: string): this { this.w.string(s); return this; }
+
+  /** the count of a sequence whose elements follow */
+  count(n: number): this { this.w.sequenceLength(n); return this; }
 
   /** a sequence of float64: its count, then the values (`n` of them from `from`, default all) */
   float64s(xs: ArrayLike<number>, n = xs.length, from = 0): this {

@@ -137,8 +137,8 @@ export class RosMcapWriter {
   }
 
   /** one message already serialized (or deliberately not: tests of damaged recordings) */
-  async writeRaw(channelId: number, ns: bigint, data: Uint8Array, logNs = ns): Promise<void> {
-    await this.mcap.addMessage({ channelId, sequence: ++this.seq, logTime: logNs, publishTime: ns, data });
+  writeRaw(channelId: number, ns: bigint, data: Uint8Array, logNs = ns): Promise<void> {
+    return this.mcap.addMessage({ channelId, sequence: ++this.seq, logTime: logNs, publishTime: ns, data });
   }
 
   async end(): Promise<void> {
@@ -160,16 +160,151 @@ export interface EstimateStamp {
   staleness?: Map<string, number>;
 }
 
+/**
+ * The messages of one sample's estimates but its status, serialized: every message's CDR bytes one
+ * after the other in `data`, and per message the channel it goes to (`keys`: "T" the joint
+ * torques, "c" + link a contact wrench, "j" + joint a joint wrench) and its length. Made where the
+ * sample is estimated (a worker thread with `--jobs`), written by {@link McapEstimateWriter}, which
+ * names the topics in the order it meets them, as with one thread.
+ */
+export interface EncodedEstimate {
+  data: Uint8Array;
+  keys: string[];
+  lengths: number[];
+}
+
+const EMPTY = new Uint8Array(0);
+const same = <T>(a: readonly T[], b: readonly T[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+};
+
+/**
+ * The CDR bytes of a sample's estimate messages (topics in the file's header comment). The key and
+ * length lists returned are shared between samples that have the same: they are read, never changed.
+ */
+export class McapEstimateEncoder {
+  private readonly childLink = new Map<string, string>();
+  private readonly cdr = new CdrOut();
+  /** the sample's messages, one after the other (grown as needed, reused) */
+  private acc = new Uint8Array(16 * 1024);
+  private size = 0;
+  private readonly names = new Map<string, string>();
+  private readonly frames = new Map<string, string>();
+  private readonly contactKeys = new Map<string, string>();
+  private readonly jointKeys = new Map<string, string>();
+  /** the keys and lengths of the sample being encoded, and the lists of the last sample returned */
+  private readonly keys: string[] = [];
+  private readonly lengths: number[] = [];
+  private last: EncodedEstimate | null = null;
+
+  constructor(model: Model) {
+    for (let i = 0; i < model.nb; i++) this.childLink.set(model.jointNames[i], model.bodyNames[i]);
+  }
+
+  /** the joint torques and the wrenches of a sample stamped `ns` (integer nanoseconds) */
+  encode(ns: bigint, e: NamedEstimate): EncodedEstimate {
+    const { sec, nanosec } = rosTime(ns), c = this.cdr;
+    const keys = this.keys, lengths = this.lengths;
+    keys.length = 0; lengths.length = 0;
+    this.size = 0;
+    c.begin().header(sec, nanosec, '');
+    const [names, tau] = this.flat(e.tau);
+    c.strings(names).float64s([]).float64s([]).float64s(tau);
+    this.add('T');
+    for (const link in e.contact_wrenches) { this.wrench(sec, nanosec, link, e.contact_wrenches[link]); this.add(this.key(this.contactKeys, 'c', link)); }
+    for (const joint in e.joint_wrenches) { this.wrench(sec, nanosec, this.childLink.get(joint) ?? joint, e.joint_wrenches[joint]); this.add(this.key(this.jointKeys, 'j', joint)); }
+    // the lists of the previous sample when they are the same (the usual case): nothing to keep per sample but the bytes
+    const last = this.last;
+    if (last === null || !same(last.keys, keys) || !same(last.lengths, lengths)) this.last = { data: EMPTY, keys: keys.slice(), lengths: lengths.slice() };
+    return { data: this.acc.slice(0, this.size), keys: this.last!.keys, lengths: this.last!.lengths };
+  }
+
+  /** a message's key, built once per name */
+  private key(keys: Map<string, string>, kind: string, name: string): string {
+    let k = keys.get(name);
+    if (k === undefined) { k = `${kind}${name}`; keys.set(name, k); }
+    return k;
+  }
+
+  /** the status message of a sample (a view into a reused buffer, valid until the next message) */
+  status(s: EstimateStamp, e: Pick<NamedEstimate, 'residuals' | 'tau_std'>): Uint8Array {
+    const { sec, nanosec } = rosTime(s.stamp), c = this.cdr;
+    c.begin().header(sec, nanosec, '').uint32(s.line);
+    if (s.condition !== undefined) c.uint32(1).float64(s.condition); else c.uint32(0);
+    c.uint8(s.nearSingular !== undefined ? 1 : 0).string(asciiText(s.nearSingular ?? ''));
+    const sensors: string[] = [], residuals: number[] = [];
+    for (const n in e.residuals) { sensors.push(this.ascii(n)); residuals.push(e.residuals[n]); }
+    c.strings(sensors).float64s(residuals);
+    if (s.staleness) {
+      c.count(s.staleness.size);
+      for (const k of s.staleness.keys()) c.string(this.ascii(k));
+      c.count(s.staleness.size);
+      for (const a of s.staleness.values()) c.float64(a);
+    } else c.uint32(0).uint32(0);
+    c.float64s(e.tau_std ? this.flat(e.tau_std)[1] : []);
+    return c.data();
+  }
+
+  /** the message in the CdrOut buffer appended to the sample's bytes */
+  private add(key: string): void {
+    const m = this.cdr.data(), keys = this.keys, lengths = this.lengths;
+    if (this.size + m.length > this.acc.length) {
+      const grown = new Uint8Array(2 * (this.size + m.length));
+      grown.set(this.acc.subarray(0, this.size));
+      this.acc = grown;
+    }
+    this.acc.set(m, this.size);
+    this.size += m.length;
+    keys.push(key);
+    lengths.push(m.length);
+  }
+
+  /** one WrenchStamped in the CdrOut buffer */
+  private wrench(sec: number, nanosec: number, frame: string, x: Wrench): void {
+    let f = this.frames.get(frame);
+    if (f === undefined) { f = asciiText(frame); this.frames.set(frame, f); }
+    const c = this.cdr.begin().header(sec, nanosec, f);
+    c.float64(x.force[0]).float64(x.force[1]).float64(x.force[2]).float64(x.torque[0]).float64(x.torque[1]).float64(x.torque[2]);
+  }
+
+  /** names (ASCII; a multi-DoF joint's as "<joint>[k]") and values of a record by joint, the names worked out once per joint */
+  private flat(r: Record<string, number | number[]>): [string[], number[]] {
+    const names: string[] = [], vals: number[] = [];
+    for (const k in r) {
+      const v = r[k];
+      if (typeof v === 'number') { names.push(this.nameOf(k, -1)); vals.push(v); } else for (let i = 0; i < v.length; i++) { names.push(this.nameOf(k, i)); vals.push(v[i]); }
+    }
+    return [names, vals];
+  }
+
+  private nameOf(joint: string, k: number): string {
+    return this.ascii(k < 0 ? joint : `${joint}[${k}]`);
+  }
+
+  /** a name as ASCII, worked out once per name */
+  private ascii(key: string): string {
+    let n = this.names.get(key);
+    if (n === undefined) { n = asciiText(key); this.names.set(key, n); }
+    return n;
+  }
+}
+
 /** The estimates of a run as MCAP (topics in the file's header comment). */
 export class McapEstimateWriter {
   private readonly w: RosMcapWriter;
-  private readonly childLink = new Map<string, string>();
+  /** the encoder of this thread's samples (and of every status message) */
+  readonly encoder: McapEstimateEncoder;
   private readonly topicNames = new Map<string, string>();
   private readonly used = new Set<string>();
+  /** channel id by message key (EncodedEstimate.keys) */
+  private readonly ids = new Map<string, number>();
+  private status?: { id: number };
 
   constructor(writable: IWritable, model: Model) {
     this.w = new RosMcapWriter(writable);
-    for (let i = 0; i < model.nb; i++) this.childLink.set(model.jointNames[i], model.bodyNames[i]);
+    this.encoder = new McapEstimateEncoder(model);
   }
 
   /** a unique topic for a kind and a name */
@@ -192,60 +327,32 @@ export class McapEstimateWriter {
 
   /** one sample's estimates */
   async write(s: EstimateStamp, e: NamedEstimate): Promise<void> {
-    // each message written field by field (CdrOut: the bytes of MessageWriter), into one reused buffer
-    const ns = s.stamp, { sec, nanosec } = rosTime(ns), c = this.cdr, w = this.w;
-    const torques = this.torques ??= await w.channel('/sparsedyn/joint_torques', 'sensor_msgs/msg/JointState');
-    c.begin().header(sec, nanosec, '');
-    const [names, tau] = this.flat(e.tau);
-    c.strings(names).float64s([]).float64s([]).float64s(tau);
-    await w.writeRaw(torques.id, ns, c.data());
-    for (const link in e.contact_wrenches) await this.wrench(this.contactIds, 'contact_wrench', link, link, ns, sec, nanosec, e.contact_wrenches[link]);
-    for (const joint in e.joint_wrenches) await this.wrench(this.jointIds, 'joint_wrench', joint, this.childLink.get(joint) ?? joint, ns, sec, nanosec, e.joint_wrenches[joint]);
-    const status = this.status ??= await w.channel('/sparsedyn/status', 'sparsedyn_msgs/msg/EstimateStatus');
-    c.begin().header(sec, nanosec, '').uint32(s.line);
-    if (s.condition !== undefined) c.uint32(1).float64(s.condition); else c.uint32(0);
-    c.uint8(s.nearSingular !== undefined ? 1 : 0).string(asciiText(s.nearSingular ?? ''));
-    const sensors: string[] = [], residuals: number[] = [];
-    for (const n in e.residuals) { sensors.push(asciiText(n)); residuals.push(e.residuals[n]); }
-    c.strings(sensors).float64s(residuals);
-    if (s.staleness) c.strings([...s.staleness.keys()].map(asciiText)).float64s([...s.staleness.values()]);
-    else c.uint32(0).uint32(0);
-    c.float64s(e.tau_std ? this.flat(e.tau_std)[1] : []);
-    await w.writeRaw(status.id, ns, c.data());
+    await this.writeEncoded(s, this.encoder.encode(s.stamp, e), e);
   }
 
-  /** one wrench on its topic (the channel registered on first need) */
-  private async wrench(ids: Map<string, number>, kind: string, name: string, frame: string, ns: bigint, sec: number, nanosec: number, x: Wrench): Promise<void> {
-    let id = ids.get(name);
-    if (id === undefined) { id = (await this.w.channel(this.topic(kind, name), 'geometry_msgs/msg/WrenchStamped')).id; ids.set(name, id); }
-    const c = this.cdr.begin().header(sec, nanosec, asciiText(frame));
-    c.float64(x.force[0]).float64(x.force[1]).float64(x.force[2]).float64(x.torque[0]).float64(x.torque[1]).float64(x.torque[2]);
-    await this.w.writeRaw(id, ns, c.data());
-  }
-
-  /** names (ASCII; a multi-DoF joint's as "<joint>[k]") and values of a record by joint, the names worked out once per joint */
-  private flat(r: Record<string, number | number[]>): [string[], number[]] {
-    const names: string[] = [], vals: number[] = [];
-    for (const k in r) {
-      const v = r[k];
-      if (typeof v === 'number') { names.push(this.nameOf(k, -1)); vals.push(v); } else for (let i = 0; i < v.length; i++) { names.push(this.nameOf(k, i)); vals.push(v[i]); }
+  /**
+   * one sample's estimates, its messages but the status already serialized (`m`, by any thread's
+   * encoder); the status is made here from `s` and the estimate's residuals and tau_std
+   */
+  async writeEncoded(s: EstimateStamp, m: EncodedEstimate, e: Pick<NamedEstimate, 'residuals' | 'tau_std'>): Promise<void> {
+    const ns = s.stamp;
+    let off = 0;
+    for (let k = 0; k < m.keys.length; k++) {
+      const key = m.keys[k], len = m.lengths[k];
+      let id = this.ids.get(key);
+      if (id === undefined) {
+        const name = key.slice(1);
+        id = key === 'T'
+          ? (await this.w.channel('/sparsedyn/joint_torques', 'sensor_msgs/msg/JointState')).id
+          : (await this.w.channel(this.topic(key[0] === 'c' ? 'contact_wrench' : 'joint_wrench', name), 'geometry_msgs/msg/WrenchStamped')).id;
+        this.ids.set(key, id);
+      }
+      await this.w.writeRaw(id, ns, m.data.subarray(off, off + len));
+      off += len;
     }
-    return [names, vals];
+    const status = this.status ??= await this.w.channel('/sparsedyn/status', 'sparsedyn_msgs/msg/EstimateStatus');
+    await this.w.writeRaw(status.id, ns, this.encoder.status(s, e));
   }
-
-  private nameOf(joint: string, k: number): string {
-    const key = k < 0 ? joint : `${joint}[${k}]`;
-    let n = this.names.get(key);
-    if (n === undefined) { n = asciiText(key); this.names.set(key, n); }
-    return n;
-  }
-
-  private readonly cdr = new CdrOut();
-  private readonly contactIds = new Map<string, number>();
-  private readonly jointIds = new Map<string, number>();
-  private readonly names = new Map<string, string>();
-  private torques?: { id: number };
-  private status?: { id: number };
 
   async end(): Promise<void> {
     await this.w.end();

@@ -65,6 +65,8 @@ interface Channel {
   values: Float64Array[];
   /** a channel of true values (simulations): read at its exact stamps only, not an input */
   truth?: boolean;
+  /** its place in the sampler's list of channels */
+  index: number;
 }
 
 /** what one mapped topic feeds: a channel, from a decoded message */
@@ -74,6 +76,9 @@ interface Extractor {
   /** the values of the message for the channel, or a MessageError saying why not */
   read(msg: Record<string, unknown>): Float64Array;
 }
+
+/** x when it is a finite number (the test first: the name is built only for the error) */
+const ok = (x: unknown): x is number => typeof x === 'number' && x - x === 0;
 
 const finite = (x: unknown, what: string): number => {
   if (typeof x !== 'number' || !Number.isFinite(x)) throw new MessageError(`${what} is ${x === undefined ? 'missing' : String(x)}`);
@@ -96,20 +101,34 @@ export function nsText(ns: bigint): string {
 
 const vec3 = (v: Vec3 | undefined, what: string): number[] => {
   if (typeof v !== 'object' || v === null) throw new MessageError(`${what} is missing`);
-  return [finite(v.x, `${what}.x`), finite(v.y, `${what}.y`), finite(v.z, `${what}.z`)];
+  return [ok(v.x) ? v.x : finite(v.x, `${what}.x`), ok(v.y) ? v.y : finite(v.y, `${what}.y`), ok(v.z) ? v.z : finite(v.z, `${what}.z`)];
 };
+
+/** a Vector3 written into out at o (this runs for every message: no list is built) */
+function vec3Into(out: Float64Array, o: number, v: Vec3 | undefined, what: string): Float64Array {
+  if (typeof v !== 'object' || v === null) throw new MessageError(`${what} is missing`);
+  const x = v.x, y = v.y, z = v.z;
+  if (!(typeof x === 'number' && x - x === 0)) finite(x, `${what}.x`);
+  if (!(typeof y === 'number' && y - y === 0)) finite(y, `${what}.y`);
+  if (!(typeof z === 'number' && z - z === 0)) finite(z, `${what}.z`);
+  out[o] = x; out[o + 1] = y; out[o + 2] = z;
+  return out;
+}
 
 function unitQuaternion(o: { x: number; y: number; z: number; w: number } | undefined, what: string, tol: number): number[] {
   if (typeof o !== 'object' || o === null) throw new MessageError(`${what} is missing`);
-  const q = [finite(o.x, `${what}.x`), finite(o.y, `${what}.y`), finite(o.z, `${what}.z`), finite(o.w, `${what}.w`)];
+  const q = [ok(o.x) ? o.x : finite(o.x, `${what}.x`), ok(o.y) ? o.y : finite(o.y, `${what}.y`), ok(o.z) ? o.z : finite(o.z, `${what}.z`), ok(o.w) ? o.w : finite(o.w, `${what}.w`)];
   const n = Math.hypot(q[0], q[1], q[2], q[3]);
   const dev = Math.abs(n - 1);
   if (!(dev <= tol)) throw new MessageError(`${what} has norm ${n}, off 1 by ${dev.toExponential(2)}, beyond the bound ${tol} (expected a unit quaternion)`);
   return q;
 }
 
-/** the named values of a JointState field, by joint name (names repeated or arrays of the wrong length are errors) */
-function jointField(msg: Record<string, unknown>, field: 'position' | 'velocity' | 'effort', joints: readonly string[]): number[] {
+/**
+ * the named values of a JointState field, by joint name (names repeated or arrays of the wrong
+ * length are errors), written into `out` from `o` (a new list when no `out` is given)
+ */
+function jointField(msg: Record<string, unknown>, field: 'position' | 'velocity' | 'effort', joints: readonly string[], out: { [k: number]: number; length: number } = new Array<number>(joints.length), o = 0): { [k: number]: number; length: number } {
   const names = msg.name as string[] | undefined;
   const vals = msg[field] as ArrayLike<number> | undefined;
   if (!Array.isArray(names)) throw new MessageError('JointState without "name"');
@@ -118,9 +137,12 @@ function jointField(msg: Record<string, unknown>, field: 'position' | 'velocity'
   // where each joint is in the message's names, worked out again only when the names change (a
   // recorder sends the same list in every message)
   const c = jointOrder.get(joints);
-  const out = new Array<number>(joints.length);
-  if (c !== undefined && c.names.length === names.length && c.names.every((n, k) => n === names[k])) {
-    for (let i = 0; i < joints.length; i++) out[i] = finite(vals[c.at[i]], `${field} of joint "${joints[i]}"`);
+  if (c !== undefined && sameNames(c.names, names)) {
+    const at = c.at;
+    for (let i = 0; i < joints.length; i++) {
+      const x = vals[at[i]];
+      out[o + i] = typeof x === 'number' && x - x === 0 ? x : finite(x, `${field} of joint "${joints[i]}"`);
+    }
     return out;
   }
   const at = new Array<number>(joints.length);
@@ -128,10 +150,17 @@ function jointField(msg: Record<string, unknown>, field: 'position' | 'velocity'
     const k = names.indexOf(joints[i]);
     if (k < 0) throw new MessageError(`JointState has no joint "${joints[i]}"`);
     at[i] = k;
-    out[i] = finite(vals[k], `${field} of joint "${joints[i]}"`);
+    out[o + i] = finite(vals[k], `${field} of joint "${joints[i]}"`);
   }
   jointOrder.set(joints, { names: names.slice(), at });
   return out;
+}
+
+/** the same list of names (a recorder sends the same list in every message) */
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 /** per list of joints read, the last names met and the index of each joint in them */
 const jointOrder = new WeakMap<readonly string[], { names: string[]; at: number[] }>();
@@ -179,9 +208,11 @@ export class McapSampler {
   private readonly reader: McapStreamReader;
   private readonly schemas = new Map<number, McapTypes.Schema>();
   /** channel id → decoder and extractors (undefined: a topic not mapped) */
-  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; fast: JointStateReader | null; extractors: Extractor[]; clock: boolean } | null>();
+  private readonly byChannel = new Map<number, { topic: string; decode: MessageReader; fast: JointStateReader | null; extractors: Extractor[]; clock: Plan | undefined } | null>();
   private readonly plans = new Map<string, Plan[]>();
   private readonly channels: Channel[] = [];
+  /** each channel's value at the tick being sampled (reused tick after tick) */
+  private at: (Float64Array | null)[] = [];
   private readonly jointChannels: { channel: Channel; joints: string[] }[] = [];
   private baseChannels: { pose: Channel; twist: Channel } | null = null;
   private readonly sensorChannels = new Map<string, Channel>();
@@ -217,7 +248,7 @@ export class McapSampler {
     this.window = BigInt(Math.round(mapping.reorder_window * 1e9));
     this.period = 'rate' in mapping.clock ? 1e9 / mapping.clock.rate : 0;
     const channel = (label: string, topic: string, n: number, quats: number[] = []): Channel => {
-      const c: Channel = { label, topic, n, quats, stamps: [], values: [] };
+      const c: Channel = { label, topic, n, quats, stamps: [], values: [], index: this.channels.length };
       this.channels.push(c);
       return c;
     };
@@ -245,7 +276,10 @@ export class McapSampler {
             if (entry.joints.length === 0) throw new MessageError(`names none of the model's joints that other topics do not carry (names: ${names.slice(0, 6).join(', ')}${names.length > 6 ? ', …' : ''})`);
             entry.channel.n = 2 * entry.joints.length;
           }
-          return Float64Array.from([...jointField(msg, 'position', entry.joints), ...jointField(msg, 'velocity', entry.joints)]);
+          const n = entry.joints.length, out = new Float64Array(2 * n);
+          jointField(msg, 'position', entry.joints, out, 0);
+          jointField(msg, 'velocity', entry.joints, out, n);
+          return out;
         },
       });
     }
@@ -257,14 +291,16 @@ export class McapSampler {
         kind: 'base pose', channel: pose,
         make: (type) => (msg) => {
           const p = (type === 'nav_msgs/Odometry' ? (msg.pose as { pose: unknown }).pose : msg.pose) as { position: Vec3; orientation: { x: number; y: number; z: number; w: number } };
-          return Float64Array.from([...vec3(p?.position, 'pose.position'), ...unitQuaternion(p?.orientation, 'pose.orientation', schema.quaternionTolerance)]);
+          const out = vec3Into(new Float64Array(7), 0, p?.position, 'pose.position');
+          out.set(unitQuaternion(p?.orientation, 'pose.orientation', schema.quaternionTolerance), 3);
+          return out;
         },
       });
       plan(mapping.base.twist, {
         kind: 'base twist', channel: twist,
         make: (type) => (msg) => {
           const t = (type === 'nav_msgs/Odometry' ? (msg.twist as { twist: unknown }).twist : msg.twist) as { linear: Vec3; angular: Vec3 };
-          return Float64Array.from([...vec3(t?.linear, 'twist.linear'), ...vec3(t?.angular, 'twist.angular')]);
+          return vec3Into(vec3Into(new Float64Array(6), 0, t?.linear, 'twist.linear'), 3, t?.angular, 'twist.angular');
         },
       });
     } else if (mapping.base) throw new McapLogError('"ros.base" is given but the base is fixed');
@@ -284,28 +320,34 @@ export class McapSampler {
       if (isJoint && src.frame_id !== undefined) throw new McapLogError(`"ros.sensors["${name}"].frame_id": a joint sensor reads a JointState by joint names, not by frame`);
       const field = src.field ?? (type === 'joint_torque' ? 'effort' : undefined);
       if (isJoint && field === undefined) throw new McapLogError(`sensor "${name}" (joint_acceleration): "ros.sensors["${name}"].field" must name the JointState field that carries the accelerations (ROS 2 has no standard message for them)`);
+      const wrenchAt = comps.map((c) => WRENCH_INDEX[c]), accelAt = comps.map((c) => ACCEL_INDEX[c]);
+      const gyroAt = comps.map((c) => ['wx', 'wy', 'wz'].indexOf(c)), accAt = comps.map((c) => ['ax', 'ay', 'az'].indexOf(c));
       for (const c of comps) if (isJoint && /\[/.test(c)) throw new McapLogError(`sensor "${name}": joint "${c}" has several coordinates; a JointState carries one per name`);
       plan(src.topic, {
         kind: type, channel: ch, frameId: src.frame_id, needsAccel: type === 'spatial_acceleration' && comps.some((c) => c.startsWith('alpha')),
         make: (mt) => (msg) => {
-          if (isJoint) return Float64Array.from(jointField(msg, field!, comps));
+          if (isJoint) return jointField(msg, field!, comps, new Float64Array(comps.length)) as Float64Array;
           if (type === 'force_torque' || type === 'external_wrench') {
             const w = msg.wrench as { torque: Vec3; force: Vec3 } | undefined;
             if (!w) throw new MessageError('no wrench');
-            return Float64Array.from(comps, (c) => { const [p, a] = WRENCH_INDEX[c]; return finite(w[p]?.[a], `wrench.${p}.${a}`); });
+            const out = new Float64Array(wrenchAt.length);
+            for (let k = 0; k < wrenchAt.length; k++) { const [p, a] = wrenchAt[k], x = w[p]?.[a]; out[k] = ok(x) ? x : finite(x, `wrench.${p}.${a}`); }
+            return out;
           }
           if (mt === 'geometry_msgs/AccelStamped') {
             const a = msg.accel as { angular: Vec3; linear: Vec3 } | undefined;
             if (!a) throw new MessageError('no accel');
-            return Float64Array.from(comps, (c) => { const [p, ax] = ACCEL_INDEX[c]; return finite(a[p]?.[ax], `accel.${p}.${ax}`); });
+            const out = new Float64Array(accelAt.length);
+            for (let k = 0; k < accelAt.length; k++) { const [p, ax] = accelAt[k], x = a[p]?.[ax]; out[k] = ok(x) ? x : finite(x, `accel.${p}.${ax}`); }
+            return out;
           }
           // sensor_msgs/Imu
           if (type === 'gyroscope') {
             const w = vec3(msg.angular_velocity as Vec3, 'angular_velocity');
-            return Float64Array.from(comps, (c) => w[['wx', 'wy', 'wz'].indexOf(c)]);
+            return Float64Array.from(gyroAt, (k) => w[k]);
           }
           const a = vec3(msg.linear_acceleration as Vec3, 'linear_acceleration');
-          return Float64Array.from(comps, (c) => a[['ax', 'ay', 'az'].indexOf(c)]);
+          return Float64Array.from(accAt, (k) => a[k]);
         },
       });
     }
@@ -319,7 +361,7 @@ export class McapSampler {
         kind: 'true joint torques', channel: entry.channel,
         make: () => (msg) => {
           if (entry.names.length === 0) entry.names = ((msg.name as string[] | undefined) ?? []).slice();
-          return Float64Array.from(jointField(msg, 'effort', entry.names));
+          return jointField(msg, 'effort', entry.names, new Float64Array(entry.names.length)) as Float64Array;
         },
       });
     }
@@ -332,7 +374,7 @@ export class McapSampler {
           kind: 'true contact wrench', channel: ch, frameId: link,
           make: () => (msg) => {
             const w = msg.wrench as { torque: Vec3; force: Vec3 } | undefined;
-            return Float64Array.from([...vec3(w?.torque, 'wrench.torque'), ...vec3(w?.force, 'wrench.force')]);
+            return vec3Into(vec3Into(new Float64Array(6), 0, w?.torque, 'wrench.torque'), 3, w?.force, 'wrench.force');
           },
         });
       }
@@ -342,6 +384,15 @@ export class McapSampler {
       const frame = mapping.clock.frame_id;
       plan(clockTopic, { kind: 'clock', frameId: frame, make: () => () => new Float64Array(0) });
     }
+    this.at = new Array<Float64Array | null>(this.channels.length).fill(null);
+  }
+
+  /**
+   * The labels of the input channels (joint topics, base pose and twist, sensors), in the order of a
+   * sample's staleness: the staleness columns of estimates written as CSV.
+   */
+  inputChannels(): string[] {
+    return this.channels.filter((c) => !c.truth).map((c) => c.label);
   }
 
   /** bytes of the recording, as they come */
@@ -409,7 +460,7 @@ export class McapSampler {
     }
     this.topicsSeen.add(c.topic);
     const extractors: Extractor[] = plans.filter((p) => p.channel !== undefined).map((p) => ({ channel: p.channel!, frameId: p.frameId, read: p.make(type) }));
-    this.byChannel.set(c.id, { topic: c.topic, decode, fast, extractors, clock: plans.some((p) => p.kind === 'clock') });
+    this.byChannel.set(c.id, { topic: c.topic, decode, fast, extractors, clock: plans.find((p) => p.kind === 'clock') });
   }
 
   private bad(topic: string, logTime: bigint, message: string): void {
@@ -436,7 +487,7 @@ export class McapSampler {
       return;
     }
     const frame = header?.frame_id;
-    const clockPlan = this.plans.get(ch.topic)!.find((p) => p.kind === 'clock');
+    const clockPlan = ch.clock;
     let used = false, failed = false;
     for (const x of ch.extractors) {
       if (x.frameId !== undefined && frame !== x.frameId) continue;
@@ -497,7 +548,7 @@ export class McapSampler {
       const t = this.ticks[0];
       if (newest !== null) {
         const waited = newest - t > this.window;
-        if (!waited && !this.channels.every((c) => c.stamps.length > 0 && c.stamps[c.stamps.length - 1] >= t)) return;
+        if (!waited && !this.allReached(t)) return;
       }
       this.ticks.shift();
       this.tickCount++;
@@ -512,17 +563,30 @@ export class McapSampler {
     }
   }
 
+  /** every channel has a message at or after t */
+  private allReached(t: bigint): boolean {
+    for (const c of this.channels) if (c.stamps.length === 0 || c.stamps[c.stamps.length - 1] < t) return false;
+    return true;
+  }
+
+  /**
+   * why channel c gives no value at tick `line` (t), or null when it is a sensor the mapping leaves
+   * out of such samples
+   */
+  private why(c: Channel, line: number, t: bigint, message: string): LogError | null {
+    return this.mapping.stale_sensors === 'leave_out' && this.sensorSet.has(c) ? null : { line, where: `sample ${line} (t = ${nsText(t)} s)`, message: `${c.label}: ${message}` };
+  }
+
   /** the values of every channel at t, assembled into a Sample (or why not) */
   private sample(t: bigint, line: number): Sample | LogError {
-    // where, in words: built only for an error (this runs once per sample)
-    const whereText = () => `sample ${line} (t = ${nsText(t)} s)`;
     const staleness = new Map<string, number>();
-    const at = new Map<Channel, Float64Array>();
-    const leaveOut = this.mapping.stale_sensors === 'leave_out';
-    for (const c of this.channels) {
+    const at = this.at;
+    at.fill(null);
+    for (let ci = 0; ci < this.channels.length; ci++) {
+      const c = this.channels[ci];
       if (c.truth) continue;
       // a sensor without a value here is left out of the sample when the mapping says so
-      const why = (message: string): LogError | null => (leaveOut && this.sensorSet.has(c) ? null : { line, where: whereText(), message: `${c.label}: ${message}` });
+      const why = (message: string) => this.why(c, line, t, message);
       let k = c.stamps.length - 1;
       while (k >= 0 && c.stamps[k] > t) k--;
       if (k < 0) {
@@ -537,18 +601,18 @@ export class McapSampler {
         if (e) return e;
         continue;
       }
-      if (c.stamps[k] === t || this.mapping.values === 'latest') { at.set(c, c.values[k]); continue; }
+      if (c.stamps[k] === t || this.mapping.values === 'latest') { at[ci] = c.values[k]; continue; }
       if (k + 1 >= c.stamps.length) {
         const e = why(`no message after t to interpolate to (the last is at ${nsText(c.stamps[k])} s)`);
         if (e) return e;
         continue;
       }
-      at.set(c, interpolate(c, c.values[k], c.values[k + 1], Number(t - c.stamps[k]) / Number(c.stamps[k + 1] - c.stamps[k])));
+      at[ci] = interpolate(c, c.values[k], c.values[k + 1], Number(t - c.stamps[k]) / Number(c.stamps[k + 1] - c.stamps[k]));
     }
     const m = this.schema.model;
     const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
     for (const entry of this.jointChannels) {
-      const x = at.get(entry.channel)!, joints = entry.joints;
+      const x = at[entry.channel.index]!, joints = entry.joints;
       // where each joint goes in q and v, worked out once per list of joints (this runs once per sample)
       let idx = this.jointSlots.get(joints);
       if (idx === undefined) { idx = joints.map((name) => this.jointIndex.get(name)!); this.jointSlots.set(joints, idx); }
@@ -564,7 +628,7 @@ export class McapSampler {
     }
     let quaternionDeviation = 0;
     if (this.baseChannels) {
-      const p = at.get(this.baseChannels.pose)!, w = at.get(this.baseChannels.twist)!;
+      const p = at[this.baseChannels.pose.index]!, w = at[this.baseChannels.twist.index]!;
       for (let k = 0; k < 7; k++) q[k] = p[k];
       for (let k = 0; k < 6; k++) v[k] = w[k];
       // renormalised as the text logs' (src/io/log.ts); each message was checked against the bound
@@ -573,7 +637,7 @@ export class McapSampler {
       for (let k = 3; k < 7; k++) q[k] /= n;
     }
     const readings = new Map<string, Float64Array>();
-    for (const [name, c] of this.sensorChannels) { const x = at.get(c); if (x) readings.set(name, x); }
+    for (const [name, c] of this.sensorChannels) { const x = at[c.index]; if (x) readings.set(name, x); }
     const sample: Sample = { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
     // the truth stamped exactly t, when the recording carries it
     const exact = (c: Channel) => { const k = c.stamps.indexOf(t); return k < 0 ? undefined : c.values[k]; };
