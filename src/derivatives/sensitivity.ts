@@ -15,6 +15,8 @@
  */
 import type { SparseSolver } from '../assembly/solver.ts';
 import { Flops } from '../spatial/flops.ts';
+import { solveReach, type SolveReach } from '../sparse/reach.ts';
+import { ReachSolver } from '../sparse/reach-code.ts';
 import { SystemJacobians } from './jacobians.ts';
 import type { DerivativePattern } from './pattern.ts';
 
@@ -26,11 +28,12 @@ export interface SensitivityOptions {
   /** step of the central differences of measurement blocks (default 1e-6) */
   blockStep?: number;
   /**
-   * solve the sparse right-hand sides by NumericLU.solveManySparse, which skips the columns of the
-   * factors whose unknown is zero (default true; the flops then count the work done); false solves
-   * every column in full (solveMany)
+   * how the sparse right-hand sides are solved: 'reach' (default) by NumericLU.solveManyReach over
+   * the ops each column's fixed pattern can reach (computed once here, sparse/reach.ts); true by
+   * NumericLU.solveManySparse, which runs over all n unknowns and skips the columns of the factors
+   * whose unknown is zero; false every column in full (solveMany). The flops count the work done.
    */
-  sparse?: boolean;
+  sparse?: boolean | 'reach';
 }
 
 export interface SensitivityWhat {
@@ -57,8 +60,15 @@ export class SystemSensitivity {
   readonly dd_dy: Float64Array;
   /** flops of the last call: the columns of J_q, J_v, J_y, and the solves */
   readonly flops = { jacobians: new Flops(), solve: new Flops() };
-  /** whether the solves skip zero work (SensitivityOptions.sparse) */
-  readonly sparse: boolean;
+  /** how the solves skip zero work (SensitivityOptions.sparse) */
+  readonly sparse: boolean | 'reach';
+  /** the reach of the columns of J_q, J_v and the selected J_y (sparse 'reach'), and each column's pattern in it */
+  readonly reach: SolveReach | null;
+  /** the compiled reach solves (sparse 'reach'): dd_dq, dd_dv, dd_dy are views on its columns */
+  readonly reachSolver: ReachSolver | null;
+  private readonly patQ: Int32Array;
+  private readonly patV: Int32Array;
+  private readonly patY: Int32Array;
 
   constructor(readonly solver: SparseSolver, opts: SensitivityOptions = {}) {
     const sys = solver.sys;
@@ -67,16 +77,33 @@ export class SystemSensitivity {
     this.pattern = this.jacobians.pattern;
     this.n = sys.n;
     this.nv = sys.model.nv;
-    this.sparse = opts.sparse ?? true;
-    this.dd_dq = new Float64Array(this.n * this.nv);
-    this.dd_dv = new Float64Array(this.n * this.nv);
+    this.sparse = opts.sparse ?? 'reach';
     const inputs = opts.inputs ?? Int32Array.from({ length: sys.ny }, (_, k) => k);
     for (let c = 0; c < inputs.length; c++) {
       const k = inputs[c];
       if (!(Number.isInteger(k) && k >= 0 && k < sys.ny)) throw new RangeError(`SystemSensitivity: input index ${k} is outside 0..${sys.ny - 1} (the system "${sys.problem.name}" has ${sys.ny} inputs)`);
     }
     this.inputs = Int32Array.from(inputs);
-    this.dd_dy = new Float64Array(this.n * this.inputs.length);
+    // one reach per distinct column pattern of J_q, J_v, J_y (selected inputs)
+    const P = this.pattern, keys = new Map<string, number>(), pats: Int32Array[] = [];
+    const patOf = (A: { Ap: Int32Array; Ai: Int32Array }, k: number): number => {
+      const rows = A.Ai.subarray(A.Ap[k], A.Ap[k + 1]);
+      const key = rows.join(',');
+      let id = keys.get(key);
+      if (id === undefined) { id = pats.length; keys.set(key, id); pats.push(rows); }
+      return id;
+    };
+    const reach = this.sparse === 'reach';
+    this.patQ = Int32Array.from({ length: reach ? this.nv : 0 }, (_, k) => patOf(P.Jq, k));
+    this.patV = Int32Array.from({ length: reach ? this.nv : 0 }, (_, k) => patOf(P.Jv, k));
+    this.patY = Int32Array.from(reach ? this.inputs : [], (k) => patOf(P.Jy, k));
+    this.reach = reach ? solveReach(solver.symbolic, pats) : null;
+    const n = this.n, nv = this.nv, ni = this.inputs.length;
+    this.reachSolver = this.reach === null ? null : new ReachSolver(solver.lu, this.reach, 2 * nv + ni);
+    const cols = this.reachSolver === null ? new Float64Array(n * (2 * nv + ni)) : this.reachSolver.columns;
+    this.dd_dq = cols.subarray(0, n * nv);
+    this.dd_dv = cols.subarray(n * nv, 2 * n * nv);
+    this.dd_dy = cols.subarray(2 * n * nv, n * (2 * nv + ni));
   }
 
   /** values of ∂D/∂q_k on D's slots (jacobians.ts) */
@@ -106,16 +133,8 @@ export class SystemSensitivity {
   solve(what?: SensitivityWhat): void {
     const n = this.n, nv = this.nv;
     this.flops.solve.reset();
-    if (what?.q ?? true) {
-      this.solveColumns(this.dd_dq, nv);
-      this.countSolve();
-      negate(this.dd_dq);
-    }
-    if (what?.v ?? true) {
-      this.solveColumns(this.dd_dv, nv);
-      this.countSolve();
-      negate(this.dd_dv);
-    }
+    if (what?.q ?? true) this.solveColumns(this.dd_dq, 0, nv, this.patQ, true);
+    if (what?.v ?? true) this.solveColumns(this.dd_dv, nv, nv, this.patV, true);
     if (what?.y ?? true) {
       const B = this.dd_dy, Jy = this.pattern.Jy, inputs = this.inputs;
       B.fill(0);
@@ -123,19 +142,23 @@ export class SystemSensitivity {
         const k = inputs[c];
         for (let e = Jy.Ap[k]; e < Jy.Ap[k + 1]; e++) B[c * n + Jy.Ai[e]] = -Jy.Ax[e];
       }
-      this.solveColumns(B, inputs.length);
-      this.countSolve();
+      this.solveColumns(B, 2 * nv, inputs.length, this.patY, false);
     }
   }
 
-  /** X = D⁻¹ X in place, sparse or full (SensitivityOptions.sparse) */
-  private solveColumns(X: Float64Array, nrhs: number): void {
-    if (this.sparse) this.solver.lu.solveManySparse(X, X, nrhs);
-    else this.solver.lu.solveMany(X, X, nrhs);
-  }
-
-  private countSolve(): void {
-    const lu = this.solver.lu, fl = this.flops.solve;
+  /** X = D⁻¹ X (−D⁻¹ X with `neg`) in place, X the columns col0.. of dd_dq|dd_dv|dd_dy: over the reach, sparse or full (SensitivityOptions.sparse); counted */
+  private solveColumns(X: Float64Array, col0: number, nrhs: number, pat: Int32Array, neg: boolean): void {
+    const fl = this.flops.solve;
+    const rs = this.reachSolver;
+    if (rs !== null) {
+      rs.solve(col0, nrhs, pat, neg);
+      fl.mul += rs.solveMuls; fl.add += rs.solveAdds; fl.div += rs.solveDivs;
+      return;
+    }
+    const lu = this.solver.lu;
+    if (this.sparse) lu.solveManySparse(X, X, nrhs);
+    else lu.solveMany(X, X, nrhs);
+    if (neg) negate(X);
     fl.mul += lu.solveMuls; fl.add += lu.solveAdds; fl.div += lu.solveDivs;
   }
 

@@ -1,0 +1,137 @@
+/**
+ * Reach-restricted solves (sparse/reach.ts, NumericLU.solveManyReach, sparse/reach-code.ts): the
+ * same solutions as full solves (up to the sign of zeros), negation bit for bit, and counts equal to
+ * the ops a structural simulation of the whole solve finds nonzero (an independent count).
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze, factor, NumericLU, solveReach, type SymbolicLU } from '../../src/sparse/index.ts';
+import { ReachSolver } from '../../src/sparse/reach-code.ts';
+import { randomSparse, rng } from './util.ts';
+
+const zero = (v: number) => v + 0; // -0 → 0
+
+/** multiply-subtracts and divisions of the ops a right-hand side with this pattern can meet, by simulating the whole solve on booleans */
+function simulate(S: SymbolicLU, pattern: number[]): { fma: number; divs: number } {
+  const { n, r, nblocks, pinv, Lp, Li, Up, Ui, Op, Oi } = S;
+  const nz = new Uint8Array(n);
+  for (const row of pattern) nz[pinv[row]] = 1;
+  let fma = 0, divs = 0;
+  for (let b = nblocks - 1; b >= 0; b--) {
+    const k1 = r[b], k2 = r[b + 1];
+    if (k2 - k1 > 1) {
+      for (let j = k1; j < k2; j++) {
+        if (!nz[j]) continue;
+        for (let s = Lp[j]; s < Lp[j + 1]; s++) nz[Li[s]] = 1;
+        fma += Lp[j + 1] - Lp[j];
+      }
+    }
+    for (let j = k2 - 1; j >= k1; j--) {
+      if (!nz[j]) continue;
+      divs++;
+      for (let s = Up[j]; s < Up[j + 1]; s++) nz[Ui[s]] = 1;
+      for (let s = Op[j]; s < Op[j + 1]; s++) nz[Oi[s]] = 1;
+      fma += Up[j + 1] - Up[j] + Op[j + 1] - Op[j];
+    }
+  }
+  return { fma, divs };
+}
+
+describe('reach-restricted solves', () => {
+  it('solveManyReach and ReachSolver equal solveMany; counts are the ops a simulation of the solve reaches', () => {
+    const rand = rng(41);
+    let total = 0;
+    for (let trial = 0; trial < 16; trial++) {
+      const n = 8 + Math.floor(rand() * 70);
+      const A = randomSparse(n, n, 1 + Math.floor(rand() * 3), rand);
+      const S = analyze(A);
+      // patterns: empty, one row, a few rows, all rows
+      const pats: number[][] = [[], [Math.floor(rand() * n)]];
+      const few = new Set<number>();
+      for (let k = 0; k < 4; k++) few.add(Math.floor(rand() * n));
+      pats.push([...few]);
+      pats.push(Array.from({ length: n }, (_, k) => n - 1 - k));
+      let repivoted = 0;
+      for (const compile of ['never', 'always', 'loops'] as const) {
+        const lu = factor(A, S, { compile });
+        // a re-pivot at the first factorization replaces the analysis: the reach of the old one falls back to full solves
+        if (lu.symbolic !== S) {
+          repivoted++;
+          const old = solveReach(S, pats), nr = pats.length;
+          const B = Float64Array.from({ length: n * nr }, () => rand() - 0.5);
+          const X = lu.solveMany(new Float64Array(B.length), B, nr);
+          const full = [lu.solveMuls, lu.solveAdds, lu.solveDivs];
+          const Y = lu.solveManyReach(new Float64Array(B.length), B, nr, old, Int32Array.from({ length: nr }, (_, c) => c));
+          expect(Array.from(Y)).toEqual(Array.from(X));
+          expect([lu.solveMuls, lu.solveAdds, lu.solveDivs]).toEqual(full);
+        }
+        const R = solveReach(lu.symbolic, pats);
+        for (let k = 0; k < pats.length; k++) {
+          const sim = simulate(lu.symbolic, pats[k]);
+          expect([R.fma[k], R.divs[k]], `trial ${trial} pattern ${k}`).toEqual([sim.fma, sim.divs]);
+        }
+        // a dense pattern reaches every op: the counts of a full solve
+        expect(R.fma[3] * 2 + R.divs[3]).toBe(lu.symbolic.solveMuls + lu.symbolic.solveAdds + lu.symbolic.solveDivs);
+        const nr = pats.length;
+        const B = new Float64Array(n * nr);
+        for (let c = 0; c < nr; c++) for (const row of pats[c]) B[c * n + row] = rand() - 0.5;
+        const pat = Int32Array.from({ length: nr }, (_, c) => c);
+        const X = lu.solveMany(new Float64Array(B.length), B, nr);
+        const Y = B.slice();
+        lu.solveManyReach(Y, Y, nr, R, pat); // in place
+        expect(Array.from(Y, zero), `trial ${trial} ${compile}`).toEqual(Array.from(X, zero));
+        const fl = pats.reduce((s, _, k) => s + R.fma[k], 0), dv = pats.reduce((s, _, k) => s + R.divs[k], 0);
+        expect([lu.solveMuls, lu.solveAdds, lu.solveDivs]).toEqual([fl, fl, dv]);
+        const Z = new Float64Array(B.length).fill(7); // not aliased: zeroed outside the reach
+        lu.solveManyReach(Z, B, nr, R, pat, true);
+        expect(Array.from(Z, zero)).toEqual(Array.from(X, (v) => zero(-v)));
+        // the compiled loop over the reach: the same solution bit for bit, the same counts
+        const rs = new ReachSolver(lu, R, nr);
+        expect(rs.compiled).toBe(true);
+        rs.columns.set(B);
+        rs.solve(0, nr, pat, true);
+        expect(Array.from(rs.columns)).toEqual(Array.from(Z));
+        expect([rs.solveMuls, rs.solveAdds, rs.solveDivs]).toEqual([fl, fl, dv]);
+        rs.columns.set(B.subarray(n));
+        rs.solve(0, nr - 1, pat.subarray(1));
+        expect(Array.from(rs.columns.subarray(0, n * (nr - 1)))).toEqual(Array.from(Y.subarray(n)));
+      }
+      total += repivoted;
+    }
+    expect(total).toBeGreaterThan(0); // the fallback ran
+  });
+
+  it('with refinement and blocks of size ≥ 2, or row scaling, falls back to full solves with their counts', () => {
+    const rand = rng(43);
+    for (let trial = 0; trial < 6; trial++) {
+      const n = 20 + Math.floor(rand() * 40);
+      const A = randomSparse(n, n, 3, rand);
+      const S = analyze(A);
+      const R = solveReach(S, [[0], [n - 1, 1]]);
+      const pat = Int32Array.from([0, 1]);
+      for (const opts of [{ refine: 1 }, { scale: 'max' as const }]) {
+        const lu = factor(A, S, { ...opts, compile: 'never' });
+        const B = new Float64Array(2 * n);
+        B[0] = 1; B[n + n - 1] = 2; B[n + 1] = -1;
+        const X = lu.solveMany(new Float64Array(2 * n), B, 2);
+        const full = [lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineSteps];
+        const rs = new ReachSolver(lu, R, 2);
+        rs.columns.set(B);
+        rs.solve(0, 2, pat);
+        expect(Array.from(rs.columns, zero), `trial ${trial}`).toEqual(Array.from(X, zero));
+        if (opts.refine && S.maxBlock > 1) expect([lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineSteps]).toEqual(full);
+        expect([rs.solveMuls, rs.solveAdds, rs.solveDivs]).toEqual([lu.solveMuls, lu.solveAdds, lu.solveDivs]);
+      }
+    }
+  });
+
+  it('rejects rows outside the matrix and unknown patterns', () => {
+    const A = randomSparse(5, 5, 2, rng(3));
+    const S = analyze(A);
+    expect(() => solveReach(S, [[5]])).toThrow(/row 5/);
+    expect(() => solveReach(S, [[1, 1]])).toThrow(/twice/);
+    const lu = new NumericLU(S);
+    lu.refactor(A.Ax);
+    const R = solveReach(S, [[1]]);
+    expect(() => lu.solveManyReach(new Float64Array(5), new Float64Array(5), 1, R, Int32Array.of(1))).toThrow(/pattern\[0\] is 1/);
+  });
+});

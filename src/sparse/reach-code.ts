@@ -1,0 +1,176 @@
+/**
+ * ReachSolver: the solves of NumericLU.solveManyReach (reach.ts) as a WebAssembly loop over the
+ * reach's op lists, with the right-hand sides in the module's own memory. The factors of the last
+ * refactor are copied in once per `solve` call (cs[n] values); the columns are solved in place
+ * where the caller wrote them (`columns`, a view on the module's memory), so no right-hand side is
+ * copied. Same IEEE operations in the same order as solveManyReach (and solveMany), so the same
+ * solution bit for bit (up to the sign of zeros against solveMany) and the same counts.
+ *
+ * Falls back to NumericLU.solveManyReach on the same columns (JavaScript) when WebAssembly is not
+ * available, the rows are scaled, or the reach no longer belongs to the factors (re-pivoted) —
+ * solveManyReach then solves in full.
+ *
+ * Memory (bytes): 0 the parameters (column base i32, pattern i32, sign f64); the LU values; w; the
+ * columns (n × ncols f64); then the i32 tables (ops, op and row starts as byte addresses, rows,
+ * pivot and column-start slots as byte addresses, q·8, the w address of each row of A and of each
+ * slot's row).
+ */
+import { assemble, canCompile } from './compiled.ts';
+import { Body, O } from './loops.ts';
+import type { NumericLU } from './numeric.ts';
+import type { SolveReach } from './reach.ts';
+
+export class ReachSolver {
+  /** the right-hand sides / solutions, column c at c·n (length n × ncols); a view on the module's memory when compiled */
+  readonly columns: Float64Array;
+  /** counts of the last `solve` call (the reach's static counts: the ops done) */
+  solveMuls = 0;
+  solveAdds = 0;
+  solveDivs = 0;
+  private readonly run: (() => void) | null;
+  private readonly par: Int32Array | null;
+  private readonly sgn: Float64Array | null;
+  private readonly X: Float64Array | null;
+  private readonly n: number;
+
+  /** `lu`: the factorization whose solves these are (its layout is read once, its values at each solve) */
+  constructor(readonly lu: NumericLU, readonly reach: SolveReach, readonly ncols: number) {
+    const n = reach.symbolic.n;
+    this.n = n;
+    if (lu.symbolic !== reach.symbolic || !canCompile()) {
+      this.columns = new Float64Array(n * ncols);
+      this.run = null; this.par = null; this.sgn = null; this.X = null;
+      return;
+    }
+    const S = reach.symbolic, { cs, dpos, LUi } = lu;
+    const nX = cs[n];
+    let off = 16;
+    const f64s = (len: number) => { const o = off; off += 8 * len; return o; };
+    const XB = f64s(nX), WB = f64s(n), CB = f64s(n * ncols);
+    const tables: [number, ArrayLike<number>, (v: number) => number][] = [];
+    const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
+    const OPSt = i32s(reach.ops, (v) => v);
+    const OSt = i32s(reach.opStart, (v) => OPSt + 4 * v);
+    const ROWSt = i32s(reach.rows, (v) => v);
+    const RSt = i32s(reach.rowStart, (v) => ROWSt + 4 * v);
+    const DPt = i32s(dpos, (v) => XB + 8 * v);
+    const CSt = i32s(cs, (v) => XB + 8 * v);
+    const QXt = i32s(S.q, (v) => 8 * v);
+    const PVt = i32s(S.pinv, (v) => WB + 8 * v);
+    const LUIt = i32s(LUi.subarray(0, nX), (v) => WB + 8 * v);
+    const pages = Math.max(1, Math.ceil(off / 65536));
+    // locals: i32 0 base, 1 k, 2 o, 3 o1, 4 op, 5 j, 6 t8, 7 t1, 8 u4, 9 e, 10 e1, 11 r, 12 a; f64 20 xj, 21 sg
+    const BASE = 0, K = 1, OI = 2, O1 = 3, OP = 4, J = 5, T8 = 6, T1 = 7, U4 = 8, E = 9, E1 = 10, R = 11, A = 12, XJ = 20, SG = 21;
+    const b = new Body();
+    const whileLt = (i: number, hi: number, step: number, body: () => void) => {
+      b.op(O.block, O.void, O.loop, O.void);
+      b.get(i).get(hi).op(O.i32GeS, O.brIf, 1);
+      body();
+      b.get(i).i32(step).op(O.i32Add).set(i);
+      b.op(O.br, 0, O.end, O.end);
+    };
+    /** w[LUi[t]] −= X[t] · xj for the slots t8 < t1 (u4: the slot's entry of LUIt) */
+    const updates = () => {
+      b.get(T8).i32(XB).op(O.i32Sub).i32(1).op(0x76 /* i32.shr_u */).i32(LUIt).op(O.i32Add).set(U4);
+      whileLt(T8, T1, 8, () => {
+        b.get(U4).ldi(0).tee(A);
+        b.get(A).ldf(0).get(T8).ldf(0).get(XJ).op(O.f64Mul, O.f64Sub).stf(0);
+        b.get(U4).i32(4).op(O.i32Add).set(U4);
+      });
+    };
+    b.i32(0).ldi(0).set(BASE).i32(0).ldi(4).set(K).i32(0).ldf(8).set(SG);
+    b.get(K).i32(2).op(O.i32Shl).tee(OI).ldi(OSt).set(OI);
+    b.get(K).i32(2).op(O.i32Shl).ldi(OSt + 4).set(O1);
+    // w = 0 over the reach
+    b.get(OI).set(E);
+    whileLt(E, O1, 4, () => {
+      b.get(E).ldi(0).tee(OP).get(OP).i32(31).op(0x75 /* i32.shr_s */, 0x73 /* i32.xor */).i32(3).op(O.i32Shl).f64(0).stf(WB);
+    });
+    // w(pinv[r]) = sg · B[r]; B[r] = 0 over the pattern
+    b.get(K).i32(2).op(O.i32Shl).tee(E).ldi(RSt + 4).set(E1);
+    b.get(E).ldi(RSt).set(E);
+    whileLt(E, E1, 4, () => {
+      b.get(E).ldi(0).tee(R).i32(2).op(O.i32Shl).ldi(PVt);
+      b.get(R).i32(3).op(O.i32Shl).get(BASE).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(0);
+      b.get(A).f64(0).stf(0);
+    });
+    // the ops, in the solve's order
+    whileLt(OI, O1, 4, () => {
+      b.get(OI).ldi(0).tee(OP).i32(0).op(O.i32GeS, O.if, O.void);
+      {
+        // U-op j: y_j = w_j / u_jj, X[q_j] = y_j, the rows above the pivot
+        b.get(OP).i32(2).op(O.i32Shl).ldi(DPt).set(T1);
+        b.get(OP).i32(3).op(O.i32Shl).ldf(WB).get(T1).ldf(0).op(O.f64Div).set(XJ);
+        b.get(OP).i32(2).op(O.i32Shl).ldi(QXt).get(BASE).op(O.i32Add).get(XJ).stf(0);
+        b.get(OP).i32(2).op(O.i32Shl).ldi(CSt).set(T8);
+        updates();
+      }
+      b.op(0x05 /* else */);
+      {
+        // L-op j: the rows of L(:,j)
+        b.get(OP).i32(-1).op(0x73).set(J);
+        b.get(J).i32(3).op(O.i32Shl).ldf(WB).set(XJ);
+        b.get(J).i32(2).op(O.i32Shl).tee(T8).ldi(DPt).i32(8).op(O.i32Add).set(T1);
+        b.get(T8).ldi(CSt + 4).get(T1).set(T8).set(T1);
+        updates();
+      }
+      b.op(O.end);
+    });
+    const bytes = assemble([{ bodies: [b.finish(false)], type: 1 }], pages);
+    const memory = new WebAssembly.Memory({ initial: pages });
+    const buf = memory.buffer;
+    for (const [o, a, tf] of tables) {
+      const v = new Int32Array(buf, o, a.length);
+      for (let k = 0; k < a.length; k++) v[k] = tf(a[k]);
+    }
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
+    this.run = (instance.exports as Record<string, () => void>).f0;
+    this.par = new Int32Array(buf, 0, 2);
+    this.sgn = new Float64Array(buf, 8, 1);
+    this.X = new Float64Array(buf, XB, nX);
+    this.columns = new Float64Array(buf, CB, n * ncols);
+    this.cb = CB;
+  }
+
+  private readonly cb: number = 0;
+
+  /** whether the solves run compiled (false: NumericLU.solveManyReach) */
+  get compiled(): boolean {
+    return this.run !== null;
+  }
+
+  /**
+   * Columns col0 .. col0+nrhs−1 of `columns` = A⁻¹ (or −A⁻¹ with `negate`) times themselves, column
+   * c+col0 of pattern `pattern[c]` of the reach (zero outside it), with the factors of lu's last
+   * refactor. No allocation.
+   */
+  solve(col0: number, nrhs: number, pattern: Int32Array, negate = false): void {
+    const lu = this.lu, n = this.n, reach = this.reach;
+    if (!(Number.isInteger(col0) && col0 >= 0 && Number.isInteger(nrhs) && nrhs >= 0 && col0 + nrhs <= this.ncols)) {
+      throw new RangeError(`columns ${col0}..${col0 + nrhs - 1} are outside the ${this.ncols} of this ReachSolver`);
+    }
+    if (this.run === null || lu.symbolic !== reach.symbolic || lu.scaling !== 'none' || (lu.refine > 0 && lu.symbolic.nblocks < n)) {
+      const X = this.columns.subarray(col0 * n, (col0 + nrhs) * n);
+      lu.solveManyReach(X, X, nrhs, reach, pattern, negate);
+      this.solveMuls = lu.solveMuls; this.solveAdds = lu.solveAdds; this.solveDivs = lu.solveDivs;
+      return;
+    }
+    if (pattern.length < nrhs) throw new RangeError(`pattern has ${pattern.length} entries, expected one per right-hand side (${nrhs})`);
+    this.X!.set(lu.LUx);
+    const par = this.par!, run = this.run;
+    this.sgn![0] = negate ? -1 : 1;
+    let f = 0, d = 0;
+    for (let c = 0; c < nrhs; c++) {
+      const k = pattern[c];
+      if (!(k >= 0 && k < reach.npat)) throw new RangeError(`pattern[${c}] is ${k}, expected a pattern of the reach (0..${reach.npat - 1})`);
+      par[0] = this.cb + 8 * (col0 + c) * n;
+      par[1] = k;
+      run();
+      f += reach.fma[k];
+      d += reach.divs[k];
+    }
+    this.solveMuls = f;
+    this.solveAdds = f;
+    this.solveDivs = d;
+  }
+}
