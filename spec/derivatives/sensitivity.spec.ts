@@ -87,7 +87,7 @@ describe('∂D/∂q and the jacobians J_q, J_v', () => {
         expect(relativeErrors(dD, fdD).max, `∂D/∂q_${k}`).toBeLessThan(1e-8);
         const fdr = rp.map((x, t) => (x - rm[t]) / (2 * h));
         const Jq = new Float64Array(m);
-        for (let e = P.Jq.Ap[k]; e < P.Jq.Ap[k + 1]; e++) Jq[P.Jq.Ai[e]] = P.Jq.Ax[e];
+        for (let e = P.Jq.Ap[k]; e < P.Jq.Ap[k + 1]; e++) Jq[P.Jq.Ai[e]] = sens.dd_dq[k * m + P.Jq.Ai[e]];
         expect(relativeErrors(Jq, fdr).max, `J_q column ${k}`).toBeLessThan(1e-8);
         const vp = Float64Array.from(v);
         vp[k] += h;
@@ -96,7 +96,7 @@ describe('∂D/∂q and the jacobians J_q, J_v', () => {
         vp[k] -= 2 * h;
         fillSystem(vals, q, vp, y);
         const Jv = new Float64Array(m);
-        for (let e = P.Jv.Ap[k]; e < P.Jv.Ap[k + 1]; e++) Jv[P.Jv.Ai[e]] = P.Jv.Ax[e];
+        for (let e = P.Jv.Ap[k]; e < P.Jv.Ap[k + 1]; e++) Jv[P.Jv.Ai[e]] = sens.dd_dv[k * m + P.Jv.Ai[e]];
         expect(relativeErrors(Jv, bp.map((x, t) => (x - vals.b[t]) / (2 * h))).max, `J_v column ${k}`).toBeLessThan(1e-8);
       }
     });

@@ -117,11 +117,12 @@ export class SystemSensitivity {
    */
   /**
    * J_q, J_v, J_y (and ∂D/∂q) at the solver's last step, whose (q, q̇, y) must be given again here
-   * (they are not copied by the solver); the dense columns of J_q, J_v are left in dd_dq, dd_dv.
+   * (they are not copied by the solver); the dense columns of J_q, J_v are left in dd_dq, dd_dv
+   * (and not gathered into pattern.Jq, pattern.Jv, whose values this class never reads).
    * Allocation free.
    */
   fillJacobians(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-    this.jacobians.fill(this.solver.values, this.solver.d, q, qd, y, this.dd_dq, this.dd_dv);
+    this.jacobians.fill(this.solver.values, this.solver.d, q, qd, y, this.dd_dq, this.dd_dv, false);
     const fl = this.flops.jacobians;
     fl.reset().accumulate(this.jacobians.flops);
   }
