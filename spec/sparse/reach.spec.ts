@@ -94,6 +94,24 @@ describe('reach-restricted solves', () => {
         rs.columns.set(B.subarray(n));
         rs.solve(0, nr - 1, pat.subarray(1));
         expect(Array.from(rs.columns.subarray(0, n * (nr - 1)))).toEqual(Array.from(Y.subarray(n)));
+        // pairs on one op list: columns c and c+nr of a 2·nr block, and interleaved (stride 2); the
+        // second column of a pair carries other values on the same pattern
+        const B2 = new Float64Array(n * nr);
+        for (let c = 0; c < nr; c++) for (const row of pats[c]) B2[c * n + row] = rand() - 0.5;
+        const X2 = lu.solveMany(new Float64Array(B2.length), B2, nr);
+        const rp = new ReachSolver(lu, R, 2 * nr);
+        rp.columns.set(B, 0); rp.columns.set(B2, n * nr);
+        rp.solvePairs(0, nr, nr, pat, true);
+        expect(Array.from(rp.columns.subarray(0, n * nr))).toEqual(Array.from(Z));
+        expect(Array.from(rp.columns.subarray(n * nr), zero)).toEqual(Array.from(X2, (v) => zero(-v)));
+        expect([rp.solveMuls, rp.solveAdds, rp.solveDivs]).toEqual([2 * fl, 2 * fl, 2 * dv]);
+        for (let c = 0; c < nr; c++) { rp.columns.set(B.subarray(c * n, c * n + n), 2 * c * n); rp.columns.set(B2.subarray(c * n, c * n + n), (2 * c + 1) * n); }
+        rp.solvePairs(0, 1, nr, pat, false, 2);
+        for (let c = 0; c < nr; c++) {
+          expect(Array.from(rp.columns.subarray(2 * c * n, 2 * c * n + n))).toEqual(Array.from(Y.subarray(c * n, c * n + n)));
+          expect(Array.from(rp.columns.subarray((2 * c + 1) * n, (2 * c + 2) * n), zero)).toEqual(Array.from(X2.subarray(c * n, c * n + n), zero));
+        }
+        expect(() => rp.solvePairs(0, 1, 2, pat, false, 1)).toThrow(/overlap/);
       }
       total += repivoted;
     }
@@ -120,6 +138,13 @@ describe('reach-restricted solves', () => {
         expect(Array.from(rs.columns, zero), `trial ${trial}`).toEqual(Array.from(X, zero));
         if (opts.refine && S.maxBlock > 1) expect([lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineSteps]).toEqual(full);
         expect([rs.solveMuls, rs.solveAdds, rs.solveDivs]).toEqual([lu.solveMuls, lu.solveAdds, lu.solveDivs]);
+        const single = [rs.solveMuls, rs.solveAdds, rs.solveDivs];
+        const rp = new ReachSolver(lu, R, 4);
+        rp.columns.set(B, 0); rp.columns.set(B, 2 * n);
+        rp.solvePairs(0, 2, 2, pat);
+        expect(Array.from(rp.columns.subarray(0, 2 * n), zero)).toEqual(Array.from(X, zero));
+        expect(Array.from(rp.columns.subarray(2 * n), zero)).toEqual(Array.from(X, zero));
+        expect([rp.solveMuls, rp.solveAdds, rp.solveDivs]).toEqual(single.map((x) => 2 * x));
       }
     }
   });

@@ -69,6 +69,8 @@ export class SystemSensitivity {
   private readonly patQ: Int32Array;
   private readonly patV: Int32Array;
   private readonly patY: Int32Array;
+  private readonly patQV: Int32Array;
+  private readonly patYY: Int32Array;
 
   constructor(readonly solver: SparseSolver, opts: SensitivityOptions = {}) {
     const sys = solver.sys;
@@ -97,6 +99,19 @@ export class SystemSensitivity {
     this.patQ = Int32Array.from({ length: reach ? this.nv : 0 }, (_, k) => patOf(P.Jq, k));
     this.patV = Int32Array.from({ length: reach ? this.nv : 0 }, (_, k) => patOf(P.Jv, k));
     this.patY = Int32Array.from(reach ? this.inputs : [], (k) => patOf(P.Jy, k));
+    // J_q and J_v column k solved as a pair on the union of their patterns (ReachSolver.solvePairs)
+    const union = (A: { Ap: Int32Array; Ai: Int32Array }, k: number, B: { Ap: Int32Array; Ai: Int32Array }, l: number): number => {
+      const rows = new Set<number>([...A.Ai.subarray(A.Ap[k], A.Ap[k + 1]), ...B.Ai.subarray(B.Ap[l], B.Ap[l + 1])]);
+      const u = Int32Array.from([...rows].sort((a, b) => a - b));
+      const key = u.join(',');
+      let id = keys.get(key);
+      if (id === undefined) { id = pats.length; keys.set(key, id); pats.push(u); }
+      return id;
+    };
+    this.patQV = Int32Array.from({ length: reach ? this.nv : 0 }, (_, k) => union(P.Jq, k, P.Jv, k));
+    // the columns of J_y two by two (neighbouring inputs reach nearly the same rows)
+    const ni0 = this.inputs.length;
+    this.patYY = Int32Array.from({ length: reach ? ni0 >> 1 : 0 }, (_, c) => union(P.Jy, this.inputs[2 * c], P.Jy, this.inputs[2 * c + 1]));
     this.reach = reach ? solveReach(solver.symbolic, pats) : null;
     const n = this.n, nv = this.nv, ni = this.inputs.length;
     this.reachSolver = this.reach === null ? null : new ReachSolver(solver.lu, this.reach, 2 * nv + ni);
@@ -134,8 +149,16 @@ export class SystemSensitivity {
   solve(what?: SensitivityWhat): void {
     const n = this.n, nv = this.nv;
     this.flops.solve.reset();
-    if (what?.q ?? true) this.solveColumns(this.dd_dq, 0, nv, this.patQ, true);
-    if (what?.v ?? true) this.solveColumns(this.dd_dv, nv, nv, this.patV, true);
+    const wq = what?.q ?? true, wv = what?.v ?? true, rs = this.reachSolver;
+    if (wq && wv && rs !== null) {
+      // ∂d/∂q and ∂d/∂q̇ of direction k on one op list (the union of the two patterns' reaches)
+      rs.solvePairs(0, nv, nv, this.patQV, true);
+      const fl = this.flops.solve;
+      fl.mul += rs.solveMuls; fl.add += rs.solveAdds; fl.div += rs.solveDivs;
+    } else {
+      if (wq) this.solveColumns(this.dd_dq, 0, nv, this.patQ, true);
+      if (wv) this.solveColumns(this.dd_dv, nv, nv, this.patV, true);
+    }
     if (what?.y ?? true) {
       const B = this.dd_dy, Jy = this.pattern.Jy, inputs = this.inputs;
       B.fill(0);
@@ -143,7 +166,15 @@ export class SystemSensitivity {
         const k = inputs[c];
         for (let e = Jy.Ap[k]; e < Jy.Ap[k + 1]; e++) B[c * n + Jy.Ai[e]] = -Jy.Ax[e];
       }
-      this.solveColumns(B, 2 * nv, inputs.length, this.patY, false);
+      const ni = inputs.length;
+      if (rs !== null && ni >= 2) {
+        const fl = this.flops.solve;
+        rs.solvePairs(2 * nv, 2 * nv + 1, ni >> 1, this.patYY, false, 2);
+        fl.mul += rs.solveMuls; fl.add += rs.solveAdds; fl.div += rs.solveDivs;
+        if (ni & 1) this.solveColumns(B.subarray((ni - 1) * n), 2 * nv + ni - 1, 1, this.patY.subarray(ni - 1), false);
+      } else {
+        this.solveColumns(B, 2 * nv, ni, this.patY, false);
+      }
     }
   }
 

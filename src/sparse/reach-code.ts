@@ -28,6 +28,7 @@ export class ReachSolver {
   solveAdds = 0;
   solveDivs = 0;
   private readonly run: (() => void) | null;
+  private readonly runPair: (() => void) | null = null;
   private readonly par: Int32Array | null;
   private readonly sgn: Float64Array | null;
   private readonly X: Float64Array | null;
@@ -44,9 +45,9 @@ export class ReachSolver {
     }
     const S = reach.symbolic, { cs, dpos, LUi } = lu;
     const nX = cs[n];
-    let off = 16;
+    let off = 24;
     const f64s = (len: number) => { const o = off; off += 8 * len; return o; };
-    const XB = f64s(nX), WB = f64s(n), CB = f64s(n * ncols);
+    const XB = f64s(nX), WB = f64s(n), W2 = f64s(2 * n), CB = f64s(n * ncols);
     const tables: [number, ArrayLike<number>, (v: number) => number][] = [];
     const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
     const OPSt = i32s(reach.ops, (v) => v);
@@ -58,6 +59,8 @@ export class ReachSolver {
     const QXt = i32s(S.q, (v) => 8 * v);
     const PVt = i32s(S.pinv, (v) => WB + 8 * v);
     const LUIt = i32s(LUi.subarray(0, nX), (v) => WB + 8 * v);
+    const PV2t = i32s(S.pinv, (v) => W2 + 16 * v);
+    const LUI2t = i32s(LUi.subarray(0, nX), (v) => W2 + 16 * v);
     const pages = Math.max(1, Math.ceil(off / 65536));
     // locals: i32 0 base, 1 k, 2 o, 3 o1, 4 op, 5 j, 6 t8, 7 t1, 8 u4, 9 e, 10 e1, 11 r, 12 a; f64 20 xj, 21 sg
     const BASE = 0, K = 1, OI = 2, O1 = 3, OP = 4, J = 5, T8 = 6, T1 = 7, U4 = 8, E = 9, E1 = 10, R = 11, A = 12, XJ = 20, SG = 21;
@@ -116,7 +119,66 @@ export class ReachSolver {
       }
       b.op(O.end);
     });
-    const bytes = assemble([{ bodies: [b.finish(false)], type: 1 }], pages);
+    const single = b.finish(false);
+    // ---- pairs: two right-hand sides (column bases at 0 and 16) on one op list, w interleaved (W2)
+    const BASE2 = 13, XJ2 = 22;
+    const p = new Body();
+    const pWhile = (i: number, hi: number, step: number, body: () => void) => {
+      p.op(O.block, O.void, O.loop, O.void);
+      p.get(i).get(hi).op(O.i32GeS, O.brIf, 1);
+      body();
+      p.get(i).i32(step).op(O.i32Add).set(i);
+      p.op(O.br, 0, O.end, O.end);
+    };
+    const pUpdates = () => {
+      p.get(T8).i32(XB).op(O.i32Sub).i32(1).op(0x76).i32(LUI2t).op(O.i32Add).set(U4);
+      pWhile(T8, T1, 8, () => {
+        p.get(U4).ldi(0).tee(A);
+        p.get(A).ldf(0).get(T8).ldf(0).get(XJ).op(O.f64Mul, O.f64Sub).stf(0);
+        p.get(A).get(A).ldf(8).get(T8).ldf(0).get(XJ2).op(O.f64Mul, O.f64Sub).stf(8);
+        p.get(U4).i32(4).op(O.i32Add).set(U4);
+      });
+    };
+    p.i32(0).ldi(0).set(BASE).i32(0).ldi(4).set(K).i32(0).ldf(8).set(SG).i32(0).ldi(16).set(BASE2);
+    p.get(K).i32(2).op(O.i32Shl).tee(OI).ldi(OSt).set(OI);
+    p.get(K).i32(2).op(O.i32Shl).ldi(OSt + 4).set(O1);
+    p.get(OI).set(E);
+    pWhile(E, O1, 4, () => {
+      p.get(E).ldi(0).tee(OP).get(OP).i32(31).op(0x75, 0x73).i32(4).op(O.i32Shl).tee(A).f64(0).stf(W2);
+      p.get(A).f64(0).stf(W2 + 8);
+    });
+    p.get(K).i32(2).op(O.i32Shl).tee(E).ldi(RSt + 4).set(E1);
+    p.get(E).ldi(RSt).set(E);
+    pWhile(E, E1, 4, () => {
+      p.get(E).ldi(0).tee(R).i32(2).op(O.i32Shl).ldi(PV2t).set(J);
+      p.get(J).get(R).i32(3).op(O.i32Shl).get(BASE).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(0);
+      p.get(A).f64(0).stf(0);
+      p.get(J).get(R).i32(3).op(O.i32Shl).get(BASE2).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(8);
+      p.get(A).f64(0).stf(0);
+    });
+    pWhile(OI, O1, 4, () => {
+      p.get(OI).ldi(0).tee(OP).i32(0).op(O.i32GeS, O.if, O.void);
+      {
+        p.get(OP).i32(2).op(O.i32Shl).ldi(DPt).set(T1);
+        p.get(OP).i32(4).op(O.i32Shl).tee(J).ldf(W2).get(T1).ldf(0).op(O.f64Div).set(XJ);
+        p.get(J).ldf(W2 + 8).get(T1).ldf(0).op(O.f64Div).set(XJ2);
+        p.get(OP).i32(2).op(O.i32Shl).ldi(QXt).tee(A).get(BASE).op(O.i32Add).get(XJ).stf(0);
+        p.get(A).get(BASE2).op(O.i32Add).get(XJ2).stf(0);
+        p.get(OP).i32(2).op(O.i32Shl).ldi(CSt).set(T8);
+        pUpdates();
+      }
+      p.op(0x05);
+      {
+        p.get(OP).i32(-1).op(0x73).set(J);
+        p.get(J).i32(4).op(O.i32Shl).tee(A).ldf(W2).set(XJ);
+        p.get(A).ldf(W2 + 8).set(XJ2);
+        p.get(J).i32(2).op(O.i32Shl).tee(T8).ldi(DPt).i32(8).op(O.i32Add).set(T1);
+        p.get(T8).ldi(CSt + 4).get(T1).set(T8).set(T1);
+        pUpdates();
+      }
+      p.op(O.end);
+    });
+    const bytes = assemble([{ bodies: [single, p.finish(false)], type: 1 }], pages);
     const memory = new WebAssembly.Memory({ initial: pages });
     const buf = memory.buffer;
     for (const [o, a, tf] of tables) {
@@ -125,7 +187,8 @@ export class ReachSolver {
     }
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
     this.run = (instance.exports as Record<string, () => void>).f0;
-    this.par = new Int32Array(buf, 0, 2);
+    this.runPair = (instance.exports as Record<string, () => void>).f1;
+    this.par = new Int32Array(buf, 0, 5);
     this.sgn = new Float64Array(buf, 8, 1);
     this.X = new Float64Array(buf, XB, nX);
     this.columns = new Float64Array(buf, CB, n * ncols);
@@ -168,6 +231,53 @@ export class ReachSolver {
       run();
       f += reach.fma[k];
       d += reach.divs[k];
+    }
+    this.solveMuls = f;
+    this.solveAdds = f;
+    this.solveDivs = d;
+  }
+
+  /**
+   * As `solve` on two sets of columns at once: columns a0 + c·stride and b0 + c·stride (c < nrhs)
+   * share pattern `pattern[c]` (both zero outside it) and are solved on its one op list, each op's factor values
+   * and indices loaded once for both. The same values as two `solve` calls, and their counts. No allocation.
+   */
+  solvePairs(a0: number, b0: number, nrhs: number, pattern: Int32Array, negate = false, stride = 1): void {
+    const lu = this.lu, n = this.n, reach = this.reach;
+    if (!(Number.isInteger(stride) && stride >= 1)) throw new RangeError(`stride is ${stride}, expected a positive integer`);
+    const last = (nrhs - 1) * stride;
+    for (const c0 of [a0, b0]) {
+      if (!(Number.isInteger(c0) && c0 >= 0 && Number.isInteger(nrhs) && nrhs >= 0 && (nrhs === 0 || c0 + last < this.ncols))) {
+        throw new RangeError(`columns ${c0}..${c0 + last} are outside the ${this.ncols} of this ReachSolver`);
+      }
+    }
+    if (nrhs > 0 && (a0 - b0) % stride === 0 && Math.abs(a0 - b0) <= last) throw new RangeError(`the columns at ${a0} and ${b0} (stride ${stride}) overlap`);
+    if (a0 === b0 && nrhs > 0) throw new RangeError(`the columns at ${a0} and ${b0} overlap`);
+    if (this.runPair === null || lu.symbolic !== reach.symbolic || lu.scaling !== 'none' || (lu.refine > 0 && lu.symbolic.nblocks < n)) {
+      let m = 0, a = 0, d = 0;
+      for (let c = 0; c < nrhs; c++) {
+        for (const c0 of [a0, b0]) {
+          this.solve(c0 + c * stride, 1, pattern.subarray(c, c + 1), negate);
+          m += this.solveMuls; a += this.solveAdds; d += this.solveDivs;
+        }
+      }
+      this.solveMuls = m; this.solveAdds = a; this.solveDivs = d;
+      return;
+    }
+    if (pattern.length < nrhs) throw new RangeError(`pattern has ${pattern.length} entries, expected one per right-hand side (${nrhs})`);
+    this.X!.set(lu.LUx);
+    const par = this.par!, run = this.runPair;
+    this.sgn![0] = negate ? -1 : 1;
+    let f = 0, d = 0;
+    for (let c = 0; c < nrhs; c++) {
+      const k = pattern[c];
+      if (!(k >= 0 && k < reach.npat)) throw new RangeError(`pattern[${c}] is ${k}, expected a pattern of the reach (0..${reach.npat - 1})`);
+      par[0] = this.cb + 8 * (a0 + c * stride) * n;
+      par[1] = k;
+      par[4] = this.cb + 8 * (b0 + c * stride) * n;
+      run();
+      f += 2 * reach.fma[k];
+      d += 2 * reach.divs[k];
     }
     this.solveMuls = f;
     this.solveAdds = f;
