@@ -99,7 +99,9 @@ describe('reach-restricted solves', () => {
         const B2 = new Float64Array(n * nr);
         for (let c = 0; c < nr; c++) for (const row of pats[c]) B2[c * n + row] = rand() - 0.5;
         const X2 = lu.solveMany(new Float64Array(B2.length), B2, nr);
-        const rp = new ReachSolver(lu, R, 2 * nr);
+        for (const simd of [true, false]) {
+        const rp = new ReachSolver(lu, R, 2 * nr, simd);
+        expect(rp.simd).toBe(simd); // Node 20 runs WebAssembly SIMD
         rp.columns.set(B, 0); rp.columns.set(B2, n * nr);
         rp.solvePairs(0, nr, nr, pat, true);
         expect(Array.from(rp.columns.subarray(0, n * nr))).toEqual(Array.from(Z));
@@ -112,6 +114,7 @@ describe('reach-restricted solves', () => {
           expect(Array.from(rp.columns.subarray((2 * c + 1) * n, (2 * c + 2) * n), zero)).toEqual(Array.from(X2.subarray(c * n, c * n + n), zero));
         }
         expect(() => rp.solvePairs(0, 1, 2, pat, false, 1)).toThrow(/overlap/);
+        }
       }
       total += repivoted;
     }

@@ -15,7 +15,7 @@
  * pivot and column-start slots as byte addresses, q·8, the w address of each row of A and of each
  * slot's row).
  */
-import { assemble, canCompile } from './compiled.ts';
+import { assemble, Bytes, canCompile } from './compiled.ts';
 import { Body, O } from './loops.ts';
 import type { NumericLU } from './numeric.ts';
 import type { SolveReach } from './reach.ts';
@@ -29,13 +29,15 @@ export class ReachSolver {
   solveDivs = 0;
   private readonly run: (() => void) | null;
   private readonly runPair: (() => void) | null = null;
+  /** whether the paired solves use WebAssembly SIMD (f64x2; else two scalar lanes) */
+  readonly simd: boolean = false;
   private readonly par: Int32Array | null;
   private readonly sgn: Float64Array | null;
   private readonly X: Float64Array | null;
   private readonly n: number;
 
-  /** `lu`: the factorization whose solves these are (its layout is read once, its values at each solve) */
-  constructor(readonly lu: NumericLU, readonly reach: SolveReach, readonly ncols: number) {
+  /** `lu`: the factorization whose solves these are (its layout is read once, its values at each solve); `simd` false: the scalar pair kernel even where SIMD runs */
+  constructor(readonly lu: NumericLU, readonly reach: SolveReach, readonly ncols: number, simd = true) {
     const n = reach.symbolic.n;
     this.n = n;
     if (lu.symbolic !== reach.symbolic || !canCompile()) {
@@ -47,7 +49,9 @@ export class ReachSolver {
     const nX = cs[n];
     let off = 24;
     const f64s = (len: number) => { const o = off; off += 8 * len; return o; };
-    const XB = f64s(nX), WB = f64s(n), W2 = f64s(2 * n), CB = f64s(n * ncols);
+    const XB = f64s(nX), WB = f64s(n);
+    if (off % 16 !== 0) off += 8; // w pairs 16-byte aligned (f64x2)
+    const W2 = f64s(2 * n), CB = f64s(n * ncols);
     const tables: [number, ArrayLike<number>, (v: number) => number][] = [];
     const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
     const OPSt = i32s(reach.ops, (v) => v);
@@ -120,65 +124,99 @@ export class ReachSolver {
       b.op(O.end);
     });
     const single = b.finish(false);
-    // ---- pairs: two right-hand sides (column bases at 0 and 16) on one op list, w interleaved (W2)
-    const BASE2 = 13, XJ2 = 22;
-    const p = new Body();
-    const pWhile = (i: number, hi: number, step: number, body: () => void) => {
-      p.op(O.block, O.void, O.loop, O.void);
-      p.get(i).get(hi).op(O.i32GeS, O.brIf, 1);
-      body();
-      p.get(i).i32(step).op(O.i32Add).set(i);
-      p.op(O.br, 0, O.end, O.end);
-    };
-    const pUpdates = () => {
-      p.get(T8).i32(XB).op(O.i32Sub).i32(1).op(0x76).i32(LUI2t).op(O.i32Add).set(U4);
-      pWhile(T8, T1, 8, () => {
-        p.get(U4).ldi(0).tee(A);
-        p.get(A).ldf(0).get(T8).ldf(0).get(XJ).op(O.f64Mul, O.f64Sub).stf(0);
-        p.get(A).get(A).ldf(8).get(T8).ldf(0).get(XJ2).op(O.f64Mul, O.f64Sub).stf(8);
-        p.get(U4).i32(4).op(O.i32Add).set(U4);
+    // ---- pairs: two right-hand sides (column bases at 0 and 16) on one op list, w interleaved (W2);
+    // with SIMD, each multiply-subtract of the two is one f64x2 operation (the same IEEE operations per lane)
+    const BASE2 = 13, XJ2 = 22, XJV = 28;
+    const pairBody = (simd: boolean): Uint8Array => {
+      const p = new Body();
+      const v128 = (op: number, offset?: number) => {
+        p.op(0xfd);
+        p.c.u32(op);
+        if (offset !== undefined) { p.c.u32(4); p.c.u32(offset); }
+      };
+      const pWhile = (i: number, hi: number, step: number, body: () => void) => {
+        p.op(O.block, O.void, O.loop, O.void);
+        p.get(i).get(hi).op(O.i32GeS, O.brIf, 1);
+        body();
+        p.get(i).i32(step).op(O.i32Add).set(i);
+        p.op(O.br, 0, O.end, O.end);
+      };
+      const pUpdates = () => {
+        p.get(T8).i32(XB).op(O.i32Sub).i32(1).op(0x76).i32(LUI2t).op(O.i32Add).set(U4);
+        pWhile(T8, T1, 8, () => {
+          p.get(U4).ldi(0).tee(A);
+          if (simd) {
+            // w(pair) = w(pair) − splat(X[t]) · xj(pair)
+            p.get(A); v128(0x00, 0);
+            p.get(T8).ldf(0); v128(0x14); p.get(XJV); v128(0xf2); v128(0xf1);
+            v128(0x0b, 0);
+          } else {
+            p.get(A).ldf(0).get(T8).ldf(0).get(XJ).op(O.f64Mul, O.f64Sub).stf(0);
+            p.get(A).get(A).ldf(8).get(T8).ldf(0).get(XJ2).op(O.f64Mul, O.f64Sub).stf(8);
+          }
+          p.get(U4).i32(4).op(O.i32Add).set(U4);
+        });
+      };
+      p.i32(0).ldi(0).set(BASE).i32(0).ldi(4).set(K).i32(0).ldf(8).set(SG).i32(0).ldi(16).set(BASE2);
+      p.get(K).i32(2).op(O.i32Shl).tee(OI).ldi(OSt).set(OI);
+      p.get(K).i32(2).op(O.i32Shl).ldi(OSt + 4).set(O1);
+      p.get(OI).set(E);
+      pWhile(E, O1, 4, () => {
+        p.get(E).ldi(0).tee(OP).get(OP).i32(31).op(0x75, 0x73).i32(4).op(O.i32Shl).tee(A).f64(0).stf(W2);
+        p.get(A).f64(0).stf(W2 + 8);
       });
+      p.get(K).i32(2).op(O.i32Shl).tee(E).ldi(RSt + 4).set(E1);
+      p.get(E).ldi(RSt).set(E);
+      pWhile(E, E1, 4, () => {
+        p.get(E).ldi(0).tee(R).i32(2).op(O.i32Shl).ldi(PV2t).set(J);
+        p.get(J).get(R).i32(3).op(O.i32Shl).get(BASE).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(0);
+        p.get(A).f64(0).stf(0);
+        p.get(J).get(R).i32(3).op(O.i32Shl).get(BASE2).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(8);
+        p.get(A).f64(0).stf(0);
+      });
+      pWhile(OI, O1, 4, () => {
+        p.get(OI).ldi(0).tee(OP).i32(0).op(O.i32GeS, O.if, O.void);
+        {
+          p.get(OP).i32(2).op(O.i32Shl).ldi(DPt).set(T1);
+          if (simd) {
+            p.get(OP).i32(4).op(O.i32Shl); v128(0x00, W2);
+            p.get(T1).ldf(0); v128(0x14); v128(0xf3); p.set(XJV);
+            p.get(OP).i32(2).op(O.i32Shl).ldi(QXt).tee(A).get(BASE).op(O.i32Add).get(XJV); v128(0x21); p.op(0); p.stf(0);
+            p.get(A).get(BASE2).op(O.i32Add).get(XJV); v128(0x21); p.op(1); p.stf(0);
+          } else {
+            p.get(OP).i32(4).op(O.i32Shl).tee(J).ldf(W2).get(T1).ldf(0).op(O.f64Div).set(XJ);
+            p.get(J).ldf(W2 + 8).get(T1).ldf(0).op(O.f64Div).set(XJ2);
+            p.get(OP).i32(2).op(O.i32Shl).ldi(QXt).tee(A).get(BASE).op(O.i32Add).get(XJ).stf(0);
+            p.get(A).get(BASE2).op(O.i32Add).get(XJ2).stf(0);
+          }
+          p.get(OP).i32(2).op(O.i32Shl).ldi(CSt).set(T8);
+          pUpdates();
+        }
+        p.op(0x05);
+        {
+          p.get(OP).i32(-1).op(0x73).set(J);
+          if (simd) {
+            p.get(J).i32(4).op(O.i32Shl); v128(0x00, W2); p.set(XJV);
+          } else {
+            p.get(J).i32(4).op(O.i32Shl).tee(A).ldf(W2).set(XJ);
+            p.get(A).ldf(W2 + 8).set(XJ2);
+          }
+          p.get(J).i32(2).op(O.i32Shl).tee(T8).ldi(DPt).i32(8).op(O.i32Add).set(T1);
+          p.get(T8).ldi(CSt + 4).get(T1).set(T8).set(T1);
+          pUpdates();
+        }
+        p.op(O.end);
+      });
+      if (!simd) return p.finish(false);
+      p.c.byte(O.end);
+      const body = new Bytes();
+      body.bytes([3, 20, 0x7f, 8, 0x7c, 1, 0x7b]); // 20 i32, 8 f64, 1 v128 locals
+      body.bytes(p.c.view());
+      return body.view().slice();
     };
-    p.i32(0).ldi(0).set(BASE).i32(0).ldi(4).set(K).i32(0).ldf(8).set(SG).i32(0).ldi(16).set(BASE2);
-    p.get(K).i32(2).op(O.i32Shl).tee(OI).ldi(OSt).set(OI);
-    p.get(K).i32(2).op(O.i32Shl).ldi(OSt + 4).set(O1);
-    p.get(OI).set(E);
-    pWhile(E, O1, 4, () => {
-      p.get(E).ldi(0).tee(OP).get(OP).i32(31).op(0x75, 0x73).i32(4).op(O.i32Shl).tee(A).f64(0).stf(W2);
-      p.get(A).f64(0).stf(W2 + 8);
-    });
-    p.get(K).i32(2).op(O.i32Shl).tee(E).ldi(RSt + 4).set(E1);
-    p.get(E).ldi(RSt).set(E);
-    pWhile(E, E1, 4, () => {
-      p.get(E).ldi(0).tee(R).i32(2).op(O.i32Shl).ldi(PV2t).set(J);
-      p.get(J).get(R).i32(3).op(O.i32Shl).get(BASE).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(0);
-      p.get(A).f64(0).stf(0);
-      p.get(J).get(R).i32(3).op(O.i32Shl).get(BASE2).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(8);
-      p.get(A).f64(0).stf(0);
-    });
-    pWhile(OI, O1, 4, () => {
-      p.get(OI).ldi(0).tee(OP).i32(0).op(O.i32GeS, O.if, O.void);
-      {
-        p.get(OP).i32(2).op(O.i32Shl).ldi(DPt).set(T1);
-        p.get(OP).i32(4).op(O.i32Shl).tee(J).ldf(W2).get(T1).ldf(0).op(O.f64Div).set(XJ);
-        p.get(J).ldf(W2 + 8).get(T1).ldf(0).op(O.f64Div).set(XJ2);
-        p.get(OP).i32(2).op(O.i32Shl).ldi(QXt).tee(A).get(BASE).op(O.i32Add).get(XJ).stf(0);
-        p.get(A).get(BASE2).op(O.i32Add).get(XJ2).stf(0);
-        p.get(OP).i32(2).op(O.i32Shl).ldi(CSt).set(T8);
-        pUpdates();
-      }
-      p.op(0x05);
-      {
-        p.get(OP).i32(-1).op(0x73).set(J);
-        p.get(J).i32(4).op(O.i32Shl).tee(A).ldf(W2).set(XJ);
-        p.get(A).ldf(W2 + 8).set(XJ2);
-        p.get(J).i32(2).op(O.i32Shl).tee(T8).ldi(DPt).i32(8).op(O.i32Add).set(T1);
-        p.get(T8).ldi(CSt + 4).get(T1).set(T8).set(T1);
-        pUpdates();
-      }
-      p.op(O.end);
-    });
-    const bytes = assemble([{ bodies: [single, p.finish(false)], type: 1 }], pages);
+    let bytes = assemble([{ bodies: [single, pairBody(simd)], type: 1 }], pages);
+    this.simd = simd && WebAssembly.validate(bytes);
+    if (!this.simd) bytes = assemble([{ bodies: [single, pairBody(false)], type: 1 }], pages);
     const memory = new WebAssembly.Memory({ initial: pages });
     const buf = memory.buffer;
     for (const [o, a, tf] of tables) {
