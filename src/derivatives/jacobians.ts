@@ -85,9 +85,11 @@ export class SystemJacobians {
    * J_q, J_v, J_y (and ∂D/∂q) at (q, q̇, y) and the solution d, given `vals` filled at (q, q̇, y)
    * (fillSystem). Rq, Rv (m×nv column-major) receive the dense columns; with `csc` (default true)
    * their values are also gathered into the patterns' Jq, Jv (what the adjoint's products read; the
-   * forward sensitivities solve the dense columns and skip it). Allocation free.
+   * forward sensitivities solve the dense columns and skip it). `source`: D's entries are read as
+   * src[map[t]] rather than from vals.Ax (a gathered solver's lagging values; not with measurement
+   * blocks, which read vals.Ax). Allocation free.
    */
-  fill(vals: SystemValues, d: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, Rq: Float64Array = this.Rq, Rv: Float64Array = this.Rv, csc = true): void {
+  fill(vals: SystemValues, d: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, Rq: Float64Array = this.Rq, Rv: Float64Array = this.Rv, csc = true, source: { src: Float64Array; map: Int32Array } | null = null): void {
     if (vals.sys !== this.sys) throw new RangeError('SystemJacobians.fill: the values belong to another system');
     const P = this.pattern, sys = P.sys, model = sys.model, cols = P.cols, L = sys.layout;
     const kin = vals.kin, Ax = vals.Ax, b = vals.b;
@@ -95,7 +97,13 @@ export class SystemJacobians {
     const fl = this.flops;
     fl.reset();
     const { t6, u6, w6, Xval, h, Xv, dvb } = this;
-    for (let e = 0; e < Xval.length; e++) Xval[e] = Ax[sys.xSlotA[e]];
+    if (source !== null) {
+      if (this.blocks !== null) throw new RangeError('SystemJacobians.fill: a system with measurement blocks reads D from vals.Ax (no source)');
+      const { src, map } = source, xs = sys.xSlotA;
+      for (let e = 0; e < Xval.length; e++) Xval[e] = src[map[xs[e]]];
+    } else {
+      for (let e = 0; e < Xval.length; e++) Xval[e] = Ax[sys.xSlotA[e]];
+    }
     const hasV = qd !== null;
     if (hasV) {
       for (let i = 0; i < nb; i++) {

@@ -70,6 +70,8 @@ export class SystemSensitivity {
   private readonly patV: Int32Array;
   private readonly patY: Int32Array;
   private readonly patQV: Int32Array;
+  /** where the gathered solver's D entries stand (refreshed each call: the source moves when compiled) */
+  private readonly src: { src: Float64Array; map: Int32Array } = { src: new Float64Array(0), map: new Int32Array(0) };
   private readonly patYY: Int32Array;
 
   constructor(readonly solver: SparseSolver, opts: SensitivityOptions = {}) {
@@ -137,7 +139,15 @@ export class SystemSensitivity {
    * Allocation free.
    */
   fillJacobians(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-    this.jacobians.fill(this.solver.values, this.solver.d, q, qd, y, this.dd_dq, this.dd_dv, false);
+    const solver = this.solver;
+    if (solver.lagging && this.jacobians.blocks === null) {
+      // the transforms straight from the gathered source: D's other entries are not brought up to date
+      const src = this.src;
+      src.src = solver.lu.source; src.map = solver.gatherMap!;
+      this.jacobians.fill(solver.valuesLagging, solver.d, q, qd, y, this.dd_dq, this.dd_dv, false, src);
+    } else {
+      this.jacobians.fill(solver.values, solver.d, q, qd, y, this.dd_dq, this.dd_dv, false);
+    }
     const fl = this.flops.jacobians;
     fl.reset().accumulate(this.jacobians.flops);
   }
