@@ -214,9 +214,11 @@ ${dynRows.join('\n')}
 ∂/∂q, ∂/∂q̇ and M (inverse dynamics) or M⁻¹ (forward dynamics), value included. "before": full solves with the
 generic kernels; "skip": the compiled solves over all n unknowns that apply a column of the factors only when its
 unknown is nonzero (NumericLU.solveManySparse, the previous default); "now": the default — each right-hand side
-solved over the reach of its fixed pattern only (sparse/reach.ts, computed once; NumericLU.solveManyReach as a
-WebAssembly loop, sparse/reach-code.ts), and the jacobians' velocity terms inlined. Target: factor reuse ≤ 1.5×
-recursive. Flops: before → skip → now (recursive).
+solved over the reach of its fixed pattern only (sparse/reach.ts, computed once per pattern), by a WebAssembly loop
+over the reach's ops (sparse/reach-code.ts), two right-hand sides per op list (∂/∂q and ∂/∂q̇ of a direction,
+neighbouring inputs) with SIMD. All three share this version's jacobians (velocity terms inlined, J_q and J_v in one
+pass, transforms read from the gathered source). Target: factor reuse ≤ 1.5× recursive. Flops: before → skip → now
+(recursive).
 
 | model | nv | ID rec. µs | ID LU before µs | ID LU skip µs | ID LU now µs | ID LU / rec.: before → skip → now | ID flops | FD rec. µs | FD LU before µs | FD LU skip µs | FD LU now µs | FD LU / rec.: before → skip → now | FD flops | load |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
