@@ -8,6 +8,10 @@
 import { loadavg } from 'node:os';
 import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { aba, AbaWorkspace } from '../src/algorithms/aba.ts';
+import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
+import { fillSource } from '../src/assembly/system.ts';
+import { forwardKinematics } from '../src/algorithms/kinematics.ts';
+import { checkDynamicsInputs } from '../src/algorithms/validate.ts';
 import { LuForwardDynamicsDerivatives, LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
 import { chain } from '../src/model/generators.ts';
@@ -43,9 +47,27 @@ for (const name of pick) {
   const dI = new LuInverseDynamicsDerivatives(model), dF = new LuForwardDynamicsDerivatives(model);
   const rI = new RecursiveInverseDynamicsDerivatives(model), rF = new RecursiveForwardDynamicsDerivatives(model);
   for (let k = 0; k < 20; k++) { dI.compute(q, v, a); dF.compute(q, v, a); }
-  const id = dI.dynamics, fd = dF.dynamics;
+  const id = dI.dynamics;
   const out: string[] = [`${name} (nv ${model.nv}, n ID ${id.solver.sys.n}, load ${loadavg()[0].toFixed(1)})`];
-  out.push(`  RNEA ${f(best(() => rnea(model, rw, q, v, a)))}  ID ${f(best(() => id.solve(q, v, a)))}  ABA ${f(best(() => aba(model, aw, q, v, a)))}  FD ${f(best(() => fd.solve(q, v, a)))}`);
+  // the solvers as shipped (the derivatives' forward dynamics is unrefined)
+  const idS = new LuInverseDynamics(model), fdS = new LuForwardDynamics(model);
+  for (let k = 0; k < 20; k++) { idS.solve(q, v, a); fdS.solve(q, v, a); }
+  out.push(`  RNEA ${f(best(() => rnea(model, rw, q, v, a)))}  ID ${f(best(() => idS.solve(q, v, a)))}  ABA ${f(best(() => aba(model, aw, q, v, a)))}  FD ${f(best(() => fdS.solve(q, v, a)))}`);
+  // the step part by part (each timed alone), and forward dynamics without its refinement step
+  for (const D of [new LuInverseDynamics(model), new LuForwardDynamics(model)]) {
+    for (let k = 0; k < 20; k++) D.solve(q, v, a);
+    const S = D.solver, lu = S.lu, vals = S.valuesLagging, y = D.y;
+    const tChk = best(() => checkDynamicsInputs(model, q, v, 'a', a, undefined));
+    const tKin = best(() => forwardKinematics(vals.kin, q, v));
+    const tFill = best(() => fillSource(vals, lu.source, q, v, y));
+    const tFac = best(() => lu.refactorSource());
+    const tSol = best(() => lu.solveNegated(S.d, vals.b));
+    const tAll = best(() => D.solve(q, v, a));
+    out.push(`  ${D instanceof LuInverseDynamics ? 'ID' : 'FD'} step: all ${f(tAll)} | checks ${f(tChk)} kinematics ${f(tKin)} rest of the fill ${f(tFill - tKin)} refactor ${f(tFac)} solve ${f(tSol)}`);
+  }
+  const fd0 = new LuForwardDynamics(model, { refine: 0 });
+  for (let k = 0; k < 20; k++) fd0.solve(q, v, a);
+  out.push(`  FD unrefined ${f(best(() => fd0.solve(q, v, a)))} (refined ${f(best(() => fdS.solve(q, v, a)))}, ABA ${f(best(() => aba(model, aw, q, v, a)))})`);
   for (const [lbl, D, R] of [['ID', dI, rI], ['FD', dF, rF]] as const) {
     const sens = D.sens!;
     const y = D.dynamics.y;
