@@ -115,6 +115,46 @@ describe('reach-restricted solves', () => {
         }
         expect(() => rp.solvePairs(0, 1, 2, pat, false, 1)).toThrow(/overlap/);
         }
+        // quads: four columns per op list (the third and fourth carry B and B2 again, in another order)
+        const rq = new ReachSolver(lu, R, 4 * nr);
+        const cols = new Int32Array(4 * nr);
+        for (let c = 0; c < nr; c++) {
+          cols.set([c, nr + c, 3 * nr + c, 2 * nr + c], 4 * c);
+          rq.columns.set(B.subarray(c * n, c * n + n), c * n);
+          rq.columns.set(B2.subarray(c * n, c * n + n), (nr + c) * n);
+          rq.columns.set(B2.subarray(c * n, c * n + n), (3 * nr + c) * n);
+          rq.columns.set(B.subarray(c * n, c * n + n), (2 * nr + c) * n);
+        }
+        rq.solveQuads(cols, pat, nr, true);
+        expect(Array.from(rq.columns.subarray(0, n * nr))).toEqual(Array.from(Z));
+        expect(Array.from(rq.columns.subarray(2 * n * nr, 3 * n * nr))).toEqual(Array.from(Z));
+        expect(Array.from(rq.columns.subarray(n * nr, 2 * n * nr), zero)).toEqual(Array.from(X2, (v) => zero(-v)));
+        expect(Array.from(rq.columns.subarray(3 * n * nr), zero)).toEqual(Array.from(X2, (v) => zero(-v)));
+        expect([rq.solveMuls, rq.solveAdds, rq.solveDivs]).toEqual([4 * fl, 4 * fl, 4 * dv]);
+        expect(() => rq.solveQuads(Int32Array.of(0, 1, 1, 2), pat, 1)).toThrow(/twice/);
+        // a plan mixing a quad, a pair and a single, one negated group
+        if (nr >= 4) {
+          const rpl = new ReachSolver(lu, R, 7);
+          rpl.columns.set(B.subarray(0, n), 0); rpl.columns.set(B.subarray(0, n), 3 * n);
+          rpl.columns.set(B2.subarray(0, n), 5 * n); rpl.columns.set(B2.subarray(0, n), 6 * n);
+          rpl.columns.set(B.subarray(n, 2 * n), n); rpl.columns.set(B2.subarray(n, 2 * n), 4 * n);
+          rpl.columns.set(B.subarray(2 * n, 3 * n), 2 * n);
+          const P = rpl.plan(Int32Array.of(0, 3, 5, 6, 1, 4, -1, -1, 2, -1, -1, -1), Int32Array.of(0, 1, 2), Uint8Array.of(4, 2, 1), Uint8Array.of(1, 0, 0), 3);
+          rpl.solvePlan(P);
+          const colOf = (c: number) => Array.from(rpl.columns.subarray(c * n, c * n + n), zero);
+          const neg = (a: ArrayLike<number>) => Array.from(a, (v) => zero(-v));
+          expect(colOf(0)).toEqual(neg(X.subarray(0, n)));
+          expect(colOf(3)).toEqual(neg(X.subarray(0, n)));
+          expect(colOf(5)).toEqual(neg(X2.subarray(0, n)));
+          expect(colOf(6)).toEqual(neg(X2.subarray(0, n)));
+          expect(colOf(1)).toEqual(Array.from(X.subarray(n, 2 * n), zero));
+          expect(colOf(4)).toEqual(Array.from(X2.subarray(n, 2 * n), zero));
+          expect(colOf(2)).toEqual(Array.from(X.subarray(2 * n, 3 * n), zero));
+          expect(rpl.solveMuls).toBe(4 * R.fma[0] + 2 * R.fma[1] + R.fma[2]);
+          expect(rpl.solveDivs).toBe(4 * R.divs[0] + 2 * R.divs[1] + R.divs[2]);
+          expect(() => rpl.plan(Int32Array.of(0, 0, 1, 2), Int32Array.of(0), Uint8Array.of(4), Uint8Array.of(0), 1)).toThrow(/twice/);
+          expect(() => rpl.plan(Int32Array.of(0, 1, 2, 3), Int32Array.of(0), Uint8Array.of(3), Uint8Array.of(0), 1)).toThrow(/3 lanes/);
+        }
       }
       total += repivoted;
     }

@@ -16,7 +16,7 @@
 import type { SparseSolver } from '../assembly/solver.ts';
 import { Flops } from '../spatial/flops.ts';
 import { solveReach, type SolveReach } from '../sparse/reach.ts';
-import { ReachSolver } from '../sparse/reach-code.ts';
+import { ReachSolver, type ReachPlan } from '../sparse/reach-code.ts';
 import { SystemJacobians } from './jacobians.ts';
 import type { DerivativePattern } from './pattern.ts';
 
@@ -73,6 +73,17 @@ export class SystemSensitivity {
   /** where the gathered solver's D entries stand (refreshed each call: the source moves when compiled) */
   private readonly src: { src: Float64Array; map: Int32Array } = { src: new Float64Array(0), map: new Int32Array(0) };
   private readonly patYY: Int32Array;
+  /** the full solve's groups (ReachSolver.solvePlan): 4 column slots, pattern, lanes, sign each */
+  private readonly planN: number;
+  private readonly planCols: Int32Array;
+  private readonly planPat: Int32Array;
+  private readonly planLanes: Uint8Array;
+  private readonly planNeg: Uint8Array;
+  private readonly plan: ReachPlan | null;
+  /** columns per group of the last plan (1, 2 or 4), for tests and reports */
+  get groups(): Uint8Array {
+    return this.planLanes;
+  }
 
   constructor(readonly solver: SparseSolver, opts: SensitivityOptions = {}) {
     const sys = solver.sys;
@@ -114,9 +125,54 @@ export class SystemSensitivity {
     // the columns of J_y two by two (neighbouring inputs reach nearly the same rows)
     const ni0 = this.inputs.length;
     this.patYY = Int32Array.from({ length: reach ? ni0 >> 1 : 0 }, (_, c) => union(P.Jy, this.inputs[2 * c], P.Jy, this.inputs[2 * c + 1]));
+    // candidate groups of four: ∂/∂q, ∂/∂q̇ of directions k and k+1; inputs c .. c+3
+    const unionOf = (sets: Int32Array[]): number => {
+      const rows = new Set<number>();
+      for (const t of sets) for (const r of t) rows.add(r);
+      const u = Int32Array.from([...rows].sort((a, b) => a - b));
+      const key = u.join(',');
+      let id = keys.get(key);
+      if (id === undefined) { id = pats.length; keys.set(key, id); pats.push(u); }
+      return id;
+    };
+    const quadQV = Int32Array.from({ length: reach ? Math.max(0, this.nv - 1) : 0 }, (_, k) => unionOf([pats[this.patQV[k]], pats[this.patQV[k + 1]]]));
+    const quadY = Int32Array.from({ length: reach ? Math.max(0, ni0 - 3) : 0 }, (_, c) => unionOf([0, 1, 2, 3].map((i) => pats[this.patY[c + i]])));
+    const pairY = Int32Array.from({ length: reach ? Math.max(0, ni0 - 1) : 0 }, (_, c) => unionOf([pats[this.patY[c]], pats[this.patY[c + 1]]]));
     this.reach = reach ? solveReach(solver.symbolic, pats) : null;
+    // the plan of the full solve (q, q̇ and y): a group of four where its op list costs at most 10%
+    // more multiply-subtracts than its members' own, else pairs (∂/∂q, ∂/∂q̇ of one direction; two
+    // inputs likewise), else single columns
+    const g: { cols: number[]; pat: number; neg: number }[] = [];
+    if (this.reach !== null) {
+      const fma = this.reach.fma, nv = this.nv;
+      const close = (group: number, lanes: number, members: number[]) => lanes * fma[group] <= 1.1 * members.reduce((a, m) => a + fma[m], 0);
+      for (let k = 0; k < nv;) {
+        if (k + 1 < nv && close(quadQV[k], 4, [this.patQV[k], this.patQV[k], this.patQV[k + 1], this.patQV[k + 1]])) {
+          g.push({ cols: [k, nv + k, k + 1, nv + k + 1], pat: quadQV[k], neg: 1 }); k += 2;
+        } else {
+          g.push({ cols: [k, nv + k], pat: this.patQV[k], neg: 1 }); k += 1;
+        }
+      }
+      for (let c = 0; c < ni0;) {
+        const y0 = 2 * nv + c;
+        if (c + 3 < ni0 && close(quadY[c], 4, [0, 1, 2, 3].map((i) => this.patY[c + i]))) {
+          g.push({ cols: [y0, y0 + 1, y0 + 2, y0 + 3], pat: quadY[c], neg: 0 }); c += 4;
+        } else if (c + 1 < ni0 && close(pairY[c], 2, [this.patY[c], this.patY[c + 1]])) {
+          g.push({ cols: [y0, y0 + 1], pat: pairY[c], neg: 0 }); c += 2;
+        } else {
+          g.push({ cols: [y0], pat: this.patY[c], neg: 0 }); c += 1;
+        }
+      }
+    }
+    this.planN = g.length;
+    this.planCols = new Int32Array(4 * g.length);
+    g.forEach((x, i) => this.planCols.set(x.cols, 4 * i));
+    this.planPat = Int32Array.from(g, (x) => x.pat);
+    this.planLanes = Uint8Array.from(g, (x) => x.cols.length);
+    this.planNeg = Uint8Array.from(g, (x) => x.neg);
     const n = this.n, nv = this.nv, ni = this.inputs.length;
     this.reachSolver = this.reach === null ? null : new ReachSolver(solver.lu, this.reach, 2 * nv + ni);
+    this.plan = this.reachSolver === null ? null : this.reachSolver.plan(this.planCols, this.planPat, this.planLanes, this.planNeg, this.planN);
     const cols = this.reachSolver === null ? new Float64Array(n * (2 * nv + ni)) : this.reachSolver.columns;
     this.dd_dq = cols.subarray(0, n * nv);
     this.dd_dv = cols.subarray(n * nv, 2 * n * nv);
@@ -159,7 +215,15 @@ export class SystemSensitivity {
   solve(what?: SensitivityWhat): void {
     const n = this.n, nv = this.nv;
     this.flops.solve.reset();
-    const wq = what?.q ?? true, wv = what?.v ?? true, rs = this.reachSolver;
+    const wq = what?.q ?? true, wv = what?.v ?? true, wy = what?.y ?? true, rs = this.reachSolver;
+    if (wq && wv && wy && rs !== null) {
+      // everything in one plan of groups (the factors copied into the solver once)
+      this.fillY();
+      rs.solvePlan(this.plan!);
+      const fl = this.flops.solve;
+      fl.mul += rs.solveMuls; fl.add += rs.solveAdds; fl.div += rs.solveDivs;
+      return;
+    }
     if (wq && wv && rs !== null) {
       // ∂d/∂q and ∂d/∂q̇ of direction k on one op list (the union of the two patterns' reaches)
       rs.solvePairs(0, nv, nv, this.patQV, true);
@@ -169,13 +233,9 @@ export class SystemSensitivity {
       if (wq) this.solveColumns(this.dd_dq, 0, nv, this.patQ, true);
       if (wv) this.solveColumns(this.dd_dv, nv, nv, this.patV, true);
     }
-    if (what?.y ?? true) {
-      const B = this.dd_dy, Jy = this.pattern.Jy, inputs = this.inputs;
-      B.fill(0);
-      for (let c = 0; c < inputs.length; c++) {
-        const k = inputs[c];
-        for (let e = Jy.Ap[k]; e < Jy.Ap[k + 1]; e++) B[c * n + Jy.Ai[e]] = -Jy.Ax[e];
-      }
+    if (wy) {
+      const B = this.dd_dy, inputs = this.inputs;
+      this.fillY();
       const ni = inputs.length;
       if (rs !== null && ni >= 2) {
         const fl = this.flops.solve;
@@ -185,6 +245,16 @@ export class SystemSensitivity {
       } else {
         this.solveColumns(B, 2 * nv, ni, this.patY, false);
       }
+    }
+  }
+
+  /** the right-hand sides −J_y of the selected inputs into dd_dy */
+  private fillY(): void {
+    const n = this.n, B = this.dd_dy, Jy = this.pattern.Jy, inputs = this.inputs;
+    B.fill(0);
+    for (let c = 0; c < inputs.length; c++) {
+      const k = inputs[c];
+      for (let e = Jy.Ap[k]; e < Jy.Ap[k + 1]; e++) B[c * n + Jy.Ai[e]] = -Jy.Ax[e];
     }
   }
 

@@ -20,6 +20,23 @@ import { Body, O } from './loops.ts';
 import type { NumericLU } from './numeric.ts';
 import type { SolveReach } from './reach.ts';
 
+/** A validated plan of groups of columns for ReachSolver.solvePlan (ReachSolver.plan). */
+export interface ReachPlan {
+  readonly ngroups: number;
+  /** 4 column slots per group, pattern, lanes (1, 2 or 4) and sign (1: negated) per group */
+  readonly cols: Int32Array;
+  readonly pattern: Int32Array;
+  readonly lanes: Uint8Array;
+  readonly negate: Uint8Array;
+  /** byte address of each column slot in the solver's memory */
+  readonly base: Int32Array;
+  /** the plan's multiply-subtracts and divisions (the reach's counts times the lanes) */
+  readonly fma: number;
+  readonly divs: number;
+  /** the pattern of each group (for the column-by-column fallback) */
+  readonly single: Int32Array;
+}
+
 export class ReachSolver {
   /** the right-hand sides / solutions, column c at c·n (length n × ncols); a view on the module's memory when compiled */
   readonly columns: Float64Array;
@@ -29,6 +46,7 @@ export class ReachSolver {
   solveDivs = 0;
   private readonly run: (() => void) | null;
   private readonly runPair: (() => void) | null = null;
+  private readonly runQuad: (() => void) | null = null;
   /** whether the paired solves use WebAssembly SIMD (f64x2; else two scalar lanes) */
   readonly simd: boolean = false;
   private readonly par: Int32Array | null;
@@ -47,11 +65,11 @@ export class ReachSolver {
     }
     const S = reach.symbolic, { cs, dpos, LUi } = lu;
     const nX = cs[n];
-    let off = 24;
+    let off = 32;
     const f64s = (len: number) => { const o = off; off += 8 * len; return o; };
     const XB = f64s(nX), WB = f64s(n);
     if (off % 16 !== 0) off += 8; // w pairs 16-byte aligned (f64x2)
-    const W2 = f64s(2 * n), CB = f64s(n * ncols);
+    const W2 = f64s(2 * n), W4 = f64s(4 * n), CB = f64s(n * ncols);
     const tables: [number, ArrayLike<number>, (v: number) => number][] = [];
     const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
     const OPSt = i32s(reach.ops, (v) => v);
@@ -65,6 +83,8 @@ export class ReachSolver {
     const LUIt = i32s(LUi.subarray(0, nX), (v) => WB + 8 * v);
     const PV2t = i32s(S.pinv, (v) => W2 + 16 * v);
     const LUI2t = i32s(LUi.subarray(0, nX), (v) => W2 + 16 * v);
+    const PV4t = i32s(S.pinv, (v) => W4 + 32 * v);
+    const LUI4t = i32s(LUi.subarray(0, nX), (v) => W4 + 32 * v);
     const pages = Math.max(1, Math.ceil(off / 65536));
     // locals: i32 0 base, 1 k, 2 o, 3 o1, 4 op, 5 j, 6 t8, 7 t1, 8 u4, 9 e, 10 e1, 11 r, 12 a; f64 20 xj, 21 sg
     const BASE = 0, K = 1, OI = 2, O1 = 3, OP = 4, J = 5, T8 = 6, T1 = 7, U4 = 8, E = 9, E1 = 10, R = 11, A = 12, XJ = 20, SG = 21;
@@ -214,7 +234,82 @@ export class ReachSolver {
       body.bytes(p.c.view());
       return body.view().slice();
     };
-    let bytes = assemble([{ bodies: [single, pairBody(simd)], type: 1 }], pages);
+    // ---- quads (SIMD only): four right-hand sides (column bases at 0, 16, 20, 24) on one op list, w interleaved by 4 (W4)
+    const quadBody = (): Uint8Array => {
+      const p = new Body();
+      const B1 = 13, B2 = 14, B3 = 15, VA = 28, VB = 29, XS = 30;
+      const v128 = (op: number, offset?: number) => {
+        p.op(0xfd);
+        p.c.u32(op);
+        if (offset !== undefined) { p.c.u32(4); p.c.u32(offset); }
+      };
+      const qWhile = (i: number, hi: number, step: number, body: () => void) => {
+        p.op(O.block, O.void, O.loop, O.void);
+        p.get(i).get(hi).op(O.i32GeS, O.brIf, 1);
+        body();
+        p.get(i).i32(step).op(O.i32Add).set(i);
+        p.op(O.br, 0, O.end, O.end);
+      };
+      const qUpdates = () => {
+        p.get(T8).i32(XB).op(O.i32Sub).i32(1).op(0x76).i32(LUI4t).op(O.i32Add).set(U4);
+        qWhile(T8, T1, 8, () => {
+          p.get(T8).ldf(0); v128(0x14); p.set(XS);
+          p.get(U4).ldi(0).tee(A);
+          p.get(A); v128(0x00, 0); p.get(XS).get(VA); v128(0xf2); v128(0xf1); v128(0x0b, 0);
+          p.get(A); p.get(A); v128(0x00, 16); p.get(XS).get(VB); v128(0xf2); v128(0xf1); v128(0x0b, 16);
+          p.get(U4).i32(4).op(O.i32Add).set(U4);
+        });
+      };
+      const bases = [BASE, B1, B2, B3];
+      p.i32(0).ldi(0).set(BASE).i32(0).ldi(4).set(K).i32(0).ldf(8).set(SG).i32(0).ldi(16).set(B1).i32(0).ldi(20).set(B2).i32(0).ldi(24).set(B3);
+      p.get(K).i32(2).op(O.i32Shl).tee(OI).ldi(OSt).set(OI);
+      p.get(K).i32(2).op(O.i32Shl).ldi(OSt + 4).set(O1);
+      p.get(OI).set(E);
+      qWhile(E, O1, 4, () => {
+        p.get(E).ldi(0).tee(OP).get(OP).i32(31).op(0x75, 0x73).i32(5).op(O.i32Shl).set(A);
+        for (let l = 0; l < 4; l++) p.get(A).f64(0).stf(W4 + 8 * l);
+      });
+      p.get(K).i32(2).op(O.i32Shl).tee(E).ldi(RSt + 4).set(E1);
+      p.get(E).ldi(RSt).set(E);
+      qWhile(E, E1, 4, () => {
+        p.get(E).ldi(0).tee(R).i32(2).op(O.i32Shl).ldi(PV4t).set(J);
+        for (let l = 0; l < 4; l++) {
+          p.get(J).get(R).i32(3).op(O.i32Shl).get(bases[l]).op(O.i32Add).tee(A).ldf(0).get(SG).op(O.f64Mul).stf(8 * l);
+          p.get(A).f64(0).stf(0);
+        }
+      });
+      qWhile(OI, O1, 4, () => {
+        p.get(OI).ldi(0).tee(OP).i32(0).op(O.i32GeS, O.if, O.void);
+        {
+          p.get(OP).i32(2).op(O.i32Shl).ldi(DPt).ldf(0); v128(0x14); p.set(XS);
+          p.get(OP).i32(5).op(O.i32Shl).tee(J); v128(0x00, W4); p.get(XS); v128(0xf3); p.set(VA);
+          p.get(J); v128(0x00, W4 + 16); p.get(XS); v128(0xf3); p.set(VB);
+          p.get(OP).i32(2).op(O.i32Shl).ldi(QXt).set(A);
+          for (let l = 0; l < 4; l++) {
+            p.get(A).get(bases[l]).op(O.i32Add).get(l < 2 ? VA : VB); v128(0x21); p.op(l & 1); p.stf(0);
+          }
+          p.get(OP).i32(2).op(O.i32Shl).ldi(DPt).set(T1);
+          p.get(OP).i32(2).op(O.i32Shl).ldi(CSt).set(T8);
+          qUpdates();
+        }
+        p.op(0x05);
+        {
+          p.get(OP).i32(-1).op(0x73).set(J);
+          p.get(J).i32(5).op(O.i32Shl).tee(A); v128(0x00, W4); p.set(VA);
+          p.get(A); v128(0x00, W4 + 16); p.set(VB);
+          p.get(J).i32(2).op(O.i32Shl).tee(T8).ldi(DPt).i32(8).op(O.i32Add).set(T1);
+          p.get(T8).ldi(CSt + 4).get(T1).set(T8).set(T1);
+          qUpdates();
+        }
+        p.op(O.end);
+      });
+      p.c.byte(O.end);
+      const body = new Bytes();
+      body.bytes([3, 20, 0x7f, 8, 0x7c, 4, 0x7b]); // 20 i32, 8 f64, 4 v128 locals
+      body.bytes(p.c.view());
+      return body.view().slice();
+    };
+    let bytes = simd ? assemble([{ bodies: [single, pairBody(true), quadBody()], type: 1 }], pages) : new Uint8Array(0);
     this.simd = simd && WebAssembly.validate(bytes);
     if (!this.simd) bytes = assemble([{ bodies: [single, pairBody(false)], type: 1 }], pages);
     const memory = new WebAssembly.Memory({ initial: pages });
@@ -226,7 +321,8 @@ export class ReachSolver {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
     this.run = (instance.exports as Record<string, () => void>).f0;
     this.runPair = (instance.exports as Record<string, () => void>).f1;
-    this.par = new Int32Array(buf, 0, 5);
+    this.runQuad = this.simd ? (instance.exports as Record<string, () => void>).f2 : null;
+    this.par = new Int32Array(buf, 0, 7);
     this.sgn = new Float64Array(buf, 8, 1);
     this.X = new Float64Array(buf, XB, nX);
     this.columns = new Float64Array(buf, CB, n * ncols);
@@ -320,5 +416,125 @@ export class ReachSolver {
     this.solveMuls = f;
     this.solveAdds = f;
     this.solveDivs = d;
+  }
+
+  /**
+   * Groups of four columns on one op list each: group g is columns cols[4g .. 4g+3] (all zero outside
+   * pattern `pattern[g]`), solved as `solve` would, each op's factor values and indices loaded once
+   * for the four (two f64x2 operations per multiply-subtract). Without SIMD, column by column. Same
+   * values as `solve`, and its counts. No allocation.
+   */
+  solveQuads(cols: Int32Array, pattern: Int32Array, ngroups: number, negate = false): void {
+    const lu = this.lu, n = this.n, reach = this.reach;
+    if (!(Number.isInteger(ngroups) && ngroups >= 0 && cols.length >= 4 * ngroups && pattern.length >= ngroups)) {
+      throw new RangeError(`solveQuads: ${ngroups} groups need 4 columns and one pattern each (have ${cols.length}, ${pattern.length})`);
+    }
+    for (let t = 0; t < 4 * ngroups; t++) {
+      const c = cols[t];
+      if (!(c >= 0 && c < this.ncols)) throw new RangeError(`column ${c} is outside the ${this.ncols} of this ReachSolver`);
+      for (let u = 4 * ((t / 4) | 0); u < t; u++) if (cols[u] === c) throw new RangeError(`column ${c} appears twice in group ${(t / 4) | 0}`);
+    }
+    if (this.runQuad === null || lu.symbolic !== reach.symbolic || lu.scaling !== 'none' || (lu.refine > 0 && lu.symbolic.nblocks < n)) {
+      let m = 0, a = 0, d = 0;
+      for (let t = 0; t < 4 * ngroups; t++) {
+        this.solve(cols[t], 1, pattern.subarray(t >> 2, (t >> 2) + 1), negate);
+        m += this.solveMuls; a += this.solveAdds; d += this.solveDivs;
+      }
+      this.solveMuls = m; this.solveAdds = a; this.solveDivs = d;
+      return;
+    }
+    this.X!.set(lu.LUx);
+    const par = this.par!, run = this.runQuad!;
+    this.sgn![0] = negate ? -1 : 1;
+    let f = 0, d = 0;
+    for (let g = 0; g < ngroups; g++) {
+      const k = pattern[g];
+      if (!(k >= 0 && k < reach.npat)) throw new RangeError(`pattern[${g}] is ${k}, expected a pattern of the reach (0..${reach.npat - 1})`);
+      par[0] = this.cb + 8 * cols[4 * g] * n;
+      par[1] = k;
+      par[4] = this.cb + 8 * cols[4 * g + 1] * n;
+      par[5] = this.cb + 8 * cols[4 * g + 2] * n;
+      par[6] = this.cb + 8 * cols[4 * g + 3] * n;
+      run();
+      f += 4 * reach.fma[k];
+      d += 4 * reach.divs[k];
+    }
+    this.solveMuls = f;
+    this.solveAdds = f;
+    this.solveDivs = d;
+  }
+
+  /**
+   * A plan of groups (validated once, allocates): group g solves lanes[g] ∈ {1, 2, 4} columns
+   * cols[4g .. 4g + lanes[g]) on pattern `pattern[g]` (with the single, pair or quad kernel), negated
+   * when negate[g] is 1. Run it with `solvePlan`.
+   */
+  plan(cols: Int32Array, pattern: Int32Array, lanes: Uint8Array, negate: Uint8Array, ngroups: number): ReachPlan {
+    const reach = this.reach, n = this.n;
+    if (!(Number.isInteger(ngroups) && ngroups >= 0 && cols.length >= 4 * ngroups && pattern.length >= ngroups && lanes.length >= ngroups && negate.length >= ngroups)) {
+      throw new RangeError(`plan: ${ngroups} groups need 4 column slots, a pattern, a lane count and a sign each`);
+    }
+    let fma = 0, divs = 0;
+    const base = new Int32Array(4 * ngroups);
+    for (let g = 0; g < ngroups; g++) {
+      const l = lanes[g];
+      if (l !== 1 && l !== 2 && l !== 4) throw new RangeError(`plan: group ${g} has ${l} lanes, expected 1, 2 or 4`);
+      const k = pattern[g];
+      if (!(k >= 0 && k < reach.npat)) throw new RangeError(`pattern[${g}] is ${k}, expected a pattern of the reach (0..${reach.npat - 1})`);
+      for (let t = 4 * g; t < 4 * g + l; t++) {
+        const c = cols[t];
+        if (!(c >= 0 && c < this.ncols)) throw new RangeError(`column ${c} is outside the ${this.ncols} of this ReachSolver`);
+        for (let u = 4 * g; u < t; u++) if (cols[u] === c) throw new RangeError(`column ${c} appears twice in group ${g}`);
+        base[t] = this.cb + 8 * c * n;
+      }
+      fma += l * reach.fma[k];
+      divs += l * reach.divs[k];
+    }
+    return {
+      ngroups, cols: cols.slice(0, 4 * ngroups), pattern: pattern.slice(0, ngroups), lanes: lanes.slice(0, ngroups), negate: negate.slice(0, ngroups), base, fma, divs,
+      single: Int32Array.from({ length: ngroups }, (_, g) => pattern[g]),
+    };
+  }
+
+  /** Runs a plan (`plan`) with the factors of lu's last refactor, copied in once. Same values and counts as `solve` column by column. No allocation. */
+  solvePlan(P: ReachPlan): void {
+    const lu = this.lu, n = this.n, reach = this.reach;
+    const direct = !(this.run === null || lu.symbolic !== reach.symbolic || lu.scaling !== 'none' || (lu.refine > 0 && lu.symbolic.nblocks < n));
+    const { ngroups, cols, lanes, negate, base } = P;
+    if (!direct) {
+      let m = 0, a = 0, d = 0;
+      for (let g = 0; g < ngroups; g++) {
+        for (let t = 4 * g; t < 4 * g + lanes[g]; t++) {
+          this.solve(cols[t], 1, P.single.subarray(g, g + 1), negate[g] === 1);
+          m += this.solveMuls; a += this.solveAdds; d += this.solveDivs;
+        }
+      }
+      this.solveMuls = m; this.solveAdds = a; this.solveDivs = d;
+      return;
+    }
+    this.X!.set(lu.LUx);
+    const par = this.par!, sgn = this.sgn!, pat = P.pattern;
+    const quad = this.runQuad, pair = this.runPair!, one = this.run;
+    for (let g = 0; g < ngroups; g++) {
+      const o = 4 * g;
+      let l = lanes[g];
+      sgn[0] = negate[g] === 1 ? -1 : 1;
+      par[1] = pat[g];
+      if (l === 4 && quad !== null) {
+        par[0] = base[o]; par[4] = base[o + 1]; par[5] = base[o + 2]; par[6] = base[o + 3];
+        quad();
+      } else {
+        // pairs (a quad without SIMD runs as two pairs), then a single
+        let t = o;
+        for (; l >= 2; l -= 2, t += 2) {
+          par[0] = base[t]; par[4] = base[t + 1];
+          pair();
+        }
+        if (l === 1) { par[0] = base[t]; one(); }
+      }
+    }
+    this.solveMuls = P.fma;
+    this.solveAdds = P.fma;
+    this.solveDivs = P.divs;
   }
 }

@@ -35,8 +35,8 @@ export interface SolveReach {
   readonly opStart: Int32Array;
   readonly ops: Int32Array;
   /** multiply-subtracts and divisions of one solve of pattern k (NumericLU's layout: one per stored slot met, one per U-op) */
-  readonly fma: Float64Array;
-  readonly divs: Float64Array;
+  readonly fma: Int32Array;
+  readonly divs: Int32Array;
 }
 
 /**
@@ -68,7 +68,7 @@ export function solveReach(S: SymbolicLU, patterns: readonly ArrayLike<number>[]
   const found = new Int32Array(2 * n);
   const rowStart = new Int32Array(patterns.length + 1);
   const opStart = new Int32Array(patterns.length + 1);
-  const fma = new Float64Array(patterns.length), divs = new Float64Array(patterns.length);
+  const fma = new Int32Array(patterns.length), divs = new Int32Array(patterns.length);
   const rowsAll: number[] = [];
   const opsAll: number[] = [];
   for (let k = 0; k < patterns.length; k++) {
