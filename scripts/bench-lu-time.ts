@@ -2,8 +2,8 @@
  * Time per call of the sparse path against the recursive algorithms, in the same run, alternating:
  *   - inverse dynamics by sparse LU vs RNEA, forward dynamics by sparse LU vs ABA, each with the
  *     generic kernels (FactorOptions.compile 'never') and with the compiled WebAssembly ('always');
- *   - derivatives by factor reuse (full solves, generic kernels: before; sparse solves and compiled
- *     factors: now) vs the recursive derivatives, inverse and forward dynamics;
+ *   - derivatives by factor reuse (full solves, generic kernels: before; compiled solves skipping zero
+ *     columns: skip; reach-restricted solves: now) vs the recursive derivatives, inverse and forward dynamics;
  *   - the estimator's per-sample refactor + solve on the demo humanoid (data/problems/humanoid-demo.json),
  *     generic vs compiled, on the same symbolic factorization;
  * on chains and random trees of 6–1,000 bodies, the shipped models, and the real robots of other
@@ -136,24 +136,29 @@ for (const [name, model] of models) {
   const recI = new RecursiveInverseDynamicsDerivatives(model), recF = new RecursiveForwardDynamicsDerivatives(model);
   const luI = new LuInverseDynamicsDerivatives(model), luF = new LuForwardDynamicsDerivatives(model);
   const oldI = new LuInverseDynamicsDerivatives(model, { compile: 'never' }), oldF = new LuForwardDynamicsDerivatives(model, { compile: 'never' });
-  // before: full solves with the generic kernels
+  const skI = new LuInverseDynamicsDerivatives(model), skF = new LuForwardDynamicsDerivatives(model);
+  // before: full solves with the generic kernels; skip: the compiled solves over all n unknowns that skip zero columns (the previous default)
   (oldI as unknown as { sens: SystemSensitivity }).sens = new SystemSensitivity(oldI.dynamics.solver, { inputs, sparse: false });
   (oldF as unknown as { sens: SystemSensitivity }).sens = new SystemSensitivity(oldF.dynamics.solver, { inputs, sparse: false });
+  (skI as unknown as { sens: SystemSensitivity }).sens = new SystemSensitivity(skI.dynamics.solver, { inputs, sparse: true });
+  (skF as unknown as { sens: SystemSensitivity }).sens = new SystemSensitivity(skF.dynamics.solver, { inputs, sparse: true });
   const loadD = loadavg()[0];
   const d = alternate([
     { name: 'recI', fn: () => { recI.compute(s.q, s.v, s.a); } },
     { name: 'oldI', fn: () => { oldI.compute(s.q, s.v, s.a); } },
+    { name: 'skI', fn: () => { skI.compute(s.q, s.v, s.a); } },
     { name: 'luI', fn: () => { luI.compute(s.q, s.v, s.a); } },
     { name: 'recF', fn: () => { recF.compute(s.q, s.v, s.tau); } },
     { name: 'oldF', fn: () => { oldF.compute(s.q, s.v, s.tau); } },
+    { name: 'skF', fn: () => { skF.compute(s.q, s.v, s.tau); } },
     { name: 'luF', fn: () => { luF.compute(s.q, s.v, s.tau); } },
   ], 400);
   const fl = (x: { flops: { value: { total: number }; derivatives: { total: number } } }) => x.flops.value.total + x.flops.derivatives.total;
   const flR = (x: { flops: Record<string, { total: number }> }) => Object.values(x.flops).reduce((a, f) => a + f.total, 0);
   const v = (k: string) => fmt(d.us.get(k)!);
   const r1 = d.ratio('luI', 'recI'), r2 = d.ratio('luF', 'recF');
-  derRows.push(`| ${name} | ${model.nv} | ${v('recI')} | ${v('oldI')} | ${v('luI')} | ${fmt(d.ratio('oldI', 'recI'))} → **${fmt(r1)}**${r1 <= 1.5 ? ' ✓' : ''} | ${fmt(fl(oldI) / 1000, 1)}k → ${fmt(fl(luI) / 1000, 1)}k (rec. ${fmt(flR(recI) / 1000, 1)}k) | ${v('recF')} | ${v('oldF')} | ${v('luF')} | ${fmt(d.ratio('oldF', 'recF'))} → **${fmt(r2)}**${r2 <= 1.5 ? ' ✓' : ''} | ${fmt(fl(oldF) / 1000, 1)}k → ${fmt(fl(luF) / 1000, 1)}k (rec. ${fmt(flR(recF) / 1000, 1)}k) | ${fmt(loadD, 1)} |`);
-  process.stdout.write(`  derivatives: ID rec ${v('recI')} old ${v('oldI')} now ${v('luI')} | FD rec ${v('recF')} old ${v('oldF')} now ${v('luF')}\n`);
+  derRows.push(`| ${name} | ${model.nv} | ${v('recI')} | ${v('oldI')} | ${v('skI')} | ${v('luI')} | ${fmt(d.ratio('oldI', 'recI'))} → ${fmt(d.ratio('skI', 'recI'))} → **${fmt(r1)}**${r1 <= 1.5 ? ' ✓' : ''} | ${fmt(fl(oldI) / 1000, 1)}k → ${fmt(fl(skI) / 1000, 1)}k → ${fmt(fl(luI) / 1000, 1)}k (rec. ${fmt(flR(recI) / 1000, 1)}k) | ${v('recF')} | ${v('oldF')} | ${v('skF')} | ${v('luF')} | ${fmt(d.ratio('oldF', 'recF'))} → ${fmt(d.ratio('skF', 'recF'))} → **${fmt(r2)}**${r2 <= 1.5 ? ' ✓' : ''} | ${fmt(fl(oldF) / 1000, 1)}k → ${fmt(fl(skF) / 1000, 1)}k → ${fmt(fl(luF) / 1000, 1)}k (rec. ${fmt(flR(recF) / 1000, 1)}k) | ${fmt(loadD, 1)} |`);
+  process.stdout.write(`  derivatives: ID rec ${v('recI')} old ${v('oldI')} skip ${v('skI')} now ${v('luI')} | FD rec ${v('recF')} old ${v('oldF')} skip ${v('skF')} now ${v('luF')}\n`);
 }
 
 // ---- the estimator on the demo humanoid: the per-sample refactor + solve, generic vs compiled
@@ -207,12 +212,16 @@ ${dynRows.join('\n')}
 ## Derivatives: factor reuse vs recursive
 
 ∂/∂q, ∂/∂q̇ and M (inverse dynamics) or M⁻¹ (forward dynamics), value included. "before": full solves with the
-generic kernels; "now": the default — sparse right-hand sides solved sparsely (NumericLU.solveManySparse: a column
-of the factors is applied only when its unknown is nonzero) by the compiled code (straight-line or loops). Target:
-factor reuse ≤ 1.5× recursive. Flops: before → now (recursive).
+generic kernels; "skip": the compiled solves over all n unknowns that apply a column of the factors only when its
+unknown is nonzero (NumericLU.solveManySparse, the previous default); "now": the default — each right-hand side
+solved over the reach of its fixed pattern only (sparse/reach.ts, computed once per pattern), by a WebAssembly loop
+over the reach's ops (sparse/reach-code.ts), two right-hand sides per op list (∂/∂q and ∂/∂q̇ of a direction,
+neighbouring inputs) with SIMD. All three share this version's jacobians (velocity terms inlined, J_q and J_v in one
+pass, transforms read from the gathered source). Target: factor reuse ≤ 1.5× recursive. Flops: before → skip → now
+(recursive).
 
-| model | nv | ID rec. µs | ID LU before µs | ID LU now µs | ID LU / rec.: before → now | ID flops | FD rec. µs | FD LU before µs | FD LU now µs | FD LU / rec.: before → now | FD flops | load |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| model | nv | ID rec. µs | ID LU before µs | ID LU skip µs | ID LU now µs | ID LU / rec.: before → skip → now | ID flops | FD rec. µs | FD LU before µs | FD LU skip µs | FD LU now µs | FD LU / rec.: before → skip → now | FD flops | load |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${derRows.join('\n')}
 
 ## Estimator: per-sample refactor + solve on the demo humanoid

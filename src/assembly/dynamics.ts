@@ -18,25 +18,36 @@ abstract class ClassicalLu {
   /** the output (τ or q̈), length nv, velocity order */
   readonly out: Float64Array;
 
-  constructor(readonly model: Model, sys: SymbolicSystem, opts: SolverOptions, private readonly outKind: 'tau' | 'qdd') {
+  /** column of d of each output entry (velocity order) */
+  private readonly outCol: Int32Array;
+  /** whether y's external-wrench inputs are all zero (the last call had no f^x): not written again */
+  private fextZero = true;
+
+  constructor(readonly model: Model, sys: SymbolicSystem, opts: SolverOptions, outKind: 'tau' | 'qdd') {
     this.solver = new SparseSolver(sys, { refine: DYNAMICS_REFINE, gather: true, ...opts });
     this.y = new Float64Array(sys.ny);
     this.out = new Float64Array(model.nv);
+    const L = sys.layout, start = outKind === 'tau' ? L.tau : L.qdd;
+    this.outCol = new Int32Array(model.nv);
+    for (let i = 0; i < model.nb; i++) {
+      for (let k = 0; k < model.nvi[i]; k++) this.outCol[model.iv[i] + k] = start[i] + k;
+    }
   }
 
   protected run(q: ArrayLike<number>, qd: ArrayLike<number> | null, x: ArrayLike<number>, name: string, fext?: readonly Float64Array[]): Float64Array {
-    const model = this.model;
+    const model = this.model, y = this.y, nv = model.nv;
     // y is built from validated x and f^x: the solver's own checks of y would repeat these
     checkDynamicsInputs(model, q, qd, name, x, fext);
-    classicalInputs(this.y, model, x, fext);
-    const d = this.solver.stepUnchecked(q, qd, this.y);
-    const L = this.solver.sys.layout;
-    const start = this.outKind === 'tau' ? L.tau : L.qdd;
-    for (let i = 0; i < model.nb; i++) {
-      const iv = model.iv[i];
-      for (let k = 0; k < model.nvi[i]; k++) this.out[iv + k] = d[start[i] + k];
+    if (fext !== undefined || !this.fextZero) {
+      classicalInputs(y, model, x, fext);
+      this.fextZero = fext === undefined;
+    } else {
+      for (let k = 0; k < nv; k++) y[k] = x[k];
     }
-    return this.out;
+    const d = this.solver.stepUnchecked(q, qd, y);
+    const out = this.out, oc = this.outCol;
+    for (let k = 0; k < nv; k++) out[k] = d[oc[k]];
+    return out;
   }
 }
 

@@ -147,6 +147,26 @@ export class SparseSolver {
     return this.stepUnchecked(q, qd, y);
   }
 
+  /**
+   * The values of the last step without bringing D's entries up to date (SolverOptions.gather): b
+   * and the kinematics are current; while `lagging`, D's entry t is lu.source[gatherMap[t]] and not
+   * values.Ax[t]. For readers of a few entries (the derivatives read the transforms); `values`
+   * brings all of D up to date.
+   */
+  get valuesLagging(): SystemValues {
+    return this.vals;
+  }
+
+  /** whether valuesLagging.Ax lags behind lu.source (read D's entry t as lu.source[gatherMap[t]]) */
+  get lagging(): boolean {
+    return this.stale;
+  }
+
+  /** SolverOptions.gather: D's entry t is lu.source[gatherMap[t]] (null without gather) */
+  get gatherMap(): Int32Array | null {
+    return this.gmap;
+  }
+
   /** the values of D and b of the last step (D brought up to date from the source with SolverOptions.gather) */
   get values(): SystemValues {
     if (this.stale) {

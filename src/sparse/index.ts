@@ -30,6 +30,7 @@ export { luPattern, type LuPattern } from './lu-pattern.ts';
 export { SymbolicLU, type BlockOrdering, type OrderingScore, type SymbolicLUJSON, type BlockPattern } from './symbolic.ts';
 export { analyze, type AnalyzeOptions } from './analyze.ts';
 export { NumericLU, factor, type FactorOptions } from './numeric.ts';
+export { solveReach, type SolveReach } from './reach.ts';
 export { ConditionEstimator, Norm1Estimator, type LinearOperator, type CscValues } from './condest.ts';
 export { luSolve } from './lusolve.ts';
 export { parseMatrixMarket, parseTriplet, formatMatrixMarket, formatTriplet } from './io.ts';

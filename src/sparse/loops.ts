@@ -22,7 +22,7 @@
  */
 import { assemble, Bytes, type CompiledLU, type CompileInput } from './compiled.ts';
 
-const O = {
+export const O = {
   block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, return: 0x0f, void: 0x40,
   get: 0x20, set: 0x21, tee: 0x22,
   i32Load: 0x28, f64Load: 0x2b, f64Store: 0x39, i32Const: 0x41, f64Const: 0x44,
@@ -33,7 +33,7 @@ const O = {
 } as const;
 
 /** A function body: i32 locals 0..19, f64 locals 20..27. */
-class Body {
+export class Body {
   readonly c = new Bytes();
   op(...b: number[]): this { for (const x of b) this.c.byte(x); return this; }
   i32(v: number): this {

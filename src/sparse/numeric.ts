@@ -41,6 +41,7 @@ import { loopLU } from './loops.ts';
 import { SingularPivotError, type MatrixNames } from './errors.ts';
 import { luPattern } from './lu-pattern.ts';
 import { repivot } from './repivot.ts';
+import type { SolveReach } from './reach.ts';
 import { SymbolicLU, type BlockPattern } from './symbolic.ts';
 
 /** Options of the numeric LU: the pivot thresholds and the row and column names used in messages. */
@@ -942,6 +943,81 @@ export class NumericLU {
     this.solveMuls += fl + (this.scaling === 'none' ? 0 : n * nrhs);
     this.solveAdds += fl;
     this.solveDivs += n * nrhs;
+    return X;
+  }
+
+  /**
+   * X = A \ B (or A \ (−B) with `negate`, bit for bit the negated solution) for right-hand sides
+   * with fixed patterns: column c of B is zero outside the pattern `pattern[c]` of `reach`
+   * (solveReach, reach.ts), and only the ops of that pattern's reach run, in the solve's order — no
+   * loop over all n unknowns. X may alias B; X's column is zero outside the reach afterwards. The
+   * solution equals solveMany's up to the sign of zeros; the counters count the ops done (the
+   * reach's static counts). With refinement and a block of size ≥ 2, or when the reach belongs to
+   * another SymbolicLU (re-pivoted since), solves as solveMany does (then negated). No allocation.
+   */
+  solveManyReach(X: Float64Array, B: Float64Array, nrhs: number, reach: SolveReach, pattern: Int32Array, negate = false): Float64Array {
+    const S = this.symbolic;
+    const n = S.n;
+    if (!(Number.isInteger(nrhs) && nrhs >= 0)) throw new RangeError(`nrhs is ${nrhs}, expected a non-negative integer`);
+    if (B.length < n * nrhs) throw new RangeError(`B has length ${B.length}, expected at least n·nrhs = ${n * nrhs}`);
+    if (X.length < n * nrhs) throw new RangeError(`X has length ${X.length}, expected at least n·nrhs = ${n * nrhs}`);
+    if (pattern.length < nrhs) throw new RangeError(`pattern has ${pattern.length} entries, expected one per right-hand side (${nrhs})`);
+    if (reach.symbolic !== S || (this.refine > 0 && this.hasBigBlock)) {
+      // the reach no longer describes the factors (re-pivoted), or refinement needs whole blocks
+      this.resetSolveCounts();
+      let mul = 0, add = 0, div = 0, rm = 0, ra = 0, rd = 0, rs = 0;
+      for (let c = 0; c < nrhs; c++) {
+        this.solveInto(X, c * n, B, c * n, negate);
+        mul += this.solveMuls; add += this.solveAdds; div += this.solveDivs;
+        rm += this.refineMuls; ra += this.refineAdds; rd += this.refineDivs; rs += this.refineSteps;
+        this.resetSolveCounts();
+      }
+      this.solveMuls = mul; this.solveAdds = add; this.solveDivs = div;
+      this.refineMuls = rm; this.refineAdds = ra; this.refineDivs = rd; this.refineSteps = rs;
+      return X;
+    }
+    this.resetSolveCounts();
+    const { pinv, q } = S;
+    const { LUx, LUi, cs, dpos, w, Rs } = this;
+    const { rowStart, rows, opStart, ops, fma, divs } = reach;
+    const scaled = this.scaling !== 'none';
+    const sg = negate ? -1 : 1;
+    let f = 0, dv = 0, sm = 0;
+    for (let c = 0; c < nrhs; c++) {
+      const k = pattern[c];
+      if (!(k >= 0 && k < reach.npat)) throw new RangeError(`pattern[${c}] is ${k}, expected a pattern of the reach (0..${reach.npat - 1})`);
+      const bo = c * n, o0 = opStart[k], o1 = opStart[k + 1], r0 = rowStart[k], r1 = rowStart[k + 1];
+      for (let o = o0; o < o1; o++) { const op = ops[o]; w[op >= 0 ? op : ~op] = 0; }
+      if (scaled) {
+        for (let e = r0; e < r1; e++) { const row = rows[e]; w[pinv[row]] = (sg * B[bo + row]) * Rs[row]; }
+        sm += r1 - r0;
+      } else if (negate) {
+        for (let e = r0; e < r1; e++) { const row = rows[e]; w[pinv[row]] = -B[bo + row]; }
+      } else {
+        for (let e = r0; e < r1; e++) { const row = rows[e]; w[pinv[row]] = B[bo + row]; }
+      }
+      if (X === B) for (let e = r0; e < r1; e++) X[bo + rows[e]] = 0;
+      else X.fill(0, bo, bo + n);
+      for (let o = o0; o < o1; o++) {
+        const op = ops[o];
+        if (op >= 0) {
+          const d = dpos[op];
+          const xj = w[op] / LUx[d];
+          X[bo + q[op]] = xj;
+          for (let t = cs[op]; t < d; t++) w[LUi[t]] -= LUx[t] * xj;
+        } else {
+          const j = ~op;
+          const xj = w[j];
+          const s1 = cs[j + 1];
+          for (let s = dpos[j] + 1; s < s1; s++) w[LUi[s]] -= LUx[s] * xj;
+        }
+      }
+      f += fma[k];
+      dv += divs[k];
+    }
+    this.solveMuls = f + sm;
+    this.solveAdds = f;
+    this.solveDivs = dv;
     return X;
   }
 
