@@ -48,20 +48,28 @@ step('dist/browser/sparsedyn.js (esbuild)');
 
 // the worker thread of `estimate --jobs N`, beside the command line (src/cli/estimate-pool.ts finds it there);
 // piscina stays a package of node_modules: it starts its workers from its own files
-await build({
+/**
+ * The command line and its worker as bundled CommonJS for Node (bin/sparsedyn.mjs compiles the
+ * command line with a V8 code cache); import.meta.url (the study pages read d3's files beside the
+ * package; the pool finds its worker) is the bundle's own URL.
+ */
+const nodeCjs = {
   absWorkingDir: root,
-  entryPoints: ['src/cli/estimate-worker.ts'],
-  outfile: 'dist/cli/estimate-worker.cjs',
   bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20',
   minify: true,
   legalComments: 'eof',
-  external: ['piscina'],
   banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
   logLevel: 'warning',
+};
+await build({
+  ...nodeCjs,
+  entryPoints: ['src/cli/estimate-worker.ts'],
+  outfile: 'dist/cli/estimate-worker.cjs',
+  external: ['piscina'],
 });
 step('dist/cli/estimate-worker.cjs (esbuild)');
 // the playground: the worker first (its text is inlined in the page's script)
@@ -95,23 +103,12 @@ for (const f of ['index.html', 'playground.css']) copyFileSync(join(root, 'web',
 step('dist/playground/ (esbuild)');
 
 await build({
-  absWorkingDir: root,
+  ...nodeCjs,
   entryPoints: ['src/cli/main.ts'],
   outfile: 'dist/cli/sparsedyn.cjs',
   // @mcap/support loads its decompressors' .wasm files from beside its own: it stays in node_modules too
   external: ['piscina', '@mcap/support'],
   // import() becomes require(): bin/sparsedyn.mjs runs this file as a vm.Script, which has no dynamic-import hook
   supported: { 'dynamic-import': false },
-  bundle: true,
-  // CommonJS, so that bin/sparsedyn.mjs can compile it with a V8 code cache (see there)
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
-  legalComments: 'eof',
-  // import.meta.url (the study pages read d3's files beside the package) is this file's URL
-  banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
-  logLevel: 'warning',
 });
 step('dist/cli/sparsedyn.cjs (esbuild)');
