@@ -23,6 +23,7 @@
 import { addSx, setSTf, setSx } from '../model/subspace.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
+import { mulUDinv } from '../spatial/smallmat.ts';
 import { xApplyMotion, xTransposeApplyForce } from '../spatial/transform.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
 import { contactWrenches, ContactWorkspace, type InputMatrix } from './iwim-inputs.ts';
@@ -104,14 +105,7 @@ export function iwimIim(model: Model, ws: IwimIimWorkspace, q: ArrayLike<number>
   // U_i D_i⁻¹
   for (let i = 0; i < nb; i++) {
     const ni = model.nvi[i], U = aw.U[i], Dinv = aw.Dinv[i], UD = ws.UD[i];
-    for (let b = 0; b < ni; b++) {
-      for (let r = 0; r < 6; r++) {
-        let acc = 0;
-        for (let c = 0; c < ni; c++) acc += U[6 * c + r] * Dinv[ni * c + b];
-        UD[6 * b + r] = acc;
-      }
-    }
-    fl.mul += 6 * ni * ni; fl.add += 6 * ni * (ni - 1);
+    mulUDinv(UD, U, Dinv, ni, fl);
   }
   if (B.nc > 0) contactWrenches(B, Xup, ws.contact, ws.W, fl);
   const { u, g, A, onPath, Bhat, t6 } = ws;

@@ -55,7 +55,7 @@ import { setMS, setSTU } from '../model/subspace.ts';
 import { m6CongruenceAdd } from '../spatial/articulated.ts';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
-import { spdInvertInPlace } from '../spatial/smallmat.ts';
+import { mulUDinv, spdInvertInPlace } from '../spatial/smallmat.ts';
 import { inertiaPattern, transformPattern } from './patterns.ts';
 import { classicalInputs, forwardDynamicsProblem } from './problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from './system.ts';
@@ -559,12 +559,7 @@ function inertiaPass(model: Model, Xup: readonly Float64Array[], w: InertiaArray
     if (p < 0) continue;
     for (let k = 0; k < 36; k++) Ia[k] = IA[k];
     if (nv > 0) {
-      for (let b = 0; b < nv; b++) for (let r = 0; r < 6; r++) {
-        let acc = 0;
-        for (let c = 0; c < nv; c++) acc += U[6 * c + r] * Dinv[nv * c + b];
-        UD[6 * b + r] = acc;
-      }
-      fl.mul += 6 * nv * nv; fl.add += 6 * nv * (nv - 1);
+      mulUDinv(UD, U, Dinv, nv, fl);
       for (let r = 0; r < 6; r++) for (let c = r; c < 6; c++) {
         let acc = 0;
         for (let k = 0; k < nv; k++) acc += UD[6 * k + r] * U[6 * k + c];

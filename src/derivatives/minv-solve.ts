@@ -23,7 +23,7 @@ import { SingularJointInertiaError } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
 import type { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
-import { spdInvertInPlace } from '../spatial/smallmat.ts';
+import { mulUDinv, spdInvertInPlace } from '../spatial/smallmat.ts';
 
 /** The articulated-body factorization of M in world coordinates (see the file's comment). */
 export class ArticulatedFactorWorld {
@@ -70,14 +70,7 @@ export class ArticulatedFactorWorld {
         }
         fl.mul += 6 * ni * ni; fl.add += 5 * ni * ni;
         if (!spdInvertInPlace(Dinv, ni, this.w36, fl)) throw new SingularJointInertiaError(model.jointNames[i], model.bodyNames[i], 'the recursive derivatives of forward dynamics');
-        for (let b = 0; b < ni; b++) {
-          for (let r = 0; r < 6; r++) {
-            let acc = 0;
-            for (let c = 0; c < ni; c++) acc += U[6 * c + r] * Dinv[ni * c + b];
-            UD[6 * b + r] = acc;
-          }
-        }
-        fl.mul += 6 * ni * ni; fl.add += 6 * ni * (ni - 1);
+        mulUDinv(UD, U, Dinv, ni, fl);
       }
       if (p < 0) continue;
       // I^A_λ += I^A_i − (U D⁻¹) Uᵀ (upper triangle, mirrored)

@@ -46,3 +46,18 @@ export function spdInvertInPlace(A: Float64Array, n: number, w: Float64Array, fl
   }
   return true;
 }
+
+/**
+ * UD = U D⁻¹: U is 6×n column-major (the articulated-body U_i = I^A_i S_i), Dinv n×n (D_i⁻¹,
+ * symmetric); UD 6×n column-major. 6n² mul, 6n(n − 1) add, counted.
+ */
+export function mulUDinv(UD: Float64Array, U: Float64Array, Dinv: Float64Array, n: number, fl: Flops): void {
+  for (let b = 0; b < n; b++) {
+    for (let r = 0; r < 6; r++) {
+      let acc = 0;
+      for (let c = 0; c < n; c++) acc += U[6 * c + r] * Dinv[n * c + b];
+      UD[6 * b + r] = acc;
+    }
+  }
+  fl.mul += 6 * n * n; fl.add += 6 * n * (n - 1);
+}
