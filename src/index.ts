@@ -91,7 +91,7 @@ export {
 export { sensorsFromUrdf } from './estimation/urdf-sensors.ts';
 export { buildEstimationSystem, type EstimationSystem, type ContactInfo, type SensorInfo } from './estimation/setup.ts';
 export { analyzeProblem, type AnalysisReport, type AnalysisOptions, type ConfigurationResult, type Verdict } from './estimation/analysis.ts';
-export { Estimator, type EstimatorFlops } from './estimation/estimator.ts';
+export { Estimator, type EstimatorFlops, type EstimatorOptions } from './estimation/estimator.ts';
 export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from './estimation/outputs.ts';
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';

@@ -4,7 +4,10 @@
  * has a TSDoc comment, and the stability marks (@experimental) are where the docs say.
  * Read with the TypeScript compiler (the declarations a user's editor shows), not by importing.
  */
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -82,4 +85,16 @@ describe('public API', () => {
     const tagged = [...exportsOf.sparsedyn.values()].filter((e) => e.tags.includes('experimental')).map((e) => e.name).sort();
     expect(tagged).toEqual([...EXPERIMENTAL].sort());
   });
+
+  it('npm run docs: TypeDoc writes the API pages with no warning (typedoc.json treats warnings as errors)', () => {
+    const out = mkdtempSync(join(tmpdir(), 'sparsedyn-docs-'));
+    try {
+      const r = spawnSync(process.execPath, [resolve(ROOT, 'node_modules/typedoc/bin/typedoc'), '--out', out], { cwd: ROOT, encoding: 'utf8' });
+      expect(`${r.stdout}${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => /warning|error/i.test(l))).toEqual([]);
+      expect(r.status).toBe(0);
+      expect(existsSync(join(out, 'index.html'))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

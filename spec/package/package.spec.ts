@@ -128,6 +128,12 @@ describe('the packed package, installed in a fresh project', () => {
     expect(compiled.code).toBe(0);
   });
 
+  it('a consumer on the older module resolution (node10, no package exports: typesVersions) type-checks its program', () => {
+    const r = run(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'esnext', '--moduleResolution', 'node10', '--target', 'es2022', '--skipLibCheck', 'consumer.ts'], join(dir, 'project'));
+    expect(r.out + r.err).toBe('');
+    expect(r.code).toBe(0);
+  });
+
   it('plain node runs the consumer\'s program: imports from sparsedyn, sparsedyn/sparse and sparsedyn/node, RNEA = ABA⁻¹ = LU', () => {
     const r = run(process.execPath, ['consumer.js'], join(dir, 'project'));
     expect(r.err).toBe('');

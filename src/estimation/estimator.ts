@@ -32,6 +32,7 @@ export interface EstimatorFlops {
   solve: Flops;
 }
 
+/** Options of an {@link Estimator}: the solve's accuracy settings and offline work done elsewhere. */
 export interface EstimatorOptions {
   /** pivot threshold of a re-pivoting (SolverOptions.tol) */
   tol?: number;

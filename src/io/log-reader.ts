@@ -12,6 +12,7 @@
 import { parse } from 'csv-parse';
 import { isMcap } from './mcap-log.ts';
 
+/** The text formats of a sensor log (a ROS 2 recording, MCAP, is told by its magic bytes). */
 export type LogFormat = 'ndjson' | 'csv';
 
 /** A log's format, binary ones included: a ROS 2 recording (MCAP) is told by its magic bytes. */

@@ -105,6 +105,7 @@ export class RosMcapWriter {
     this.mcap = new McapWriter({ writable, chunkSize });
   }
 
+  /** writes the file's header (profile `ros2`); call once, before any message */
   async start(): Promise<void> {
     await this.mcap.start({ profile: 'ros2', library: 'sparsedyn' });
   }
@@ -141,6 +142,7 @@ export class RosMcapWriter {
     return this.mcap.addMessage({ channelId, sequence: ++this.seq, logTime: logNs, publishTime: ns, data });
   }
 
+  /** writes the summary, index and footer; the file is complete after this */
   async end(): Promise<void> {
     await this.mcap.end();
   }
@@ -321,6 +323,7 @@ export class McapEstimateWriter {
     return t;
   }
 
+  /** writes the file's header; call once, before the first sample */
   async start(): Promise<void> {
     await this.w.start();
   }
@@ -354,6 +357,7 @@ export class McapEstimateWriter {
     await this.w.writeRaw(status.id, ns, this.encoder.status(s, e));
   }
 
+  /** completes the file (summary, index, footer) */
   async end(): Promise<void> {
     await this.w.end();
   }
@@ -423,13 +427,16 @@ export function readMcapEstimates(bytes: Uint8Array): McapEstimateRecord[] {
 export class MemoryWritable implements IWritable {
   private readonly parts: Uint8Array[] = [];
   private size = 0;
+  /** appends a copy of `buffer` */
   async write(buffer: Uint8Array): Promise<void> {
     this.parts.push(buffer.slice());
     this.size += buffer.length;
   }
+  /** bytes written so far */
   position(): bigint {
     return BigInt(this.size);
   }
+  /** the bytes written, as one array */
   bytes(): Uint8Array {
     const out = new Uint8Array(this.size);
     let o = 0;

@@ -13,5 +13,6 @@ export { readUrdf, loadUrdf } from './urdf-file.ts';
 export { parseModelSpec } from './spec.ts';
 export { loadProblem, modelForProblem, withUrdfSensors } from './problem-file.ts';
 export { readLog } from './log-file.ts';
+export type { LogFormat } from '../io/log-reader.ts';
 export { readMatrix, writeMatrix } from './matrix-file.ts';
 export { findModelFile, referenceFiles } from './reference-file.ts';

@@ -34,7 +34,9 @@ import type { NumericLU } from './numeric.ts';
  */
 export interface LinearOperator {
   readonly n: number;
+  /** overwrites x with B x */
   apply(x: Float64Array): void;
+  /** overwrites x with Bᵀ x */
   applyTransposed(x: Float64Array): void;
   muls: number;
   adds: number;
@@ -160,6 +162,7 @@ export interface CscValues {
   readonly Ax: Float64Array;
 }
 
+/** Options of a {@link ConditionEstimator}. */
 export interface ConditionEstimatorOptions {
   /** estimate κ₁(R A C) for the max-norm row and column equilibration R, C of A (default false) */
   readonly equilibrate?: boolean;

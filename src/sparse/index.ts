@@ -31,7 +31,7 @@ export { SymbolicLU, type BlockOrdering, type OrderingScore, type SymbolicLUJSON
 export { analyze, type AnalyzeOptions } from './analyze.ts';
 export { NumericLU, factor, type FactorOptions } from './numeric.ts';
 export { solveReach, type SolveReach } from './reach.ts';
-export { ConditionEstimator, Norm1Estimator, type LinearOperator, type CscValues } from './condest.ts';
+export { ConditionEstimator, Norm1Estimator, type LinearOperator, type CscValues, type ConditionEstimatorOptions } from './condest.ts';
 export { luSolve } from './lusolve.ts';
 export { parseMatrixMarket, parseTriplet, formatMatrixMarket, formatTriplet } from './io.ts';
 export { SingularPivotError, StructurallySingularError, type MatrixNames, type PivotCandidate } from './errors.ts';
