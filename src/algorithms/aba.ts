@@ -1,6 +1,6 @@
 /**
  * ABA: forward dynamics q̈ = FD(q, q̇, τ, f^x) by the articulated-body algorithm.
- * RBDA Table 7.1; paper 004 §V-A, eqs. (13)–(14) and appendix A (eqs. 24–28):
+ * RBDA Table 7.1; Nori (2017) §V-A, eqs. (13)–(14) and appendix A (eqs. 24–28):
  *
  *   pass 1 (i = 1..N_B): kinematics; I^A_i = I_i, p^A_i = v_i ×* I_i v_i − f^x_i
  *   pass 2 (i = N_B..1): U_i = I^A_i S_i, D_i = S_iᵀ U_i, u_i = τ_i − S_iᵀ p^A_i

@@ -1,6 +1,6 @@
 /**
  * D₁ID̄ ∘ DL_H(I): the left-trivialized derivative of the extended inverse dynamics with respect to
- * the base pose H, paper 003 Table 5, written into columns 0..5 of dws.dtau_dq (the base tangent
+ * the base pose H, Saccon et al. (2017) Table 5, written into columns 0..5 of dws.dtau_dq (the base tangent
  * δ = [δp; δθ] in the base frame, H ⊕ δ = H exp(δ), model/lie.ts). A perturbation δ of H turns the
  * world-to-base transform into exp(−δ) ⁰X_A, so a world quantity x seen from the base changes by
  * ∂̃(⁰X_A x) = −(δ ×)(⁰X_A x) = (⁰X_A x) × δ:

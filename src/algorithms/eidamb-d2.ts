@@ -1,6 +1,6 @@
 /**
  * D₂ID̄: the derivative of the extended inverse dynamics with respect to the joint positions s,
- * paper 003 Table 6, written into the joint columns of dws.dtau_dq (column k = ∂τ̄/∂s_k). With
+ * Saccon et al. (2017) Table 6, written into the joint columns of dws.dtau_dq (column k = ∂τ̄/∂s_k). With
  * jcalcderiv ∂ⁱX_λ/∂s_ik = −(S_ik ×) ⁱX_λ (jcalcderiv.ts) the own-joint terms of the paper read
  *
  *   lines 3, 5, 7, 9    ∂(ⁱX_λ x_λ)/∂s_ik = (ⁱX_λ x_λ) × S_ik          (x = v, a^r, a^vp)

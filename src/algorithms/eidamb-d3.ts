@@ -1,5 +1,5 @@
 /**
- * D₃ID̄: the derivative of the extended inverse dynamics with respect to the base twist v, paper 003
+ * D₃ID̄: the derivative of the extended inverse dynamics with respect to the base twist v, Saccon et al. (2017)
  * Table 7, written into columns 0..5 of dws.dtau_dv (the base twist [v_lin; ω] in the base frame, so
  * ∂v_0/∂v = S_0 instead of the paper's I_6 in its [v; ω] order):
  *

@@ -1,6 +1,6 @@
 /**
  * D₄ID̄: the derivative of the extended inverse dynamics with respect to the joint velocities r,
- * paper 003 Table 8, written into the joint columns of dws.dtau_dv:
+ * Saccon et al. (2017) Table 8, written into the joint columns of dws.dtau_dv:
  *
  *   lines 2–4   ∂v_J,i/∂r_i = Γ_i;  ∂v_i = ⁱX_λ ∂v_λ (+ Γ_i on the own columns)
  *   lines 5–6   ∂a^r_i = ⁱX_λ ∂a^r_λ + ∂v_i × v_J  (+ v_i × Γ_i on the own columns)

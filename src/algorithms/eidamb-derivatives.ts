@@ -1,5 +1,5 @@
 /**
- * Workspace and driver of the derivatives of the extended inverse dynamics, paper 003 Tables 5–8
+ * Workspace and driver of the derivatives of the extended inverse dynamics, Saccon et al. (2017) Tables 5–8
  * (each table in its own file: eidamb-d1.ts ∂̃/∂H, eidamb-d2.ts ∂/∂s, eidamb-d3.ts ∂/∂v,
  * eidamb-d4.ts ∂/∂r), computed from "all outputs and intermediate variables of EIDAmb".
  *

@@ -1,6 +1,6 @@
 /**
  * EIDAmb: the extended inverse dynamics of a moving-base tree, τ̄ = [τ_b; τ] = ID̄(H, s, v, r, a_0, ṙ),
- * paper 003 Table 4 (Saccon, Traversaro, Nori, Nijmeijer), with the composite-inertia split that its
+ * Saccon et al. (2017) Table 4 (Saccon, Traversaro, Nori, Nijmeijer), with the composite-inertia split that its
  * derivative algorithms (Tables 5–8: eidamb-d1.ts … eidamb-d4.ts) differentiate line by line:
  *
  *   base (lines 1–11):  v_0, a^r_0 = ⁰X_A a_grav, a^vp_0 = a^r_0, M^c_0 = M_0, m_0 = M_0 v_0,
@@ -19,7 +19,7 @@
  *   tables offer both conventions, see eidamb-d1.ts). ⁰a_A,0 = S_0 q̈[0..6] is the base's body-frame
  *   acceleration, τ̄_b = S_0ᵀ(…) = [force; torque] in the base frame: τ̄ = τ of RNEA, in our order
  *   [τ_b; τ] (rows 0..5 the base).
- * - Gravity: a_grav is our a_0 = −a_g (the fictitious acceleration of the world, paper 004 §IV-A).
+ * - Gravity: a_grav is our a_0 = −a_g (the fictitious acceleration of the world, Nori (2017) §IV-A).
  * - A fixed base is the special case where the base is the world: v_0 = 0, ⁰a_A,0 = 0, no τ̄_b;
  *   then M^c, a^vp, b^vp and F are not needed and not computed.
  * - Joints with several DoF (spherical) and 0-DoF bodies are allowed: Γ = S_i (6×n_i).

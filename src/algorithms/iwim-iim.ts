@@ -1,9 +1,9 @@
 /**
- * B̂ = M⁻¹B by the Implicit Inversion Method (IIM): paper 002 §5, eqs. (16)–(27), on top of one
+ * B̂ = M⁻¹B by the Implicit Inversion Method (IIM): Krög et al. (2024) §5, eqs. (16)–(27), on top of one
  * run of our ABA (RBDA Table 7.1), whose intermediate quantities ⁱX_λ, U_i = I^A_i S_i and D_i⁻¹
  * play the parts of Bremer's T_ip, M*_i F_i and M_Ri⁻¹ (F_i = S_i, M*_i = I^A_i, M_Ri = D_i).
  *
- * Dictionary (paper 002 → Featherstone):
+ * Dictionary (Krög et al. (2024) → Featherstone):
  *   T*_ip = (1 − S_i D_i⁻¹ U_iᵀ) ⁱX_λ        motion propagation through articulated body i (11)
  *   T*_ipᵀ = ⁱX_λᵀ (1 − U_i D_i⁻¹ S_iᵀ)      force propagation (10), (16)
  *   h*_{i,u}                                 −(input part of p^A_i): the articulated input wrench g_i

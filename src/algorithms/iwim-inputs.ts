@@ -1,5 +1,5 @@
 /**
- * The input matrix B of paper 002 (eq. 1, §4: B = [J_aᵀ  J_tᵀ]) for M q̈ + h = B u, compiled from a
+ * The input matrix B of Krög et al. (2024) (eq. 1, §4: B = [J_aᵀ  J_tᵀ]) for M q̈ + h = B u, compiled from a
  * user's description: actuated joints by name (the selection J_aᵀ: one unit generalized force per
  * DoF) and contacts by link name and offset (J_tᵀ: one column per force or torque component).
  *

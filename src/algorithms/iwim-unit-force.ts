@@ -1,5 +1,5 @@
 /**
- * B̂ = M⁻¹B by the extended unit force method (eUFM): paper 002 §4, eqs. (14)–(15). The O(n)
+ * B̂ = M⁻¹B by the extended unit force method (eUFM): Krög et al. (2024) §4, eqs. (14)–(15). The O(n)
  * forward dynamics (our ABA) runs m + 1 times: once without inputs,
  *   q̈_[0] = ABA(q, q̇, τ = 0, f^x = 0) = −M⁻¹h   (the free acceleration),
  * then once per input column c with u = e_c (a unit generalized force on an actuated DoF, or the

@@ -1,6 +1,6 @@
 /**
  * jcalcderiv: derivatives of the joint transforms and the kernels the derivative algorithms share
- * (paper 003, Table 6 line 2 "jcalcderiv", lines 3, 5, 7, 18, 20; RBDA §2.9 and eq. 2.72 for the
+ * (Saccon et al. (2017), Table 6 line 2 "jcalcderiv", lines 3, 5, 7, 18, 20; RBDA §2.9 and eq. 2.72 for the
  * derivative of an inertia). For every joint here S_i is constant in body coordinates and a
  * tangent increment δ_ik moves body i by the twist S_ik δ_ik in its own frame (model/lie.ts), so
  *

@@ -1,5 +1,5 @@
 /**
- * Forward velocity kinematics shared by RNEA, ABA and the sparse assembly (paper 004 eq. 2 and
+ * Forward velocity kinematics shared by RNEA, ABA and the sparse assembly (Nori (2017) eq. 2 and
  * the definitions after eq. 3; RBDA Table 5.1 lines 3–7):
  *   ⁱX_λ = X_J(q_i) X_tree,i,   v_J = S_i q̇_i,   v_i = ⁱX_λ v_λ + v_J,   c_i = v_i × v_J.
  */
@@ -36,7 +36,7 @@ export class KinematicsWorkspace {
    */
   readonly unitRow: Int8Array;
   readonly unitSign: Float64Array;
-  /** a_0 = −a_g: the gravity acceleration of the fixed world, world coordinates (paper 004 §IV-A) */
+  /** a_0 = −a_g: the gravity acceleration of the fixed world, world coordinates (Nori (2017) §IV-A) */
   readonly a0: Float64Array;
   /** flops of the last forwardKinematics call */
   readonly flops = new Flops();

@@ -1,8 +1,8 @@
 /**
- * M⁻¹(q) by Carpentier's analytical inverse of the joint-space inertia matrix: paper 000,
- * Algorithm 1 (three passes, the force sets F_i and motion sets P_i), for a moving base paper 003,
+ * M⁻¹(q) by Carpentier's analytical inverse of the joint-space inertia matrix: Carpentier (2018),
+ * Algorithm 1 (three passes, the force sets F_i and motion sets P_i), for a moving base Saccon et al. (2017),
  * Table 9 (IMMAmb). M itself is never formed: the passes are ABA's with q̇ = 0, a_g = 0 and one
- * unit torque per column (paper 000: "F_i ~ articulated bias force p^A, P_i ~ spatial acceleration").
+ * unit torque per column (Carpentier (2018): "F_i ~ articulated bias force p^A, P_i ~ spatial acceleration").
  *
  *   pass 1 (i = 1..N_B):  ⁱX_λ = X_J(q_i) X_T(i),  I^A_i = I_i                           (lines 2–5)
  *   pass 2 (i = N_B..1):  U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  M⁻¹[i,i] = D_i⁻¹                (lines 9–11)
@@ -20,7 +20,7 @@
  * inertia recursion stays in body coordinates. Same passes, fewer flops per (i, j) pair. Multi-DoF joints use the nv_i×nv_i blocks D_i⁻¹; a 0-DoF kept-fixed
  * joint only carries F and P across its transform (U_i, D_i empty, I^a_i = I^A_i).
  *
- * Moving base (paper 003, Table 9): the floating base is body 0 with its 6-DoF joint, whose S_0 is
+ * Moving base (Saccon et al. (2017), Table 9): the floating base is body 0 with its 6-DoF joint, whose S_0 is
  * the permutation [v_lin; ω] → [ω; v], so D_0 = S_0ᵀ M^A_0 S_0 and the generic lines reduce to
  * Table 9: M⁻¹[base, base] = (M^A_0)⁻¹ (line 26, permuted), P_0 = S_0 M⁻¹[base, :] =
  * −(M^A_0)⁻¹ F_0 (lines 15, 20).
@@ -86,7 +86,7 @@ export class MinvCarpentierWorkspace {
   readonly Sw: Float64Array[];
   readonly UDw: Float64Array[];
   readonly SDw: Float64Array[];
-  /** coordinates of F and P: 'local' (body, as in paper 000) or 'world' (Pinocchio) */
+  /** coordinates of F and P: 'local' (body, as in Carpentier (2018)) or 'world' (Pinocchio) */
   readonly frame: 'local' | 'world';
   /** joints with S_i = ±e_row (kinematics.ts unitAxes): row, or −1, and sign */
   readonly unitRow: Int8Array;
@@ -139,7 +139,7 @@ export class MinvCarpentierWorkspace {
   }
 }
 
-/** M⁻¹(q) by paper 000 Algorithm 1, written into and returned as ws.Minv. Allocation free. */
+/** M⁻¹(q) by Carpentier (2018) Algorithm 1, written into and returned as ws.Minv. Allocation free. */
 export function minvCarpentier(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
   if (ws.model !== model) throw new RangeError('minvCarpentier: workspace was created for another model');
   checkConfiguration(model, q);

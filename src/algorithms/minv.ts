@@ -1,7 +1,7 @@
 /**
  * M⁻¹(q) by a dense Cholesky factorization of the CRBA matrix, M = L Lᵀ, M⁻¹ = L⁻ᵀ L⁻¹
  * (Golub & Van Loan §4.2). A correct reference for now; Carpentier's analytical recursive M⁻¹
- * (paper 000) is its own algorithm.
+ * (Carpentier (2018)) is its own algorithm.
  */
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';

@@ -1,13 +1,13 @@
 /**
  * RNEA: inverse dynamics τ = ID(q, q̇, q̈, f^x) by the recursive Newton–Euler algorithm.
  * Paper 004 §IV-A with eqs. (2), (3a), (3f), (3τ); RBDA Table 5.1. Gravity enters as the
- * fictitious base acceleration a_0 = −a_g (paper 004 §IV-A), so τ includes the gravity load.
+ * fictitious base acceleration a_0 = −a_g (Nori (2017) §IV-A), so τ includes the gravity load.
  *
  *   forward  (i = 1..N_B): a_i = ⁱX_λ a_λ + S_i q̈_i + c_i                       (3a)
  *                          f_i = I_i a_i + v_i ×* I_i v_i − f^x_i                (3f, children added below)
  *   backward (i = N_B..1): τ_i = S_iᵀ f_i,  f_λ += ⁱX_λᵀ f_i                    (3τ), (3f)
  *
- * f^x_i (optional) is the external wrench on body i in body-i coordinates (paper 004 Remark 1).
+ * f^x_i (optional) is the external wrench on body i in body-i coordinates (Nori (2017) Remark 1).
  * For a floating base, τ's first six entries are the base wrench [force; torque] in the base
  * frame (zero for a real, unactuated robot).
  */

@@ -1,7 +1,7 @@
 /**
  * Inverse and forward dynamics by Nori's sparse system, with the gold standards' signatures:
- *   τ = LuInverseDynamics.solve(q, q̇, q̈, f^x)   (paper 004 §IV-D; matches RNEA)
- *   q̈ = LuForwardDynamics.solve(q, q̇, τ, f^x)   (paper 004 §V-D; matches ABA)
+ *   τ = LuInverseDynamics.solve(q, q̇, q̈, f^x)   (Nori (2017) §IV-D; matches RNEA)
+ *   q̈ = LuForwardDynamics.solve(q, q̇, τ, f^x)   (Nori (2017) §V-D; matches ABA)
  * Both refine their solves by default (SolverOptions.refine = DYNAMICS_REFINE): on robots with light
  * links the kept pivot order alone loses digits in forward dynamics. Inverse dynamics is triangular
  * (1×1 blocks only), so refinement costs it nothing.

@@ -1,8 +1,8 @@
 /**
  * The flops of every dynamics path on one model, counted by the kernels as they run at one seeded
- * random state (behind `sparsedyn flops`): RNEA and the inverse-dynamics LU (paper 004 §IV-A,
+ * random state (behind `sparsedyn flops`): RNEA and the inverse-dynamics LU (Nori (2017) §IV-A,
  * §IV-D), ABA, the matrix form of the ABA and the forward-dynamics LU (§V-A, §V-C, §V-D), with the
- * sizes of both sparse systems. Source: paper 004 Fig. 1 and 2 (the comparison it draws).
+ * sizes of both sparse systems. Source: Nori (2017) Fig. 1 and 2 (the comparison it draws).
  * Every path solves the same problem: q, q̇, q̈ or τ, and an external wrench on every body.
  *
  * Flop counts depend on the structure only (joint types, tree, the patterns of D), not on the
@@ -57,7 +57,7 @@ export interface LuFigures {
 export interface MatrixAbaFigures {
   kinematics: FlopFigure;
   fill: FlopFigure;
-  /** (a) the I^A recursion (not in paper 004's count) */
+  /** (a) the I^A recursion (not in Nori (2017)'s count) */
   inertias: FlopFigure;
   /** (b) forming W^L D W^R */
   product: FlopFigure;

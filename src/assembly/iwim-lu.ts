@@ -1,12 +1,12 @@
 /**
- * B̂ = M⁻¹B (paper 002) by the sparse path: one numeric factorization of Nori's forward-dynamics
- * system (paper 004 §V-D) and m + 1 right-hand sides in one NumericLU.solveMany:
+ * B̂ = M⁻¹B (Krög et al. (2024)) by the sparse path: one numeric factorization of Nori's forward-dynamics
+ * system (Nori (2017) §V-D) and m + 1 right-hand sides in one NumericLU.solveMany:
  *   column 0:      −b(q, q̇, y = 0)                    ⇒ q̈_0 = −M⁻¹h (gravity and velocity terms)
  *   joint input:   unit vector on the row y[τ_k]        ⇒ M⁻¹ e_k
  *   contact input: the unit contact wrench w on the rows y[f^x_b] (body-b coordinates)
  *                                                      ⇒ M⁻¹ J_bᵀ w
  * D is linear in the inputs y = [τ; f^x], so each input column is exactly a right-hand side: the
- * same idea as the eUFM (paper 002 §4), with one factorization instead of m + 1 ABA runs.
+ * same idea as the eUFM (Krög et al. (2024) §4), with one factorization instead of m + 1 ABA runs.
  */
 import { contactWrenches, ContactWorkspace, type InputMatrix } from '../algorithms/iwim-inputs.ts';
 import { checkConfiguration, checkForwardDynamicsDefined, checkVector } from '../algorithms/validate.ts';

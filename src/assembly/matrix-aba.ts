@@ -3,7 +3,7 @@
  *   W^L D W^R d' = −W^L b  (forward substitution: lower triangular under p_fd, q),  d = W^R d'
  * with W^R (29) and W^L = W^{L,4} W^{L,3} W^{L,2} W^{L,1} (30)–(33) built from the articulated
  * inertias I^A_i, and the permutations q (34) and p_fd (35).
- * Source: paper 004 (F. Nori), §V-C, appendix A (eqs. 24–28) and appendix B (eqs. 29–35).
+ * Source: Nori (2017) (F. Nori), §V-C, appendix A (eqs. 24–28) and appendix B (eqs. 29–35).
  *
  * What each factor does, on our rows (c3a, c3f, c3τ, then the known rows y[τ], y[f^x]) and columns
  * (a, f, τ, f^x, q̈ per body; system.ts), j ∈ μ(i):
@@ -38,7 +38,7 @@
  *   The tests form the full product densely (W from ABA's own I^A) and check that these blocks
  *   vanish to round-off and that nothing else lies above the diagonal.
  *
- * Flops, in three parts (paper 004 Fig. 1 counts the last two only): (a) `inertias`, the I^A
+ * Flops, in three parts (Nori (2017) Fig. 1 counts the last two only): (a) `inertias`, the I^A
  * recursion with U_i = I^A_i S_i and D_i⁻¹ (ABA's pass 2 without the bias forces); (b) `product`,
  * D W^R and the four left products (each W^{L,k} applied in turn; W^L itself is never formed); (c)
  * `solve`, W^L b, the forward substitution and d = W^R d'. Kinematics and the fill of D and b are
@@ -296,7 +296,7 @@ export interface MatrixAbaFlops {
   kinematics: Flops;
   /** the remaining values of D and b */
   fill: Flops;
-  /** (a) I^A_i, U_i = I^A_i S_i, D_i⁻¹ (left out of paper 004's count) */
+  /** (a) I^A_i, U_i = I^A_i S_i, D_i⁻¹ (left out of Nori (2017)'s count) */
   inertias: Flops;
   /** (b) W^L D W^R as sparse products */
   product: Flops;
@@ -543,7 +543,7 @@ class InertiaArrays {
 }
 
 /**
- * I^A_i, U_i, D_i⁻¹ for i = N_B..1 (paper 004 eq. 13; RBDA Table 7.1 without the bias terms):
+ * I^A_i, U_i, D_i⁻¹ for i = N_B..1 (Nori (2017) eq. 13; RBDA Table 7.1 without the bias terms):
  *   U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ,  I^A_λ += ⁱX_λᵀ I^a_i ⁱX_λ
  */
 function inertiaPass(model: Model, Xup: readonly Float64Array[], w: InertiaArrays, fl: Flops): void {
@@ -573,14 +573,14 @@ function inertiaPass(model: Model, Xup: readonly Float64Array[], w: InertiaArray
 }
 
 /**
- * Forward dynamics by Property 2 (paper 004 §V-C, appendix B). Symbolic work (patterns of the W's
+ * Forward dynamics by Property 2 (Nori (2017) §V-C, appendix B). Symbolic work (patterns of the W's
  * and of every product, the masks, the permutations, the triangularity check) is done once in the
  * constructor; `solve` refills values and allocates nothing. For one solve only (a flop count),
  * `matrixAbaOnce` does the same arithmetic without keeping the plans.
  * @experimental
  */
 export class MatrixAba {
-  /** the forward-dynamics system (D, b; paper 004 eq. 16) */
+  /** the forward-dynamics system (D, b; Nori (2017) eq. 16) */
   readonly sys: SymbolicSystem;
   /** its runtime values (kinematics, D, b) */
   readonly values: SystemValues;
@@ -744,7 +744,7 @@ export class MatrixAba {
     return this.qdd;
   }
 
-  /** total flops of the last step; `withInertias = false` gives paper 004's count plus kinematics and fill */
+  /** total flops of the last step; `withInertias = false` gives Nori (2017)'s count plus kinematics and fill */
   totalFlops(withInertias = true): Flops {
     return totalOf(this.flops, withInertias);
   }
@@ -919,7 +919,7 @@ function copyFlops(to: Flops, from: Flops): void {
 }
 
 /**
- * Worst-case patterns of the articulated inertias (paper 004 §IV-D applied to eq. 13): P(I^A_i) =
+ * Worst-case patterns of the articulated inertias (Nori (2017) §IV-D applied to eq. 13): P(I^A_i) =
  * P(I_i) ∪ ⋃_j P(ʲX_iᵀ I^a_j ʲX_i), P(I^a_j) = P(I^A_j) ∪ {(r, c): rows r and c of U_j = I^A_j S_j
  * structural}, with the transforms' worst-case patterns (patterns.ts). Values outside the pattern
  * are zero for every q (round-off aside) and are not used.

@@ -1,6 +1,6 @@
 /**
  * M⁻¹(q) by the sparse path: one numeric factorization of Nori's forward-dynamics system
- * (paper 004 §V-D; D(q) of `forwardDynamicsProblem`) and one right-hand side per DoF,
+ * (Nori (2017) §V-D; D(q) of `forwardDynamicsProblem`) and one right-hand side per DoF,
  *   D(q) d_k = e_{y[τ_k]}   ⇒   q̈(d_k) = M⁻¹ e_k,
  * since D is linear in the inputs y = [τ; f^x] and the bias terms (velocity products, gravity)
  * live only in b, which is not used: column k is the response to a unit τ_k with q̇ = 0, a_g = 0.

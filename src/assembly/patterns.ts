@@ -1,5 +1,5 @@
 /**
- * Worst-case sparsity patterns of the blocks of D (paper 004 §IV-D: an entry is structural when it
+ * Worst-case sparsity patterns of the blocks of D (Nori (2017) §IV-D: an entry is structural when it
  * is nonzero for some configuration), derived from the joint type and the constant parts of the
  * model, never from a numerical sample:
  *   ⁱX_λ = [E 0; −E r× E],  E = E_J(q) E_tree,  r = r_tree + E_treeᵀ r_J(q)

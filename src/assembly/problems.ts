@@ -1,5 +1,5 @@
 /**
- * The two classical problems as measurement sets on Nori's system (paper 004):
+ * The two classical problems as measurement sets on Nori's system (Nori (2017)):
  * - inverse dynamics (§IV-B, eqs. 8–10): q̈ and f^x known, solve for a, f, τ;
  * - forward dynamics (§V-B, eq. 15): τ and f^x known, solve for a, f, q̈.
  * For a floating base, its six τ entries are the known base wrench in forward dynamics (zero for a

@@ -1,5 +1,5 @@
 /**
- * Nori's hand-made RNEA permutations (paper 004, eqs. 11–12), which make the inverse-dynamics
+ * Nori's hand-made RNEA permutations (Nori (2017), eqs. 11–12), which make the inverse-dynamics
  * matrix D_{p_id, q} lower triangular (Property 1):
  *   q    = [f^x_1, q̈_1, …, f^x_N, q̈_N, a_1, …, a_N, f_N, τ_N, …, f_1, τ_1]
  *   p_id = [c8f^x_1, c8q̈_1, …, c8f^x_N, c8q̈_N, c3a_1, …, c3a_N, c3f_N, c3τ_N, …, c3f_1, c3τ_1]

@@ -1,5 +1,5 @@
 /**
- * The runtime of sparsedyn (paper 004 §IV-D, §V-D, §VI): for a symbolic system and its offline
+ * The runtime of sparsedyn (Nori (2017) §IV-D, §V-D, §VI): for a symbolic system and its offline
  * ordering (a SymbolicLU, computed once per model and problem, or loaded), each time step
  *   1. kinematics (ⁱX_λ, v_i, c_i) and the values of D(q) and b(q, q̇, y), in place;
  *   2. numeric refactorization of D on the fixed pivot order and patterns;

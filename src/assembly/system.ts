@@ -1,5 +1,5 @@
 /**
- * Nori's system D(q) d + b(q, q̇) = 0 (paper 004 §III-A, eqs. 3–6, with the measurement rows
+ * Nori's system D(q) d + b(q, q̇) = 0 (Nori (2017) §III-A, eqs. 3–6, with the measurement rows
  * (8)–(9) and (15)): its symbolic part (row and column names, the worst-case pattern as a CSC
  * matrix with the triplet → slot map) built once per model and problem, and its numeric fill,
  * which writes the configuration-dependent values into the fixed pattern without allocating.
@@ -9,7 +9,7 @@
  *   c3f[i]  (6):   −f_i + I_i a_i − f^x_i + Σ_j ʲX_iᵀ f_j    + b,  b = ν_i = v_i ×* I_i v_i          (3f), (5c,d)
  *   c3tau[i] (n_i): −τ_i + S_iᵀ f_i                                                                (3τ), (5e)
  * then one row per known scalar variable z (measurement "z = y"):  z − y = 0           (9a,b), (15)
- * and any extra measurement blocks (sensor equations D_Y d + b_Y = 0, paper 004 eq. 17).
+ * and any extra measurement blocks (sensor equations D_Y d + b_Y = 0, Nori (2017) eq. 17).
  */
 import { forwardKinematics, KinematicsWorkspace } from '../algorithms/kinematics.ts';
 import type { Model } from '../model/model.ts';

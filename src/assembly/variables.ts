@@ -1,5 +1,5 @@
 /**
- * The unknowns d of Nori's system (paper 004 §III-A): per body i, in this order,
+ * The unknowns d of Nori's system (Nori (2017) §III-A): per body i, in this order,
  *   a_i (6)   spatial acceleration, body coordinates           named a[<link>].wx … .vz
  *   f_i (6)   wrench transmitted from λ(i) to i across joint i   named f[<joint>].tx … .fz
  *   τ_i (n_i) joint generalized force                             named tau[<joint>] (…[k] if n_i > 1)

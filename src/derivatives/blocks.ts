@@ -1,5 +1,5 @@
 /**
- * Measurement blocks (sensor rows D_Y d + b_Y = 0, paper 004 eq. 17) in the sensitivities: their
+ * Measurement blocks (sensor rows D_Y d + b_Y = 0, Nori (2017) eq. 17) in the sensitivities: their
  * rows of J_q = ∂(D_Y d + b_Y)/∂q, J_v = ∂b_Y/∂q̇ and J_y = ∂b_Y/∂y by central differences of the
  * block's own fill, q perturbed on its manifold (model/lie.ts), d held at the solution:
  *   J(:, k) ≈ (r(x + h e_k) − r(x − h e_k)) / 2h,   r = D_Y(x) d + b_Y(x).

@@ -1,5 +1,5 @@
 /**
- * Derivatives of inverse and forward dynamics by reuse of the sparse LU factors (issue 8; paper 004
+ * Derivatives of inverse and forward dynamics by reuse of the sparse LU factors (Nori 2017
  * §IV-D, §V-D for the systems; sensitivity.ts for the solves):
  *
  *   inverse dynamics τ = ID(q, q̇, q̈):  ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂q̈ = M   (τ rows of ∂d/∂q, ∂d/∂q̇, ∂d/∂q̈)

@@ -1,5 +1,5 @@
 /**
- * Geometric finite differences of the dynamics, paper 003 §6 and Figure 5: q is perturbed on its
+ * Geometric finite differences of the dynamics, Saccon et al. (2017) §6 and Figure 5: q is perturbed on its
  * manifold (model/lie.ts: the floating base by the SE(3) exponential in the body frame, spherical
  * joints by the SO(3) exponential, the other joints additively), q̇ and the input additively, and
  * each derivative is the central difference
@@ -137,7 +137,7 @@ export function relativeErrors(approx: ArrayLike<number>, exact: ArrayLike<numbe
   return { max: worst / scale, mean: sum / exact.length / scale };
 }
 
-/** log-spaced steps 10^from … 10^to with `perDecade` points per decade (paper 003 Figure 5's δ axis) */
+/** log-spaced steps 10^from … 10^to with `perDecade` points per decade (Saccon et al. (2017) Figure 5's δ axis) */
 export function deltaRange(from = -1, to = -12, perDecade = 2): number[] {
   const out: number[] = [];
   const n = Math.round((from - to) * perDecade);
@@ -146,7 +146,7 @@ export function deltaRange(from = -1, to = -12, perDecade = 2): number[] {
 }
 
 /**
- * The δ sweep of paper 003 Figure 5: central differences at each δ against the analytic `exact`
+ * The δ sweep of Saccon et al. (2017) Figure 5: central differences at each δ against the analytic `exact`
  * (nv×nv row-major dq, dv, du), errors relative to max |exact| per quantity.
  */
 export function fdSweep(

@@ -1,5 +1,5 @@
 /**
- * The jacobians of Nori's system at a solution d (issue 8; paper 004 eqs. 3–6 and 17), for any
+ * The jacobians of Nori's system at a solution d (Nori 2017 eqs. 3–6 and 17), for any
  * SymbolicSystem, square or not (an estimator's stacked [D; D_Y] too):
  *
  *   J_q = ∂(D d + b)/∂q (tangent δq, velocity order),   J_v = ∂b/∂q̇,   J_y = ∂b/∂y,   and ∂D/∂q on D's slots,

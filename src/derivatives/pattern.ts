@@ -1,5 +1,5 @@
 /**
- * The symbolic part of the derivatives of Nori's system D(q) d + b(q, q̇, y) = 0 (paper 004 eqs. 3–6,
+ * The symbolic part of the derivatives of Nori's system D(q) d + b(q, q̇, y) = 0 (Nori (2017) eqs. 3–6,
  * 17): fixed sparse patterns, built once per SymbolicSystem, of
  *
  *   ∂D/∂q_k            on D's own slots: only the block ⁱX_λ of the joint i of direction k moves,

@@ -27,7 +27,7 @@ function fromColumnMajor(out: Float64Array, src: Float64Array, n: number): void 
   for (let r = 0; r < n; r++) for (let k = 0; k < n; k++) out[r * n + k] = src[k * n + r];
 }
 
-/** The path of paper 003's Tables 5–8 (EIDAmb), kept for the world-frame base twist convention. */
+/** The path of Saccon et al. (2017)'s Tables 5–8 (EIDAmb), kept for the world-frame base twist convention. */
 class EidambPath {
   readonly eid: EidambWorkspace;
   readonly der: EidambDerivativesWorkspace;
@@ -42,7 +42,7 @@ class EidambPath {
 /**
  * ∂τ/∂q, ∂τ/∂q̇ and M = ∂τ/∂q̈ by the world-frame RNEA derivatives (rnea-derivatives.ts, after
  * Carpentier & Mansard 2018). With `baseVelocity: 'world'` (a floating base's twist given in the
- * world, paper 003's convention) by EIDAmb and its Tables 5–8 with the CRBA instead.
+ * world, Saccon et al. (2017)'s convention) by EIDAmb and its Tables 5–8 with the CRBA instead.
  * @experimental
  */
 export class RecursiveInverseDynamicsDerivatives implements DynamicsDerivatives {

@@ -1,5 +1,5 @@
 /**
- * Sensitivities of the solution of Nori's system by reuse of its LU factors (issue 8; paper 004
+ * Sensitivities of the solution of Nori's system by reuse of its LU factors (Nori 2017
  * eqs. 3–6 and 17). Differentiating D(q) d + b(q, q̇, y) = 0 at a solution d:
  *
  *   ∂d/∂q = −D⁻¹ (∂D/∂q d + ∂b/∂q) = −D⁻¹ J_q,   ∂d/∂q̇ = −D⁻¹ ∂b/∂q̇ = −D⁻¹ J_v,   ∂d/∂y = −D⁻¹ J_y,

@@ -1,5 +1,5 @@
 /**
- * Measurement equations D_Y d + b_Y = 0 of paper 004 §VI (eq. 17) for each sensor and constraint
+ * Measurement equations D_Y d + b_Y = 0 of Nori (2017) §VI (eq. 17) for each sensor and constraint
  * type, as MeasurementBlocks of the assembled system. Frames: a sensor frame s is given relative
  * to a link L (URDF origin xyz/rpy); with L rigidly attached to body i, ˢX_i = ˢX_L ᴸX_i = (E, p):
  * E rotates body-i coordinates into sensor coordinates, p is the sensor origin in body-i coordinates.
@@ -9,7 +9,7 @@
  *   contact component known zero:  0 = sel · ᴸX*_i f^x_i
  *   joint torque / acceleration:   y = τ_j / q̈_j
  *   accelerometer at p (proper):   y = sel · E (a_i,lin + α_i × p + ω_i × (v_i,lin + ω_i × p))
- *     — a_i includes gravity as −a_g (paper 004 §IV-A), so E a_i,lin already subtracts g: the
+ *     — a_i includes gravity as −a_g (Nori (2017) §IV-A), so E a_i,lin already subtracts g: the
  *       reading of an ideal accelerometer (at rest it reads +g upwards);
  *   spatial acceleration:          [α; proper linear acceleration] at the sensor, in its frame.
  */

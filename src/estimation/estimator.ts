@@ -1,5 +1,5 @@
 /**
- * Estimation runtime (paper 004 §VI): per sample, the values of [D; D_Y] and [b; b_Y] are written
+ * Estimation runtime (Nori (2017) §VI): per sample, the values of [D; D_Y] and [b; b_Y] are written
  * into the fixed pattern, then
  * - square systems (as many independent equations as unknowns): the permuted sparse LU of the
  *   system itself (offline ordering once, refactor per sample);

@@ -1,5 +1,5 @@
 /**
- * Estimation problem files (paper 004 §VI): a robot, its contacts and its sensors, in one JSON
+ * Estimation problem files (Nori (2017) §VI): a robot, its contacts and its sensors, in one JSON
  * document (schema: schemas/problem.schema.json). Parsing validates every field and names the
  * offending item; it does no I/O (problem-file.ts reads files and builds the model).
  */

@@ -1,5 +1,5 @@
 /**
- * Derivatives of an estimate with respect to the sensor readings and the state (issue 8 for the
+ * Derivatives of an estimate with respect to the sensor readings and the state (for the
  * estimation problems), by reuse of the factors of the sample:
  * - square layouts: [D; D_Y] d + b = 0 gives ∂d/∂x = −[D; D_Y]⁻¹ J_x (derivatives/sensitivity.ts);
  * - redundant layouts (weighted least squares through K z = [−b; 0], K = [W⁻¹ A; Aᵀ 0],

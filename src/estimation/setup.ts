@@ -1,6 +1,6 @@
 /**
  * From a problem file and its model to the assembled estimation system [D; D_Y] d + [b; b_Y] = 0
- * (paper 004 eq. 17): the Newton–Euler rows, a zero external wrench on every body without a
+ * (Nori (2017) eq. 17): the Newton–Euler rows, a zero external wrench on every body without a
  * contact (known f^x rows), exact constraints (unactuated joints: τ = 0; contact components known
  * to be zero), and one measurement block per sensor. A gyroscope measures angular velocity, which
  * is kinematics (it enters through q̇), not an unknown of d: it adds no row, and is reported.

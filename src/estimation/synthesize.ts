@@ -1,6 +1,6 @@
 /**
  * Synthetic, physically consistent samples for tests and demo logs: RNEA with known external
- * wrenches gives the true τ, joint wrenches f_i and accelerations a_i (paper 004 eq. 3), and each
+ * wrenches gives the true τ, joint wrenches f_i and accelerations a_i (Nori (2017) eq. 3), and each
  * sensor's ideal reading is computed from them with the spatial kernels (not from the assembled
  * measurement rows). For a floating base, the wrench of one contact can be solved so that the
  * unactuated base needs no wrench, as for a robot standing on two feet.

@@ -1,8 +1,8 @@
 /**
  * Joint models: motion subspace S (constant in the joint = child-body frame for every type here),
  * configuration/velocity sizes and the joint transform X_J(q). RBDA §4.4 and Table 4.1 (jcalc);
- * paper 004 §II (S_i). Every joint's S is constant in body coordinates, so Ṡ = 0 and the velocity
- * product c_i = v_i × S_i q̇_i (paper 004, after eq. 3).
+ * Nori (2017) §II (S_i). Every joint's S is constant in body coordinates, so Ṡ = 0 and the velocity
+ * product c_i = v_i × S_i q̇_i (Nori (2017), after eq. 3).
  *
  * Floating base (`floating`): q = [p (3, world), quaternion x y z w (4) of R_wb], v = [v_lin (3),
  * ω (3)] both in the body frame (Pinocchio's FreeFlyer layout), so S maps [v; ω] to the spatial

@@ -1,6 +1,6 @@
 /**
  * The configuration manifold: q ⊕ δ (`integrate`) and q₁ ⊖ q₀ (`difference`), Pinocchio's
- * convention (`pinocchio::integrate`, `pinocchio::difference`; paper 003 §5 for the geometric
+ * convention (`pinocchio::integrate`, `pinocchio::difference`; Saccon et al. (2017) §5 for the geometric
  * finite differences that perturb the base with the SE(3) exponential). The tangent δ lives in the
  * velocity space (length nv, velocity order) and every component is a body-frame (right) increment:
  *

@@ -3,7 +3,7 @@
  * so the same function draws the SVG files in Node and the charts of the HTML report in the
  * browser (its source is inlined there and called with the page's d3). `drawLineChart` therefore
  * references nothing outside itself but its `d3` argument.
- * Source: issue 6 (reports); the d3 v7 API (scaleLinear, scaleLog, line, format).
+ * Source: the d3 v7 API (scaleLinear, scaleLog, line, format).
  *
  * Structure of the SVG (what tests and the browser check look for): one `<path class="series">`
  * per drawn series (data-series = its name), axes and grid as `<line>`, points as `<circle>` with a

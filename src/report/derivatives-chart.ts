@@ -1,5 +1,5 @@
 /**
- * The chart of the finite-difference check (paper 003 Figure 5): max and mean error of geometric
+ * The chart of the finite-difference check (Saccon et al. (2017) Figure 5): max and mean error of geometric
  * central differences against an analytic derivative versus the step δ, both axes logarithmic, as a
  * standalone SVG string computed with d3-scale and d3-shape (no DOM). Imported by scripts only,
  * never by numerical code. Guide lines show the two regimes: truncation ∝ δ² and round-off ∝ ε/δ.
@@ -46,7 +46,7 @@ export function sweepChartSvg(spec: SweepChartSpec): string {
   if (all.length === 0) throw new RangeError(`sweepChartSvg: "${spec.title}" has no point with positive δ and error`);
   const dx = [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))];
   const dy = [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))];
-  // δ decreasing from left to right (paper 003 Figure 5 reads towards small δ)
+  // δ decreasing from left to right (Saccon et al. (2017) Figure 5 reads towards small δ)
   const xs = scaleLog().domain([dx[1], dx[0]]).range([0, iw]).nice();
   const ys = scaleLog().domain([dy[0] / 3, dy[1] * 3]).range([ih, 0]).nice();
   const decades = (lo: number, hi: number) => {

@@ -1,5 +1,5 @@
 /**
- * The data behind paper 004's Figures 1 and 2 (studies/paper-004/*.csv, from the author's MATLAB
+ * The data behind Nori (2017)'s Figures 1 and 2 (studies/paper-004/*.csv, from the author's MATLAB
  * code run under Octave; see studies/paper-004/README.md): a numeric CSV with a header row, read
  * into columns by name. The text is parsed here; the caller reads the file.
  */

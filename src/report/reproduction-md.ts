@@ -1,8 +1,8 @@
 /**
- * reports/REPRODUCTION.md: paper 004's Figures 1 and 2 next to ours with every difference
- * explained, and the three targets of issue 6, from the shipped studies' results. The numbers in
+ * reports/REPRODUCTION.md: Nori (2017)'s Figures 1 and 2 next to ours with every difference
+ * explained, and the three targets of the flop-count study, from the shipped studies' results. The numbers in
  * the text are read from the results; the explanations are the findings of the studies.
- * Source: paper 004 §IV–VI and Figures 1–2; studies/paper-004/README.md; issue 6.
+ * Source: Nori (2017) §IV–VI and Figures 1–2; studies/paper-004/README.md.
  */
 import type { InverseDynamicsGap } from '../study/id-gap.ts';
 import type { StudyPoint, StudyResult } from '../study/runner.ts';

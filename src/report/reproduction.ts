@@ -1,8 +1,8 @@
 /**
  * Our Figure 1 and Figure 2 numbers next to the paper's (studies/paper-004), as tables for the
- * study pages and for reports/REPRODUCTION.md, and the tables of the three targets of issue 6
+ * study pages and for reports/REPRODUCTION.md, and the tables of the three targets of the flop-count study
  * (inverse dynamics vs RNEA, forward dynamics vs ABA, estimation sparse vs dense).
- * Source: paper 004 Figures 1–2 and §IV–VI; issue 6.
+ * Source: Nori (2017) Figures 1–2 and §IV–VI.
  */
 import type { InverseDynamicsGap } from '../study/id-gap.ts';
 import type { StudyPoint, StudyResult } from '../study/runner.ts';

@@ -2,7 +2,7 @@
  * Spy plots of Nori's system as a standalone SVG string (no DOM): the pattern of D as assembled
  * (body blocks marked), after the offline permutations P D Q with its block triangular form, and
  * of the factors L+U with the fill entries in another colour.
- * Source: paper 004 §IV-D, §V-D (the worst-case pattern and its ordering); Davis, Direct Methods for
+ * Source: Nori (2017) §IV-D, §V-D (the worst-case pattern and its ordering); Davis, Direct Methods for
  * Sparse Linear Systems, §7 (BTF) for what the panels show. Geometry with d3-scale and d3-path.
  */
 import { format, path, scaleLinear, scaleLog } from 'd3';

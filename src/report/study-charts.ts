@@ -1,9 +1,9 @@
 /**
  * The charts of a study report, as ChartSpecs (drawn by charts.ts): for every problem and every
  * model family swept over N_B, flops, time and flops ratio against the baseline vs N_B on log axes,
- * one line per solver; and, when the study reproduces one of paper 004's figures, that figure with
+ * one line per solver; and, when the study reproduces one of Nori (2017)'s figures, that figure with
  * the paper's data (studies/paper-004) overlaid as dashed lines.
- * Source: issue 6; paper 004 Figures 1 and 2.
+ * Source: Nori (2017) Figures 1 and 2.
  */
 import { denseLuFactorFlops, denseLuSolveFlops } from '../study/dense.ts';
 import type { StudyPoint, StudyResult } from '../study/runner.ts';

@@ -4,7 +4,7 @@
  * the SVG files, the spy plots (spy.ts), tables of ratios against the baseline, the offline
  * orderings, where flops and time disagree (and why), and the reproduction tables when the study
  * reproduces a paper figure.
- * Source: issue 6.
+ * Source: the project's study pages.
  */
 import { format } from 'd3';
 import type { StudyPoint, StudyResult } from '../study/runner.ts';

@@ -1,7 +1,7 @@
 /**
  * Write a study's outputs into its folder: points.csv, points.json, index.html (self-contained),
  * one SVG per chart (charts/<id>.svg) and spy.svg. Reads d3's minified bundle from node_modules and
- * the paper's CSV named by the configuration. Source: issue 6.
+ * the paper's CSV named by the configuration.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -18,7 +18,7 @@ export type OrderingName = (typeof ORDERINGS)[number];
 export const AUTO_ORDERINGS: readonly OrderingName[] = ['amd', 'amf-fifo', 'amf', 'amf-noagg', 'amd-noagg', 'amd-fifo', 'colamd', 'colamd-rows', 'markowitz', 'natural'];
 /**
  * Candidates of 'auto' on larger blocks: AMD (KLU's choice, the reference) and the variants seen
- * winning on large blocks — amf-fifo on random trees and on ../shared/sparse-bench, amd-fifo on
+ * winning on large blocks — amf-fifo on random trees and on the robot benchmark matrices of the sparse benchmark set, amd-fifo on
  * long chains — plus COLAMD and the natural order; the slower explicit Markowitz is left out.
  */
 export const AUTO_ORDERINGS_LARGE: readonly OrderingName[] = ['amd', 'amf-fifo', 'amd-fifo', 'colamd', 'natural'];

@@ -1,6 +1,6 @@
 /**
  * Rigid-body spatial inertia stored as 10 numbers about the frame origin, and articulated
- * (general symmetric) inertias as dense 6×6. RBDA §2.13 eq. (2.62)–(2.63); paper 004 footnote 2:
+ * (general symmetric) inertias as dense 6×6. RBDA §2.13 eq. (2.62)–(2.63); Nori (2017) footnote 2:
  *
  *   I = [Ī  h×; h×ᵀ  m 1],   h = m c,   Ī = I_C − m c× c×   (inertia about the origin).
  *

@@ -1,5 +1,5 @@
 /**
- * Spatial cross products. RBDA eq. (2.31)–(2.32); paper 004 §II:
+ * Spatial cross products. RBDA eq. (2.31)–(2.32); Nori (2017) §II:
  *   v× m  = [ω×ω_m; ω×v_m + v×ω_m]          (motion × motion)
  *   v×* f = [ω×n + v×f; ω×f]                  (motion ×* force)
  * Vectors are Float64Array(6), angular first. Output first, allocation free.

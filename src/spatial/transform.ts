@@ -1,7 +1,7 @@
 /**
  * Plücker transforms stored as rotation + translation, never as a dense 6×6.
  *
- * Featherstone, *Rigid Body Dynamics Algorithms* (RBDA) §2.8 and Table 2.5; paper 001 (Pinocchio
+ * Featherstone, *Rigid Body Dynamics Algorithms* (RBDA) §2.8 and Table 2.5; Pinocchio's SE(3) cheat sheet (Pinocchio
  * cheat sheet) for the same operations in (R, p) form. A transform `X = ᴮX_A` is a Float64Array(12):
  * `E` (row-major 3×3, entries 0..8) rotates A coordinates into B coordinates, and `r` (entries
  * 9..11) is the position of B's origin expressed in A coordinates, so that

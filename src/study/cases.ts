@@ -1,18 +1,18 @@
 /**
  * One study case: a model, a problem on it and a seeded random state with its inputs — everything
- * the solvers of that problem share. The problems (paper 004 §IV–VI; issue 6):
+ * the solvers of that problem share. The problems (Nori 2017, §IV–VI):
  *   inverse-dynamics  τ from q, q̇, q̈, f^x                         (RNEA; LU of D_id, eq. 10)
  *   forward-dynamics  q̈ from q, q̇, τ, f^x                         (ABA; LU of D_fd, eq. 16)
  *   minv              M⁻¹(q)                                        (Carpentier; LU with nv right-hand sides)
  *   iwim              B̂ = M⁻¹B, every joint but a floating base actuated (IIM; LU with m + 1 right-hand sides)
- *   load-cells        paper 004 Figure 2: a fixed-base serial chain with load cells at both end links,
+ *   load-cells        Nori (2017) Figure 2: a fixed-base serial chain with load cells at both end links,
  *                     five of six components each (all but tz: the "slippery" variant, eq. 24), q̈ known
  *                     for joints 3..N−2, the last link's wrench unknown (eq. 17)
  *   estimation        a problem file (src/estimation), its own model
- *   id-derivatives    ∂τ/∂q, ∂τ/∂q̇, M at q, q̇, q̈        (paper 003 Tables 4–8 + CRBA; factor reuse on D_id, issue 8)
+ *   id-derivatives    ∂τ/∂q, ∂τ/∂q̇, M at q, q̇, q̈        (Saccon et al. (2017) Tables 4–8 + CRBA; factor reuse on D_id)
  *   fd-derivatives    ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ at q, q̇, τ      (ABA, Tables 4–8, CRBA + Cholesky; factor reuse on D_fd)
  * Estimation states are synthesized (RNEA with known contact wrenches, ideal sensor readings). The
- * derivative problems have no external wrench (f^x = 0): the recursive algorithms of paper 003 take none.
+ * derivative problems have no external wrench (f^x = 0): the recursive algorithms of Saccon et al. (2017) take none.
  */
 import { randomDynamicsState } from '../assembly/flops-report.ts';
 import { forwardDynamicsProblem, inverseDynamicsProblem, classicalInputs } from '../assembly/problems.ts';

@@ -2,7 +2,7 @@
  * Study configuration files (`sparsedyn study CONFIG.json`): which models (with an N_B sweep),
  * which problems and which solvers to run, how to time them, and what the report shows. Parsing
  * validates every field and names the offending one; it does no I/O (the caller reads the file).
- * Source: issue 6 (flop-count and timing studies), paper 004 Figures 1 and 2.
+ * Source: Nori (2017) Figures 1 and 2.
  *
  * {
  *   "name": "figure1", "title": "…", "description": "…",
@@ -17,7 +17,7 @@
  *   "paper":    { "figure": 1, "csv": "paper-004/figure1_forward_dynamics_chain.csv", "model": "planar chain" }
  * }
  * Paths (URDF models, problem files, paper CSVs) are relative to the configuration file.
- * The derivative problems (issue 8) compare factor reuse (`lu`, `lu:<ordering>`, `lu-adjoint`) with
+ * The derivative problems compare factor reuse (`lu`, `lu:<ordering>`, `lu-adjoint`) with
  * the recursive algorithms (`recursive`, Carpentier & Mansard 2018's RNEA derivatives, the baseline) and central
  * differences (`fd`, a reference timed only with timing.finiteDifferences = true).
  */

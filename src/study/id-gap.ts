@@ -2,7 +2,7 @@
  * Where the flops of inverse dynamics go: RNEA against the sparse LU of D_id (zero fill: every BTF
  * block 1×1, so the "factorization" is empty and the solve is one substitution) and against the
  * paper's hand-made triangular solve (lu:paper), operation by operation.
- * Source: paper 004 §IV (eqs. 3, 5, 8–12); RBDA Table 5.1 for RNEA.
+ * Source: Nori (2017) §IV (eqs. 3, 5, 8–12); RBDA Table 5.1 for RNEA.
  *
  * Each operation's count comes from the kernels: for RNEA, the spatial kernels RNEA calls
  * (xApplyMotion, addSx, inertiaMulMotion, crossForce, setSTf, xTransposeApplyForceAdd), called on

@@ -1,7 +1,7 @@
 /**
  * A study's points as CSV (one row per point, fixed columns; a field that does not apply is
  * empty) and as JSON (the configuration, run information, notes and every point with its named
- * flop parts). Strings only: the caller writes them. Source: issue 6.
+ * flop parts). Strings only: the caller writes them.
  */
 import type { StudyPoint, StudyResult } from './runner.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Inverse dynamics by paper 004's hand-made permutations (eqs. 11–12, Property 1): under p_id and
+ * Inverse dynamics by Nori (2017)'s hand-made permutations (eqs. 11–12, Property 1): under p_id and
  * q the matrix D_{p_id,q} is lower triangular, so d_q = −D_{p_id,q}⁻¹ b_{p_id} is one forward
  * substitution on the worst-case pattern, no factorization:
  *   x_k = (−b_{r_k} − Σ_{c < k} D_{r_k, c} x_c) / D_{r_k, k}      (r_k = p_id[k], columns in q order)

@@ -4,7 +4,7 @@
  * structure, offline analysis time, median time per call with ratios against the problem's
  * baseline measured in the same process, the agreement with the baseline's result, and the
  * process's peak memory. No I/O: the caller writes the points (output.ts) and the report.
- * Source: issue 6; the derivative problems, issue 8.
+ * 
  */
 import os from 'node:os';
 import { forwardDynamicsProblem, inverseDynamicsProblem } from '../assembly/problems.ts';

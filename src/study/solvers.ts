@@ -2,7 +2,7 @@
  * The solvers a study compares, each prepared once for a case (offline work timed apart) and run
  * through the library's public entry points. Flops are read from the kernels' own counters after a
  * run — never re-derived — except for the dense LU, which ml-matrix does not count (dense.ts gives
- * its exact count by formula). Source: issue 6; paper 004 §IV–VI; papers 000 and 002 for M⁻¹, M⁻¹B.
+ * its exact count by formula). Source: Nori (2017) §IV–VI; Carpentier (2018) and Krög et al. (2024) for M⁻¹, M⁻¹B.
  *
  *   rnea, aba              the gold standards (src/algorithms)
  *   matrix-aba             Property 2 (src/assembly/matrix-aba.ts)
@@ -10,7 +10,7 @@
  *   lu:paper               the hand-made permutations (11)–(12): one forward substitution
  *   dense                  ml-matrix LU of the same matrix (run up to dense.maxRunOrder)
  *   carpentier, crba-cholesky, iim, eufm   M⁻¹ and M⁻¹B references
- *   derivative problems (issue 8; src/derivatives): recursive = paper 003 Tables 4–8 (recursive.ts),
+ *   derivative problems (src/derivatives): recursive = Saccon et al. (2017) Tables 4–8 (recursive.ts),
  *   lu:<ordering> = factor reuse with 3·nv more solves, lu-adjoint = nv transposed solves
  *   (dynamics.ts), fd = central differences (finite-differences.ts); output [∂/∂q; ∂/∂q̇; M or M⁻¹]
  */

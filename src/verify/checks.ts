@@ -75,19 +75,19 @@ export const CHECKS: VerifyCheck[] = [
     expected: (cs) => cs.gravity_torque,
   },
   {
-    // τ from the inverse-dynamics solve of Nori's system (paper 004 §IV-D)
+    // τ from the inverse-dynamics solve of Nori's system (Nori (2017) §IV-D)
     name: 'lu_id', conditioned: false,
     compute: (ctx) => vecOut(ctx, ws(ctx, 'lu_id', () => new LuInverseDynamics(ctx.model)).solve(ctx.q, ctx.v, ctx.a)),
     expected: (cs) => cs.rnea_tau,
   },
   {
-    // q̈ from the forward-dynamics solve of Nori's system (paper 004 §V-D)
+    // q̈ from the forward-dynamics solve of Nori's system (Nori (2017) §V-D)
     name: 'lu_fd', conditioned: true,
     compute: (ctx) => vecOut(ctx, ws(ctx, 'lu_fd', () => new LuForwardDynamics(ctx.model)).solve(ctx.q, ctx.v, ctx.tau)),
     expected: (cs) => cs.aba_ddq,
   },
   {
-    // M⁻¹ by Carpentier's analytical algorithm (paper 000, Algorithm 1; paper 003, Table 9)
+    // M⁻¹ by Carpentier's analytical algorithm (Carpentier (2018), Algorithm 1; Saccon et al. (2017), Table 9)
     name: 'minv', conditioned: true,
     compute: (ctx) => matOut(ctx, minvCarpentier(ctx.model, ws(ctx, 'minv_carpentier', () => new MinvCarpentierWorkspace(ctx.model)), ctx.q)),
     expected: (cs) => cs.Minv.flat(),

@@ -1,5 +1,5 @@
 /**
- * Reference dynamics files (format of ../shared/reference/README.md): parsing, validation, and
+ * Reference dynamics files (the format of the reference files of an independent implementation, described in its README): parsing, validation, and
  * the index maps between the reference's vector layout and a model's. The reference lists its
  * moving joints with idx_q/idx_v; joints are matched by name, and a FreeFlyer joint is matched to
  * the model's floating base whatever its name. Both use Pinocchio's free-flyer layout

@@ -2,7 +2,7 @@
  * `verify`: run every case of a reference file through our algorithms and report, per quantity,
  * the largest error relative to the reference (max-norm over the case):
  *   err = ‖x − x_ref‖∞ / ‖x_ref‖∞   (absolute when x_ref = 0).
- * Tolerances (issue 2): 1e-10 for rnea_tau, M, nle, gravity_torque; 1e-10 + 1e-14·cond₂(M_ref)
+ * Tolerances: 1e-10 for rnea_tau, M, nle, gravity_torque; 1e-10 + 1e-14·cond₂(M_ref)
  * for the quantities that need a solve with M (aba_ddq, Minv, and the later forward-dynamics
  * paths), since no implementation can do better than the conditioning allows.
  */

@@ -1,7 +1,7 @@
 /**
  * `sparsedyn flops --model SPEC [--json] [--seed S] [--save-symbolic DIR] [--symbolic DIR]`: the
  * flops of RNEA, ABA, the matrix form of the ABA and both sparse LU paths on one model, counted by
- * the kernels at a seeded random state (src/assembly/flops-report.ts; paper 004 Fig. 1–2).
+ * the kernels at a seeded random state (src/assembly/flops-report.ts; Nori (2017) Fig. 1–2).
  * The offline orderings (SymbolicLU JSON) can be saved to DIR and loaded back.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * `sparsedyn iwim --model SPEC --inputs FILE (--state FILE | --random-state SEED) [--method unit-force|iim|lu] [--json]`:
- * the inertia-weighted input matrix B̂ = M⁻¹B of paper 002 and the free acceleration q̈_0 = −M⁻¹h,
+ * the inertia-weighted input matrix B̂ = M⁻¹B of Krög et al. (2024) and the free acceleration q̈_0 = −M⁻¹h,
  * so that q̈ = q̈_0 + B̂ u, by the extended unit force method (m + 1 ABA runs), the Implicit Inversion
  * Method on ABA's quantities, or one factorization of Nori's forward-dynamics system with m + 1
  * right-hand sides; with the flops counted by the kernels.

@@ -1,6 +1,6 @@
 /**
  * `sparsedyn minv --model SPEC (--state FILE | --random-state SEED) [--method carpentier|carpentier-world|lu|cholesky] [--json]`:
- * the inverse joint-space inertia M⁻¹(q) by Carpentier's analytical algorithm (paper 000,
+ * the inverse joint-space inertia M⁻¹(q) by Carpentier's analytical algorithm (Carpentier (2018),
  * Algorithm 1; src/algorithms/minv-carpentier.ts; body coordinates as in the paper, or world
  * coordinates as in Pinocchio), by one factorization of Nori's forward-dynamics
  * system with one right-hand side per DoF (src/assembly/minv-lu.ts), or by CRBA + dense Cholesky

@@ -4,7 +4,7 @@
  * chart and the spy plot into DIR (default reports/<name>/). A progress bar on a terminal. A solver
  * that throws on a point is recorded as a failed point (with the error) and the run goes on; the
  * exit code is then 1.
- * Source: issue 6.
+ * Source: the project's study pages.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
