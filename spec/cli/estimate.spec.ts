@@ -204,6 +204,15 @@ describe('sparsedyn estimate: files', () => {
     expect(bad.err).toMatch(/badhead\.csv: CSV header \(line 1\): missing columns/);
     expect(readFileSync(out, 'utf8')).toBe(old);
     noTemps(sub);
+    // a log whose every row is unusable: a failed run, reasons on stderr, the old files kept
+    const allBad = await run(['estimate', DEMO, '--data', file('allbad.ndjson', '{"t":0}\n{"t":1}\n'), '--out', out]);
+    expect(allBad.code).toBe(2);
+    expect(allBad.err).toMatch(/allbad\.ndjson:1: skipped: /);
+    expect(allBad.err).toMatch(/allbad\.ndjson: no sample could be estimated \(2 of 2 rows skipped; the reasons are above\); nothing was written, .*old\.ndjson is as it was/);
+    expect(allBad.err).not.toMatch(/NaN/);
+    expect(readFileSync(out, 'utf8')).toBe(old);
+    expect(readFileSync(join(sub, 'old.report.md'), 'utf8')).toBe('old report');
+    noTemps(sub);
   });
 
   it('follows a symbolic link at --out: the target is replaced, the link stays', async () => {

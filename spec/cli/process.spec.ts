@@ -100,6 +100,14 @@ describe('standard input and output', () => {
     expect(dev.code).toBe(0);
     expect(dev.out.trim().split('\n').map((l) => JSON.parse(l))).toEqual(b);
     expect(dev.err).toMatch(/samples estimated 40/);
+    expect(dev.err).toContain(`wrote /dev/stdout and ${join(sub, 'dev.md')}\n`);
+    // another name of standard output (a pipe here): a stream, so no report or page is written beside it
+    const fd1 = await finished(start(['estimate', DEMO, '--data', log, '--out', '/proc/self/fd/1'], { cwd: sub }));
+    expect(fd1.code).toBe(0);
+    expect(fd1.out.trim().split('\n').map((l) => JSON.parse(l))).toEqual(b);
+    expect(fd1.err).toMatch(/wrote \/proc\/self\/fd\/1\n/);
+    expect(existsSync('/proc/self/fd/1.report.md') || existsSync('/dev/stdout.report.html') || existsSync('/dev/stdout.report.md')).toBe(false);
+    expect(readdirSync(sub).sort()).toEqual(['dev.md', 'est.ndjson', 'est.report.html', 'est.report.md', 'log.ndjson']);
   }, 120_000);
 });
 

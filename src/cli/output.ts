@@ -255,6 +255,21 @@ export interface DataSink {
   abort(): void;
 }
 
+/**
+ * Whether an output path is a stream rather than a file: "-" (standard output), or an existing
+ * device, pipe or socket (/dev/stdout, /proc/self/fd/1, a named pipe), which nothing is renamed over
+ * and beside which no other file is written.
+ */
+export function isStreamPath(path: string): boolean {
+  if (path === '-') return true;
+  try {
+    const st = statSync(path);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function openDataSink(path: string): DataSink {
   let st;
   try { st = statSync(path); } catch { st = null; }

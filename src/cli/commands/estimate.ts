@@ -30,7 +30,7 @@ import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
 import { EstimatePool } from '../estimate-pool.ts';
 import { absorbStats, RowProcessor, type BatchResult, type InputRow, type RowSetup } from '../estimate-rows.ts';
-import { checkInputFile, FileError, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
+import { checkInputFile, FileError, isStreamPath, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from './index.ts';
 
@@ -134,8 +134,10 @@ export function register(program: Command, state: CliState): void {
       if (opts.data !== '-') checkInputFile('log', opts.data);
       const { problem, model, modelFile, es } = loadEstimationSystem(file);
       const warnings = reportModelWarnings(state, model);
-      const reportPath = opts.report ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
-      const htmlPath = opts.html === false ? undefined : (opts.html ?? (opts.out === '-' ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.html`));
+      // a stream (standard output, /dev/stdout, a pipe or another device) has no reports beside it unless asked
+      const streaming = isStreamPath(opts.out);
+      const reportPath = opts.report ?? (streaming ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
+      const htmlPath = opts.html === false ? undefined : (opts.html ?? (streaming ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.html`));
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
@@ -337,6 +339,10 @@ export function register(program: Command, state: CliState): void {
         if (mcapOut !== null) await (mcapOut as McapEstimateWriter).end();
         if (rows === 0) {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
+        }
+        if (st.samples === 0) {
+          // nothing estimated: a failed run, which leaves existing outputs as they were
+          throw new FileError(`${dataName}: no sample could be estimated (${errors.length} of ${rows} rows skipped${errors.length > ROW_MESSAGES && !state.quiet ? `; the first ${ROW_MESSAGES} reasons are above` : state.quiet ? '' : '; the reasons are above'}); nothing was written${streaming ? '' : `, ${opts.out} is as it was`}`);
         }
         // 3. summary, report, then the outputs under their final names
         const method = session.full.estimator ? session.method : 'by contact mode (the layout with every contact is ill posed)';
