@@ -13,8 +13,9 @@ const inertial = (m: string, t: string[], origin = '') =>
   `<inertial>${origin}<mass value="${m}"/><inertia ixx="${t[0]}" ixy="${t[1]}" ixz="${t[2]}" iyy="${t[3]}" iyz="${t[4]}" izz="${t[5]}"/></inertial>`;
 const GOOD = ['0.01', '0', '0', '0.02', '0', '0.025'];
 const link = (name: string, body = inertial('1', GOOD)) => `  <link name="${name}">${body}</link>`;
+// revolute and prismatic joints get the <limit> urdfdom requires, unless the body has one
 const joint = (name: string, parent: string, child: string, type = 'revolute', body = '<axis xyz="0 0 1"/>') =>
-  `  <joint name="${name}" type="${type}"><parent link="${parent}"/><child link="${child}"/>${body}</joint>`;
+  `  <joint name="${name}" type="${type}"><parent link="${parent}"/><child link="${child}"/>${body}${(type === 'revolute' || type === 'prismatic') && !body.includes('<limit') ? '<limit effort="1" velocity="1"/>' : ''}</joint>`;
 const robot = (...lines: string[]) => `<?xml version="1.0"?>\n<robot name="t">\n${lines.join('\n')}\n</robot>\n`;
 const lineOf = (text: string, needle: string) => text.slice(0, text.indexOf(needle)).split('\n').length;
 const codes = (text: string, floatingBase = false) => modelFromUrdf(text, { file: 'q.urdf', floatingBase }).warnings.map((w) => w.code);
@@ -59,6 +60,17 @@ describe('document quirks load with a warning', () => {
   it('a missing robot name stays an error (urdfdom rejects it)', () => {
     const e = urdfError(() => modelFromUrdf(robot(link('a')).replace(' name="t"', ''), { file: 'q.urdf' }));
     expect(e.message).toBe('q.urdf:2: <robot> is missing required attribute name (urdfdom requires one)');
+  });
+
+  it('a revolute or prismatic joint without <limit> (joint-limit-missing): loads, where urdfdom refuses it; the dynamics do not read limits', () => {
+    const text = robot(link('a'), link('b'), link('c'),
+      '  <joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint>',
+      '  <joint name="p" type="prismatic"><parent link="b"/><child link="c"/><axis xyz="1 0 0"/></joint>');
+    const m = modelFromUrdf(text, { file: 'q.urdf' });
+    expect(m.nv).toBe(2);
+    expect(m.warnings.map((w) => [w.code, w.element, w.line])).toEqual([['joint-limit-missing', 'joint "j"', 6], ['joint-limit-missing', 'joint "p"', 7]]);
+    expect(m.warnings[0].message).toBe('q.urdf:6: revolute joint "j" has no <limit> (urdfdom, and so Pinocchio, refuses such a file; the dynamics do not use limits, so sparsedyn loads it)');
+    expect(codes(robot(link('a'), link('b'), joint('j', 'a', 'b', 'continuous')))).toEqual([]);
   });
 
   it('a repeated <origin> (duplicate-element): the first is used, as urdfdom does', () => {

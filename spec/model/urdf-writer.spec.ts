@@ -3,6 +3,9 @@
  * dynamics (RNEA, CRBA) to round-off; rpy extraction inverts URDF's Rz Ry Rx, gimbal lock included;
  * joints URDF cannot express are refused by name.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crba, CrbaWorkspace } from '../../src/algorithms/crba.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
@@ -94,6 +97,24 @@ describe('sparsedyn urdf', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^<\?xml version="1.0"\?>\n<!-- written by sparsedyn urdf from the model humanoid -->\n<robot name="humanoid">/);
     expect(modelFromUrdf(out, { floatingBase: true }).nv).toBe(35);
+  });
+
+  it('a URDF file normalised: its warnings on stderr (once; --quiet silences them), its continuous joints, limits and <mimic> kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-urdfw-'));
+    const file = join(dir, 'm.urdf');
+    const inertial = '<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>';
+    writeFileSync(file, `<?xml version="1.0"?>\n<robot name="m">\n<link name="base">${inertial}</link>\n<link name="a">${inertial}</link>\n<link name="b">${inertial}</link>\n`
+      + '<joint name="j" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/><limit lower="-1.5" upper="2" effort="30" velocity="4"/></joint>\n'
+      + '<joint name="k" type="continuous"><parent link="a"/><child link="b"/><origin xyz="0 0 0.3"/><axis xyz="0 1 0"/><mimic joint="j" multiplier="2" offset="0.1"/></joint>\n</robot>\n');
+    const r = await runCli(['urdf', '--model', file]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(`warning: ${file}:7: joint "k" mimics joint "j": <mimic> is ignored, "k" is modelled as an independent joint\n`);
+    expect(r.out).toContain('<limit lower="-1.5" upper="2" effort="30" velocity="4"/>');
+    expect(r.out).toContain('<joint name="k" type="continuous">');
+    expect(r.out).toContain('<mimic joint="j" multiplier="2" offset="0.1"/>');
+    const again = modelFromUrdf(r.out, { file: 'again.urdf' });
+    expect(again.warnings.map((w) => w.code)).toEqual(['mimic-ignored']);
+    expect((await runCli(['urdf', '--model', file, '--quiet'])).err).toBe('');
   });
 
   it('refuses a random tree with spherical joints with exit code 2 and the joint named', async () => {

@@ -18,8 +18,9 @@ const ROBOTS = ['panda', 'simple_humanoid', 'solo12', 'talos_reduced', 'ur5_robo
 const inertial = (m = 1, extra = '') =>
   `<inertial>${extra}<mass value="${m}"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/></inertial>`;
 const link = (name: string, body = inertial()) => `  <link name="${name}">${body}</link>`;
+// revolute and prismatic joints get the <limit> urdfdom requires (on the body's line), unless the body has one
 const joint = (name: string, parent: string, child: string, type = 'revolute', body = '<axis xyz="0 0 1"/>') =>
-  `  <joint name="${name}" type="${type}">\n    <parent link="${parent}"/>\n    <child link="${child}"/>\n    ${body}\n  </joint>`;
+  `  <joint name="${name}" type="${type}">\n    <parent link="${parent}"/>\n    <child link="${child}"/>\n    ${body}${(type === 'revolute' || type === 'prismatic') && !body.includes('<limit') ? '<limit effort="1" velocity="1"/>' : ''}\n  </joint>`;
 const robot = (...lines: string[]) => `<?xml version="1.0"?>\n<robot name="t">\n${lines.join('\n')}\n</robot>\n`;
 
 /** 1-based line of the first occurrence of `needle` in `text` (after `from`, if given). */

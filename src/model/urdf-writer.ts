@@ -10,6 +10,7 @@
  * form that reads back to the same double, so the dynamics after a round trip agree to round-off.
  */
 import type { JointSpec, LinkSpec, ModelSpec } from './build.ts';
+import type { UrdfJointInfo, UrdfSpec } from './urdf.ts';
 
 /** A generator description that URDF cannot express (e.g. a spherical or helical joint). */
 export class UrdfWriteError extends Error {
@@ -80,20 +81,32 @@ function linkXml(l: LinkSpec): string {
     + `    </inertial>\n  </link>\n`;
 }
 
-function jointXml(j: JointSpec, limit: NonNullable<UrdfWriteOptions['limit']>): string {
+function jointXml(j: JointSpec, limit: NonNullable<UrdfWriteOptions['limit']>, info?: UrdfJointInfo): string {
   let type: string;
   switch (j.type) {
-    case 'revolute': case 'prismatic': case 'fixed': case 'floating': case 'planar': type = j.type; break;
+    case 'revolute': type = info?.continuous ? 'continuous' : 'revolute'; break;
+    case 'prismatic': case 'fixed': case 'floating': case 'planar': type = j.type; break;
     default: throw new UrdfWriteError(`joint "${j.name}" is ${j.type}: URDF has no ${j.type} joint (write a model with revolute, prismatic, planar, fixed or floating joints only)`);
   }
   let out = `  <joint name="${escapeXml(j.name)}" type="${type}">\n`;
   out += originXml(j.origin, '    ');
   out += `    <parent link="${escapeXml(j.parent)}"/>\n    <child link="${escapeXml(j.child)}"/>\n`;
-  if (type === 'revolute' || type === 'prismatic') {
+  if (type === 'revolute' || type === 'prismatic' || type === 'continuous') {
     const a = j.axis ?? [1, 0, 0];
     out += `    <axis xyz="${vec(a)}"/>\n`;
     const s = type === 'prismatic' ? 1 / Math.PI : 1;
-    out += `    <limit lower="${num(limit.lower * s)}" upper="${num(limit.upper * s)}" effort="${num(limit.effort)}" velocity="${num(limit.velocity)}"/>\n`;
+    const own = info?.limit;
+    if (own) {
+      // a URDF file's own limits, as written (effort and velocity, which urdfdom requires, defaulted when absent)
+      const attrs = [
+        own.lower !== undefined ? `lower="${num(own.lower)}"` : '', own.upper !== undefined ? `upper="${num(own.upper)}"` : '',
+        `effort="${num(own.effort ?? limit.effort)}"`, `velocity="${num(own.velocity ?? limit.velocity)}"`,
+      ].filter((x) => x !== '');
+      out += `    <limit ${attrs.join(' ')}/>\n`;
+    } else if (type !== 'continuous') {
+      out += `    <limit lower="${num(limit.lower * s)}" upper="${num(limit.upper * s)}" effort="${num(limit.effort)}" velocity="${num(limit.velocity)}"/>\n`;
+    }
+    if (info?.mimic) out += `    <mimic joint="${escapeXml(info.mimic.joint)}" multiplier="${num(info.mimic.multiplier)}" offset="${num(info.mimic.offset)}"/>\n`;
   } else if (type === 'planar') {
     // the plane normal (default z)
     out += `    <axis xyz="${vec(j.axis ?? [0, 0, 1])}"/>\n`;
@@ -104,10 +117,12 @@ function jointXml(j: JointSpec, limit: NonNullable<UrdfWriteOptions['limit']>): 
 /** URDF text of a model description (links in the given order, then joints). Throws UrdfWriteError. */
 export function urdfFromSpec(spec: ModelSpec, opts: UrdfWriteOptions = {}): string {
   const limit = opts.limit ?? { lower: -Math.PI, upper: Math.PI, effort: 1000, velocity: 100 };
+  // a URDF file read back (UrdfSpec): each joint's type as written (continuous), limits and <mimic> are kept
+  const info = new Map(((spec as Partial<UrdfSpec>).jointInfo ?? []).map((i) => [i.name, i]));
   let out = '<?xml version="1.0"?>\n';
   if (opts.comment) out += `<!-- ${opts.comment.replace(/--/g, '- -')} -->\n`;
   out += `<robot name="${escapeXml(spec.name)}">\n`;
   for (const l of spec.links) out += linkXml(l);
-  for (const j of spec.joints) out += jointXml(j, limit);
+  for (const j of spec.joints) out += jointXml(j, limit, info.get(j.name));
   return out + '</robot>\n';
 }

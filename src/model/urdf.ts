@@ -324,6 +324,10 @@ function parseJoint(doc: Doc, node: Node): { spec: JointSpec; info: UrdfJointInf
       if (attr(limitEl, k) !== undefined) limit[k] = numberAttr(ctx, limitEl, 'limit', k);
     }
     info.limit = limit;
+  } else if (urdfType === 'revolute' || urdfType === 'prismatic') {
+    // urdfdom refuses a revolute or prismatic joint without <limit>; its values never reach the dynamics
+    doc.warn('joint-limit-missing', `${urdfType} joint "${name}" has no <limit> (urdfdom, and so Pinocchio, refuses such a file; `
+      + 'the dynamics do not use limits, so sparsedyn loads it)', ctx.element, ctx.line);
   }
   const mimicEl = single(ctx, node, 'mimic', false);
   if (mimicEl) {
