@@ -1,5 +1,5 @@
 /**
- * The geometric finite-difference check of the derivatives (paper 003 §6, Figure 5): for a few
+ * The geometric finite-difference check of the derivatives (Saccon et al. (2017) §6, Figure 5): for a few
  * robots and both problems, central differences with q perturbed on its manifold over δ = 1e-1 …
  * 1e-13 against the derivatives by LU factor reuse, max and mean error relative to the largest
  * analytic entry; the LU against the recursive algorithms (src/derivatives/recursive.ts) at the same state. The real robots

@@ -33,13 +33,18 @@ function best(fn: () => void, rounds = 15): number {
 const f = (x: number) => x.toFixed(2);
 const args = process.argv.slice(2);
 const pick = args.length > 0 ? args : ['chain24', 'humanoid'];
-const talos = '../shared/robots/talos_reduced.urdf';
+const talos = '../shared/models/talos_reduced.urdf';
 const all: Record<string, () => Model> = {
   chain24: () => chain(24),
   humanoid: () => loadUrdf('models/humanoid.urdf', { floatingBase: true }),
-  talos: () => loadUrdf(existsSync(talos) ? talos : 'models/humanoid.urdf', { floatingBase: true }),
+  talos: () => loadUrdf(talos, { floatingBase: true }),
 };
 for (const name of pick) {
+  if (!(name in all)) throw new Error(`profile-lu: unknown model "${name}" (chain24, humanoid, talos)`);
+  if (name === 'talos' && !existsSync(talos)) {
+    process.stderr.write(`profile-lu: talos skipped: TALOS's robot file (another project's) is not here (${talos})\n`);
+    continue;
+  }
   const model = all[name]();
   const rng = new Rng(1);
   const q = randomConfiguration(model, rng), v = rng.array(model.nv, -1, 1), a = rng.array(model.nv, -1, 1);

@@ -1,8 +1,8 @@
 /**
  * Run the shipped studies (studies/*.json: figure1, figure2, dynamics, and derivatives — factor
- * reuse against the recursive derivatives, issue 8) and write their reports into reports/<name>/
+ * reuse against the recursive derivatives) and write their reports into reports/<name>/
  * (<name> from the configuration: derivatives.json writes reports/derivatives-study/), then
- * reports/REPRODUCTION.md (paper 004's Figures 1 and 2 next to ours, and the targets of issue 6).
+ * reports/REPRODUCTION.md (Nori (2017)'s Figures 1 and 2 next to ours, and the targets of the flop-count study).
  * What `npm run study` runs.
  *
  * The real robots of the dynamics and derivatives studies are read from ../shared beside the clone.

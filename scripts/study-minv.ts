@@ -1,8 +1,8 @@
 /**
- * Study: M⁻¹ (Carpentier, paper 000 Algorithm 1 / CRBA + Cholesky / sparse LU with nv right-hand
- * sides) and B̂ = M⁻¹B (paper 002: eUFM, IIM, sparse LU with m + 1 right-hand sides) — exact flops
- * and median µs per call vs N_B on chains (single input and fully actuated, paper 002 Table 1) and
- * on two real humanoids with foot contacts (paper 002 Table 2: 4 corner points per foot × 3 force
+ * Study: M⁻¹ (Carpentier, Carpentier (2018) Algorithm 1 / CRBA + Cholesky / sparse LU with nv right-hand
+ * sides) and B̂ = M⁻¹B (Krög et al. (2024): eUFM, IIM, sparse LU with m + 1 right-hand sides) — exact flops
+ * and median µs per call vs N_B on chains (single input and fully actuated, Krög et al. (2024) Table 1) and
+ * on two real humanoids with foot contacts (Krög et al. (2024) Table 2: 4 corner points per foot × 3 force
  * components = 24 contact inputs, plus every motor torque; their robot files are read from the folder
  * beside the clone, and skipped with one line when it is not there). Writes reports/minv/study.md and
  * reports/minv/study.csv. Run: npx tsx scripts/study-minv.ts [--quick]
@@ -72,7 +72,7 @@ function studyMinv(label: string, model: Model): void {
   rows.push({ case: label, model: model.name, nb: model.nb, nv: model.nv, m: model.nv, quantity: 'minv', method: 'lu', flops: lu.totalFlops(), us: time(() => lu.computeUnchecked(q)) });
 }
 
-/** B̂ by the three methods, plus one ABA (the O(n) baseline of paper 002's tables). */
+/** B̂ by the three methods, plus one ABA (the O(n) baseline of Krög et al. (2024)'s tables). */
 function studyIwim(label: string, model: Model, spec: InputSpec): void {
   const { q, v } = state(model, 11);
   const B = new InputMatrix(model, spec);
@@ -91,7 +91,7 @@ function studyIwim(label: string, model: Model, spec: InputSpec): void {
   rows.push({ ...base, method: 'lu', flops: lu.totalFlops(), us: time(() => lu.solveUnchecked(q, v)) });
 }
 
-/** 4 corners per sole (force only, world axes) + every motor torque: paper 002 §6.2's input set. */
+/** 4 corners per sole (force only, world axes) + every motor torque: Krög et al. (2024) §6.2's input set. */
 function feetSpec(feet: [string, string], corners: [number, number, number]): InputSpec {
   const [lx, ly, z] = corners;
   const contacts = feet.flatMap((link) => [[lx, ly], [lx, -ly], [-lx, ly], [-lx, -ly]].map(([x, y]) => ({ link, offset: [x, y, z], type: 'force' as const })));

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { studyCsv, studyJson } from '../study/output.ts';
 import type { StudyResult } from '../study/runner.ts';
 import { chartSvg, type ChartSpec } from './charts.ts';
@@ -45,7 +45,12 @@ export function loadPaperTable(r: StudyResult): PaperTable | undefined {
  */
 export function writeStudy(r: StudyResult, dir: string, opts: { root: string; configText: string }): WrittenStudy {
   mkdirSync(join(dir, 'charts'), { recursive: true });
-  const rel = (p: string) => (p.startsWith('/') ? relative(opts.root, p) : p);
+  // a path inside the repository relative to it; a robot file from elsewhere (another project's) by its file name
+  const rel = (p: string) => {
+    if (!p.startsWith('/')) return p;
+    const r = relative(opts.root, p);
+    return r.startsWith('..') ? basename(p) : r;
+  };
   const paper = loadPaperTable(r);
   const charts = sweepCharts(r);
   const paperCharts: ChartSpec[] = [];
@@ -71,7 +76,7 @@ export function writeStudy(r: StudyResult, dir: string, opts: { root: string; co
   let spy: string | undefined;
   if (r.spy) {
     // the caption names the model as run: show a URDF path relative to the root, as in the points
-    const caption = r.spy.caption.split(`${opts.root}/`).join('');
+    const caption = r.spy.caption.split(`${opts.root}/`).join('').replace(/\/[^\s"]*\/([^/\s"]+\.urdf)/g, '$1');
     spy = spySvg(spyPanels(r.spy.sys, r.spy.S), { panelSize: 360, aggregateAbove: 400, caption });
     writeFileSync(join(dir, 'spy.svg'), spy);
     files.push('spy.svg');
