@@ -16,6 +16,7 @@
  *   }
  *   summarise(session.stats, session.truth);
  */
+import type { Model } from '../model/model.ts';
 import { directionsAt, type AnalysisReport } from './analysis.ts';
 import type { BadDataResult } from './bad-data.ts';
 import type { Estimator } from './estimator.ts';
@@ -259,11 +260,11 @@ export class EstimationSession {
         const at = directionsAt(es, s.q);
         return skip(`singular configuration of the sensor layout${layout === this.full ? '' : ` (sensors ${present.join(', ')}; contact mode ${layout.mode})`}: ${at.directions.join('; ') || 'a combination of the unknowns'} ${at.directions.length > 1 ? 'are' : 'is'} not observed here (no estimate)`);
       }
-      if (e instanceof RangeError && /finite/.test(e.message)) return skip(`the inputs give values that are not finite (${largestInput(s)})`);
+      if (e instanceof RangeError && /finite/.test(e.message)) return skip(`the inputs give values that are not finite (${largestInput(s, this.es.model)})`);
       if (e instanceof RangeError) return skip(e.message);
       throw e;
     }
-    if (!allFinite(d) || !allFinite(est.residual)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+    if (!allFinite(d) || !allFinite(est.residual)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s, this.es.model)})`);
     let condition = NaN, direction: string | undefined, flagKey: string | undefined;
     const cond = layout.conditioning;
     if (cond) {
@@ -289,7 +290,7 @@ export class EstimationSession {
     if (layout !== this.full && es.contacts.length !== this.allContacts.length) {
       named.contact_wrenches = Object.fromEntries(this.allContacts.map((c) => [c, named.contact_wrenches[c]]));
     }
-    if (!derivedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s)})`);
+    if (!derivedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s, this.es.model)})`);
     let bad: BadDataResult | undefined;
     if (layout.badData) {
       bad = layout.badData.test();
@@ -490,11 +491,24 @@ function namedFinite(e: NamedEstimate): boolean {
   return fin(e);
 }
 
-/** the input of largest magnitude of a sample, named (a hint for values out of range) */
-export function largestInput(s: Sample): string {
+/**
+ * the input of largest magnitude of a sample, named as the log names it when the model is given
+ * (`v.l_knee`, `base.wz`; else by index, `v[9]`): a hint for values out of range
+ */
+export function largestInput(s: Sample, model?: Model): string {
   let best = 0, name = '';
-  s.q.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `q[${k}]`; } });
-  s.v.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `v[${k}]`; } });
+  const named = (kind: 'q' | 'v', k: number): string => {
+    if (!model) return `${kind}[${k}]`;
+    for (const j of model.movingJoints()) {
+      const at = kind === 'q' ? j.iq : j.iv, n = kind === 'q' ? j.nq : j.nv;
+      if (k < at || k >= at + n) continue;
+      if (j.type === 'floating') return `base.${(kind === 'q' ? ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw'] : ['vx', 'vy', 'vz', 'wx', 'wy', 'wz'])[k - at]}`;
+      return n === 1 ? `${kind}.${j.name}` : `${kind}.${j.name}[${k - at}]`;
+    }
+    return `${kind}[${k}]`;
+  };
+  s.q.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = named('q', k); } });
+  s.v.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = named('v', k); } });
   for (const [sn, r] of s.readings) r.forEach((x, k) => { if (Math.abs(x) > best) { best = Math.abs(x); name = `sensor "${sn}" reading ${k + 1}`; } });
   return name ? `largest input: ${name} = ${best.toExponential(3)}` : 'no input';
 }
