@@ -96,7 +96,7 @@ export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
 export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample } from './estimation/session.ts';
-export { LayoutCache, modeName, type Layout, type LayoutOptions } from './estimation/layouts.ts';
+export { LayoutCache, modeName, type Layout, type LayoutKey, type LayoutOptions } from './estimation/layouts.ts';
 export { BadDataDetector, chiSquareCdf, chiSquareQuantile, logChiSquareTail, type BadDataResult } from './estimation/bad-data.ts';
 export type { ContactPhase, ContactDetection, PriorSpec } from './estimation/problem.ts';
 export type { PriorInfo } from './estimation/setup.ts';

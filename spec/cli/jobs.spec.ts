@@ -154,6 +154,40 @@ describe('estimate --jobs N', () => {
     }
   }, 120_000);
 
+  it('contact modes and missing readings (the walking log): each layout analysed once in the main thread; layouts met, offline analyses and mode switches as with one job, the same bytes', async () => {
+    const WALK = 'data/problems/humanoid-walk.json';
+    const walk = readFileSync('data/demo/humanoid-walk.ndjson', 'utf8').trim().split('\n');
+    // every tenth row loses its left F/T reading (estimated from the others); every seventh both
+    // (in double support: ill posed, skipped; those rows still count among the mode switches)
+    const missing = join(dir, 'walk-missing.ndjson');
+    writeFileSync(missing, walk.map((l, k) => {
+      if (k % 10 !== 5 && k % 7 !== 3) return l;
+      const o = JSON.parse(l);
+      delete o.sensors.ft_left;
+      if (k % 7 === 3) delete o.sensors.ft_right;
+      return JSON.stringify(o);
+    }).join('\n') + '\n');
+    const counts = /layouts met \d+ \(sensor subset x contact mode\), offline analyses \d+; mode switches \d+, of which to a layout seen before \d+, costing \d+ new analyses/;
+    for (const [log, jobsList, want] of [
+      ['data/demo/humanoid-walk.ndjson', [1, 2], 'layouts met 3 (sensor subset x contact mode), offline analyses 3; mode switches 7, of which to a layout seen before 5, costing 0 new analyses'],
+      [missing, [1, 2, 3], 'layouts met 6 (sensor subset x contact mode), offline analyses 6; mode switches 144, of which to a layout seen before 139, costing 0 new analyses'],
+    ] as const) {
+      const out = [];
+      for (const jobs of jobsList) {
+        const o = join(dir, `walk-${jobs}.ndjson`);
+        const r = await run(['estimate', WALK, '--data', log, '--out', o, '--jobs', String(jobs), '--no-html', '-q']);
+        out.push({ code: r.code, text: readFileSync(o, 'utf8'), counts: counts.exec(r.err)?.[0], report: readFileSync(join(dir, `walk-${jobs}.report.md`), 'utf8') });
+      }
+      expect(out[0].counts, log).toBe(want);
+      for (const o of out.slice(1)) {
+        expect(o.code).toBe(out[0].code);
+        expect(o.counts, log).toBe(out[0].counts);
+        expect(o.text === out[0].text, log).toBe(true);
+        expect(untimed(o.report)).toBe(untimed(out[0].report));
+      }
+    }
+  }, 180_000);
+
   it('--jobs must be a whole number from 1', async () => {
     for (const bad of ['0', 'two', '1.5', '-1']) {
       const r = await run(['estimate', DEMO, '--data', ndjson, '--out', join(dir, 'bad.ndjson'), '--jobs', bad]);

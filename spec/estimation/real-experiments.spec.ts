@@ -96,6 +96,31 @@ describe('rows as they come', () => {
     expect(session.stats.partial).toBe(2);
   });
 
+  it('each layout is analysed once for the run: a cache of one layout rebuilds the others from their offline work; a session given that work (a worker thread) analyses nothing and estimates the same', () => {
+    const rows = walk.map((w, k) => toSample(walkEs, w, k + 1, k % 5 === 2 ? { drop: ['ft_left'] } : {}));
+    const texts = (s: EstimationSession) => rows.map((r) => { const o = s.estimate(r); return o.ok ? s.toJsonText(o.record) : o.message; });
+    const ref = new EstimationSession(walkEs);
+    const a = texts(ref);
+    const met = [...ref.layouts.seen.values()].filter((l) => l.samples > 0).length;
+    expect(met).toBeGreaterThanOrEqual(5);
+    expect(ref.layouts.analyses).toBe(met);
+    const small = new EstimationSession(walkEs, { layoutCache: 1 });
+    expect(texts(small)).toEqual(a);
+    expect(small.layouts.analyses).toBe(met);
+    expect(small.stats.switchesToSeen).toBeGreaterThan(0);
+    expect(small.stats.analysesAtSeenSwitches).toBe(0);
+    // a worker thread's session: the full layout's offline work, and no analysis of its own
+    const worker = new EstimationSession(walkEs, { offline: ref.offline(), givenOnly: true });
+    expect(worker.layouts.analyses).toBe(0);
+    const other = rows.find((r) => !worker.layouts.has(worker.layoutOf(r).key))!;
+    expect(() => worker.estimate(other)).toThrow(/was not given its offline work/);
+    const keys = new Map(rows.map((r) => worker.layoutOf(r)).map((l) => [l.key, l]));
+    worker.layouts.give([...keys.values()].map((l) => ref.layouts.offlineOf(l)));
+    expect(texts(worker)).toEqual(a);
+    expect(worker.layouts.analyses).toBe(0);
+    expect(ref.layouts.analyses).toBe(met); // the offline work of layouts met is kept, not computed again
+  }, 120_000);
+
   it('NDJSON: unknown channels are listed (or refused with strict), a missing sensor is left out, a quaternion within the bound is renormalised and beyond it refused', () => {
     const row = walkRow(walkEs, walk[5]) as Record<string, any>;
     row.sensors.laser = [1, 2];

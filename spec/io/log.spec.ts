@@ -96,4 +96,24 @@ describe('cells and values', () => {
     const text = JSON.stringify(o).replace(/"l_knee":[-\d.e]+/, '"l_knee":1e400');
     expect(parseNdjsonLine(schema, text, 5)).toEqual({ line: 5, message: 'q of joint "l_knee" is Infinity: expected a finite number' });
   });
+
+  it('NDJSON: a joint the model does not have in "q" or "v", or another key in "base", is a channel the problem does not use: ignored and listed (strict: refused); the sample is that of the row without it', () => {
+    const text = readFileSync('data/demo/humanoid.ndjson', 'utf8').split('\n')[0];
+    const o = JSON.parse(text);
+    o.q.ghost_joint = 0.3;
+    o.v.ghost_joint = -1;
+    o.v.other_joint = 2;
+    o.base.acceleration = [0, 0, 9.81];
+    const plain = parseNdjsonLine(schema, text, 1) as { q: Float64Array; v: Float64Array; ignored?: string[] };
+    const s = parseNdjsonLine(schema, JSON.stringify(o), 1) as { q: Float64Array; v: Float64Array; ignored?: string[] };
+    expect('message' in s).toBe(false);
+    expect(s.ignored).toEqual(['q.ghost_joint', 'v.ghost_joint', 'v.other_joint', 'base.acceleration']);
+    expect(plain.ignored).toBeUndefined();
+    expect([...s.q]).toEqual([...plain.q]);
+    expect([...s.v]).toEqual([...plain.v]);
+    expect(parseNdjsonLine(new LogSchema(es, { strict: true }), JSON.stringify(o), 4)).toEqual({ line: 4, message: 'unknown channels "q.ghost_joint", "v.ghost_joint", "v.other_joint", "base.acceleration" (--strict)' });
+    // a joint of the model still missing from "q" is an error, named as before
+    delete o.q.l_knee;
+    expect(parseNdjsonLine(schema, JSON.stringify(o), 5)).toEqual({ line: 5, message: 'q of joint "l_knee" is missing: expected a finite number' });
+  });
 });

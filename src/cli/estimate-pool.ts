@@ -1,7 +1,9 @@
 /**
  * The pool of worker threads of `sparsedyn estimate --jobs N` (piscina): N workers, each with its
  * own session and factor workspaces (estimate-worker.ts), started from the main thread's offline
- * work. The worker's file is found beside this code: dist/cli/estimate-worker.cjs beside the bundled
+ * work. A batch that meets a layout (sensor subset × contact mode) its worker was not given is sent
+ * again with the offline work of that layout, which the main thread computes once for the run
+ * (`provide`); the workers analyse nothing. The worker's file is found beside this code: dist/cli/estimate-worker.cjs beside the bundled
  * command line, src/cli/estimate-worker.ts when the sources run under tsx (the workers then load
  * tsx too).
  */
@@ -9,7 +11,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { BatchResult, InputRow } from './estimate-rows.ts';
-import type { WorkerInit } from './estimate-worker.ts';
+import type { LayoutKey, LayoutOffline } from '../estimation/layouts.ts';
+import type { BatchTask, WorkerInit } from './estimate-worker.ts';
 
 /** the worker's file and the Node options it needs */
 export function workerEntry(): { filename: string; execArgv: string[] } {
@@ -25,14 +28,29 @@ export function workerEntry(): { filename: string; execArgv: string[] } {
 export class EstimatePool {
   private readonly pool: Piscina;
 
-  constructor(readonly jobs: number, init: WorkerInit) {
+  /**
+   * `provide`: the offline work of a layout a worker asks for (the main thread's session:
+   * `layouts.offlineOf`, computed on first need)
+   */
+  constructor(readonly jobs: number, init: WorkerInit, private readonly provide: (l: LayoutKey) => LayoutOffline) {
     const { filename, execArgv } = workerEntry();
     this.pool = new Piscina({ filename, execArgv, workerData: init, minThreads: jobs, maxThreads: jobs, idleTimeout: 60_000 });
   }
 
-  /** the outputs of one batch, in its rows' order */
-  run(rows: InputRow[]): Promise<BatchResult> {
-    return this.pool.run(rows) as Promise<BatchResult>;
+  /**
+   * The outputs of one batch, in its rows' order. A worker lacking some of the batch's layouts
+   * returns it unestimated with their keys; it goes again with their offline work and that of the
+   * layouts asked for before (another worker may take it), at most once per worker and layout.
+   */
+  async run(rows: InputRow[]): Promise<BatchResult> {
+    const task: BatchTask = { rows };
+    for (;;) {
+      const r = await (this.pool.run(task) as Promise<BatchResult>);
+      if (r.need === undefined) return r;
+      const given = task.layouts ?? [];
+      for (const l of r.need) if (!given.some((g) => g.key === l.key)) given.push(this.provide(l));
+      task.layouts = given;
+    }
   }
 
   async close(): Promise<void> {

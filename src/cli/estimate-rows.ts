@@ -10,9 +10,15 @@
  * interpolated values, staleness): its rows come as samples already assembled. Estimates written as
  * MCAP come back as the CDR bytes of their messages but the status (McapEstimateEncoder), which the
  * main thread writes with the status in the rows' order.
+ *
+ * A worker's session never analyses a layout (sensor subset × contact mode): the main thread does,
+ * once per layout in the run. A batch that meets a layout the worker was not given comes back
+ * unestimated, naming the layouts it needs (`BatchResult.need`); the pool sends it again with their
+ * offline work (estimate-pool.ts).
  */
 import type { NamedEstimate } from '../estimation/outputs.ts';
-import type { EstimateRecord, EstimationSession, SessionOutcome, SessionStats } from '../estimation/session.ts';
+import type { LayoutKey } from '../estimation/layouts.ts';
+import type { EstimationSession, SessionOutcome, SessionStats } from '../estimation/session.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptions, type Sample } from '../io/log.ts';
 import type { AnyLogFormat, RawRow } from '../io/log-reader.ts';
 import { McapEstimateEncoder, secondsToNs, type EncodedEstimate } from '../io/mcap-estimates.ts';
@@ -23,7 +29,7 @@ export type InputRow = RawRow | { kind: 'sample'; sample: Sample | LogError };
 
 /** One row's outcome. `estimate` and `truth` come with an estimated row when the caller asked for them. */
 export type RowResult =
-  | { kind: 'skip'; line: number; message: string; t?: number; where?: string }
+  | { kind: 'skip'; line: number; message: string; t?: number; where?: string; /** the layout's key, when the row reached the session's layouts */ layout?: string }
   | {
     kind: 'ok'; line: number; t: number;
     /** the NDJSON line or CSV row (empty for MCAP out) */
@@ -32,7 +38,7 @@ export type RowResult =
     stamp?: bigint; mcap?: EncodedEstimate;
     /** a ROS 2 recording's sample: the age (s) of each channel's value */
     staleness?: Map<string, number>;
-    /** the layout's key (sensors used | contact mode) */
+    /** the layout's key (LayoutCache: sensors used | active contacts) */
     layout: string;
     condition?: number; near_singular?: string; flag_key?: string;
     estimate?: NamedEstimate; truth?: unknown;
@@ -45,13 +51,18 @@ export interface SeenLayout { key: string; sensors: string[]; mode: string; verd
 export interface BatchStats {
   times: number[]; condTimes: number[]; conditions: number[];
   samples: number; flops: number; condFlops: number; partial: number; maxQuaternionDeviation: number;
-  analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; badDataAmbiguous: number; analyses: number;
+  analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; badDataAmbiguous: number;
   modes: [string, number][]; suspects: [string, number][]; ignored: string[]; layouts: SeenLayout[];
 }
 
 export interface BatchResult {
   results: RowResult[];
   stats: BatchStats;
+  /**
+   * a worker's batch that meets layouts it was not given: those layouts, and no result (the batch
+   * is sent again with their offline work)
+   */
+  need?: LayoutKey[];
 }
 
 /** How rows are read and written: the formats, the CSV header of the log, what comes back. */
@@ -69,7 +80,7 @@ export interface RowSetup {
 /** the figures of a batch estimated by the caller's own session (nothing to absorb) */
 const NO_STATS: BatchStats = {
   times: [], condTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
-  analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, badDataAmbiguous: 0, analyses: 0, modes: [], suspects: [], ignored: [], layouts: [],
+  analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, badDataAmbiguous: 0, modes: [], suspects: [], ignored: [], layouts: [],
 };
 function mapDelta(after: Map<string, number>, before: Map<string, number>): [string, number][] {
   const out: [string, number][] = [];
@@ -95,15 +106,19 @@ export class RowProcessor {
    */
   run(rows: InputRow[], withStats = true): BatchResult {
     const session = this.session, st = session.stats;
-    if (!withStats) return { results: this.rows(rows, false), stats: NO_STATS };
+    if (!withStats) return { results: this.rows(this.parse(rows), false), stats: NO_STATS };
+    const parsed = this.parse(rows);
+    // the worker analyses no layout: the batch waits for the offline work of those it lacks
+    const need = this.missingLayouts(parsed);
+    if (need !== null) return { results: [], stats: NO_STATS, need };
     // a worker's batch need not follow its previous one: a run of flagged samples starts afresh (the
     // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
     session.breakRun();
     session.restartPivoting();
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
-    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), analyses: session.layouts.analyses };
+    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects) };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
-    const results = this.rows(rows, true);
+    const results = this.rows(parsed, true);
     const layouts: SeenLayout[] = [];
     for (const [key, v] of session.layouts.seen) {
       const d = v.samples - (seenBefore.get(key) ?? 0);
@@ -114,22 +129,13 @@ export class RowProcessor {
       samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
       maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
       badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected, badDataAmbiguous: st.badDataAmbiguous - before.badDataAmbiguous,
-      analyses: session.layouts.analyses - before.analyses,
       modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
     };
     return { results, stats };
   }
 
-  /**
-   * The batch in three passes: parse every row, estimate every sample, then format every estimate.
-   * The estimates follow one another with the factors and workspaces of the solve still in the
-   * processor's cache; parsing and formatting between two solves would push them out (measured: the
-   * solve of the demo humanoid then takes about 1.5 times as long). `copy`: the estimates sent back
-   * are cut to what the caller uses (a worker's, sent to the main thread); else they are the session's.
-   */
-  private rows(rows: InputRow[], copy: boolean): RowResult[] {
-    const session = this.session;
-    const results: RowResult[] = new Array(rows.length);
+  /** The first pass: every row parsed (or why it cannot be). */
+  private parse(rows: InputRow[]): (Sample | LogError)[] {
     const parsed: (Sample | LogError)[] = new Array(rows.length);
     for (let k = 0; k < rows.length; k++) {
       const raw = rows[k];
@@ -140,18 +146,48 @@ export class RowProcessor {
         parsed[k] = this.csv.parse(raw.cells, raw.line);
       } else parsed[k] = parseNdjsonLine(this.schema, raw.text, raw.line);
     }
-    const outcomes: (SessionOutcome | null)[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) {
+    return parsed;
+  }
+
+  /** The layouts of the parsed rows whose offline work the session lacks (null: none). */
+  private missingLayouts(parsed: (Sample | LogError)[]): LayoutKey[] | null {
+    const session = this.session, layouts = session.layouts;
+    let need: LayoutKey[] | null = null, last = '';
+    for (const p of parsed) {
+      if ('message' in p) continue;
+      const l = session.layoutOf(p);
+      if (l.key === last) continue;
+      last = l.key;
+      if (!layouts.has(l.key) && !need?.some((n) => n.key === l.key)) (need ??= []).push(l);
+    }
+    return need;
+  }
+
+  /**
+   * The batch in three passes: parse every row, estimate every sample, then format every estimate.
+   * The estimates follow one another with the factors and workspaces of the solve still in the
+   * processor's cache; parsing and formatting between two solves would push them out (measured: the
+   * solve of the demo humanoid then takes about 1.5 times as long). `copy`: the estimates sent back
+   * are cut to what the caller uses (a worker's, sent to the main thread); else they are the session's.
+   */
+  private rows(parsed: (Sample | LogError)[], copy: boolean): RowResult[] {
+    const session = this.session;
+    const n = parsed.length;
+    const results: RowResult[] = new Array(n);
+    const outcomes: (SessionOutcome | null)[] = new Array(n);
+    for (let k = 0; k < n; k++) {
       const p = parsed[k];
       outcomes[k] = 'message' in p ? null : session.estimate(p);
     }
-    for (let k = 0; k < rows.length; k++) {
+    for (let k = 0; k < n; k++) {
       const p = parsed[k], out = outcomes[k];
       if ('message' in p) { results[k] = p.where !== undefined ? { kind: 'skip', line: p.line, message: p.message, where: p.where } : { kind: 'skip', line: p.line, message: p.message }; continue; }
       if (!out!.ok) {
-        results[k] = p.stamp !== undefined
+        const skipped: RowResult = p.stamp !== undefined
           ? { kind: 'skip', line: out!.line, message: out!.message, t: p.t, where: `sample ${p.line} (t = ${nsText(p.stamp)} s)` }
           : { kind: 'skip', line: out!.line, message: out!.message, t: p.t };
+        if (out!.layout !== undefined) skipped.layout = out!.layout;
+        results[k] = skipped;
         continue;
       }
       const r = out!.record, fmt = this.setup.outFormat;
@@ -167,7 +203,7 @@ export class RowProcessor {
         if (p.staleness) text = `${text.slice(0, -1)},"staleness":${JSON.stringify(Object.fromEntries(p.staleness))}}`;
         text += '\n';
       }
-      const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: this.layoutKey(r) };
+      const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: r.layout! };
       if (p.staleness) res.staleness = p.staleness;
       if (this.mcap) {
         res.stamp = p.stamp ?? secondsToNs(r.t);
@@ -184,25 +220,26 @@ export class RowProcessor {
     }
     return results;
   }
-
-  /** the last layout key and what it was made of (rows of one layout follow one another) */
-  private lastLayout: { sensors: string[]; mode: string; key: string } | null = null;
-
-  /** a record's layout key: its sensors, "|", its contact mode */
-  private layoutKey(r: EstimateRecord): string {
-    const l = this.lastLayout;
-    if (l !== null && l.mode === r.mode && (l.sensors === r.sensors || l.sensors.join(',') === r.sensors.join(','))) return l.key;
-    this.lastLayout = { sensors: r.sensors, mode: r.mode, key: `${r.sensors.join(',')}|${r.mode}` };
-    return this.lastLayout.key;
-  }
 }
 
 /**
  * Add a batch estimated by another session (a worker's) to this session's figures. Flagged samples,
  * mode switches and the accuracy against the truth are taken from the ordered rows by the caller.
+ * Layouts and contact modes new to the run are listed in the order the batch's rows meet them, as
+ * one job lists them (a worker's own lists follow what it met before).
  */
-export function absorbStats(session: EstimationSession, b: BatchStats): void {
-  const st: SessionStats = session.stats;
+export function absorbStats(session: EstimationSession, batch: BatchResult): void {
+  const st: SessionStats = session.stats, b = batch.stats, seen = session.layouts.seen;
+  for (const r of batch.results) {
+    const k = r.layout;
+    if (k === undefined) continue;
+    const known = seen.get(k);
+    if (known !== undefined && (r.kind === 'skip' || st.modes.has(known.mode))) continue;
+    const l = known ?? b.layouts.find((x) => x.key === k);
+    if (l === undefined) continue;
+    if (known === undefined) seen.set(k, { sensors: l.sensors, mode: l.mode, verdict: l.verdict, samples: 0, priorOnly: l.priorOnly, unchecked: l.unchecked, checked: l.checked });
+    if (r.kind === 'ok' && !st.modes.has(l.mode)) st.modes.set(l.mode, 0);
+  }
   for (const x of b.times) st.times.push(x);
   for (const x of b.condTimes) st.condTimes.push(x);
   for (const x of b.conditions) st.conditions.push(x);
@@ -212,10 +249,9 @@ export function absorbStats(session: EstimationSession, b: BatchStats): void {
   for (const [k, d] of b.modes) st.modes.set(k, (st.modes.get(k) ?? 0) + d);
   for (const [k, d] of b.suspects) st.suspects.set(k, (st.suspects.get(k) ?? 0) + d);
   for (const c of b.ignored) st.ignored.add(c);
-  session.layouts.analyses += b.analyses;
   for (const l of b.layouts) {
-    const s = session.layouts.seen.get(l.key);
+    const s = seen.get(l.key);
     if (s) s.samples += l.samples;
-    else session.layouts.seen.set(l.key, { sensors: l.sensors, mode: l.mode, verdict: l.verdict, samples: l.samples, priorOnly: l.priorOnly, unchecked: l.unchecked, checked: l.checked });
+    else seen.set(l.key, { sensors: l.sensors, mode: l.mode, verdict: l.verdict, samples: l.samples, priorOnly: l.priorOnly, unchecked: l.unchecked, checked: l.checked });
   }
 }

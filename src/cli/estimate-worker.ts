@@ -3,7 +3,9 @@
  * its own estimation system from the problem file, and its own session from the main thread's
  * offline work (analysis, sparse LU ordering and patterns, condition calibration, as JSON), so it
  * holds its own factor workspaces and orders nothing; then estimates batches of raw rows
- * or samples of a ROS 2 recording (estimate-rows.ts) and returns their formatted outputs.
+ * or samples of a ROS 2 recording (estimate-rows.ts) and returns their formatted outputs. It never
+ * analyses a layout (sensor subset × contact mode): a batch that meets one it was not given comes
+ * back naming it, and comes again with the main thread's offline work of it (`BatchTask.layouts`).
  */
 import { workerData } from 'piscina';
 import type { LayoutOffline } from '../estimation/layouts.ts';
@@ -12,6 +14,12 @@ import { loadEstimationSystem } from '../node/problem-file.ts';
 import { RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
 
 /** What each worker starts from (piscina's workerData). */
+/** One task of the pool: a batch of rows, and the offline work of layouts the batch asked for (estimate-pool.ts). */
+export interface BatchTask {
+  rows: InputRow[];
+  layouts?: LayoutOffline[];
+}
+
 export interface WorkerInit {
   /** the problem file (absolute path) */
   problemFile: string;
@@ -29,12 +37,13 @@ function init(): RowProcessor {
   const w = workerData as WorkerInit;
   const { es } = loadEstimationSystem(w.problemFile);
   if (es.sys.n !== w.n || es.sys.m !== w.m) throw new Error(`${w.problemFile} changed during the run (${es.sys.n} unknowns and ${es.sys.m} equations now, ${w.n} and ${w.m} at the start)`);
-  const session = new EstimationSession(es, { ...w.options, offline: w.offline });
+  const session = new EstimationSession(es, { ...w.options, offline: w.offline, givenOnly: true });
   return new RowProcessor(session, w.setup);
 }
 
 /** Estimate one batch of rows. */
-export default function estimateBatch(rows: InputRow[]): BatchResult {
+export default function estimateBatch(task: BatchTask): BatchResult {
   processor ??= init();
-  return processor.run(rows);
+  if (task.layouts) processor.session.layouts.give(task.layouts);
+  return processor.run(task.rows);
 }

@@ -2,8 +2,10 @@
  * Layouts of one problem met in a log: the sensors a row has readings for × the contacts active at
  * that row (its contact mode). Each layout gets its own estimation system, offline analysis
  * (verdict; with priors, the directions only the priors determine), estimator and bad-data test,
- * computed on first need and kept in a least-recently-used cache, so that a mode seen before costs
- * no new analysis. Gyroscopes add no equation: they are in every layout.
+ * computed on first need; the built layouts are kept in a least-recently-used cache, and the offline
+ * work of every layout met (as plain JSON, `LayoutOffline`) for the whole run, so that a mode seen
+ * before costs no new analysis, even after its layout left the cache (it is rebuilt from that JSON).
+ * Gyroscopes add no equation: they are in every layout.
  */
 import { analyzeProblem, type AnalysisReport } from './analysis.ts';
 import { BadDataDetector } from './bad-data.ts';
@@ -23,6 +25,20 @@ export interface LayoutOptions {
   confidence?: number;
   /** layouts analysed elsewhere (`layoutOffline`, e.g. by the main thread for its worker threads): built without repeating that work */
   given?: LayoutOffline[];
+  /**
+   * never analyse: a layout must come with its offline work (`given`, `give`), else `get` throws
+   * (the worker threads of one run, whose layouts the main thread analyses)
+   */
+  givenOnly?: boolean;
+}
+
+/** A layout by its key and what it is made of (`LayoutCache.keyOf`). */
+export interface LayoutKey {
+  key: string;
+  /** sensors with equations used (problem order) */
+  sensors: string[];
+  /** active contacts (problem order) */
+  contacts: string[];
 }
 
 /**
@@ -87,17 +103,61 @@ export const modeName = (contacts: readonly string[]): string => (contacts.lengt
 /** A least-recently-used cache of the layouts of one estimation system. */
 export class LayoutCache {
   readonly capacity: number;
-  /** offline analyses computed so far (one per layout built; a layout dropped and met again counts twice) */
+  /**
+   * offline analyses computed so far: one per layout met (a layout dropped from the cache and met
+   * again is rebuilt from its offline work, without a new analysis); none for layouts given
+   */
   analyses = 0;
   hits = 0;
   private readonly map = new Map<string, Layout>();
-  /** the arguments of the last get() and the key they gave */
-  private last: { sensors: string[]; contacts: string[]; used: string[]; active: string[]; key: string } | null = null;
+  /** the offline work of every layout built or given, by key (kept for the run: what is dropped from `map` is rebuilt from it) */
+  private readonly offline = new Map<string, LayoutOffline>();
+  /** the arguments of the last keyOf() and the key they gave */
+  private last: { sensors: string[]; contacts: string[]; layout: LayoutKey } | null = null;
   /** every layout met, by key: its sensors, mode and verdict (kept when dropped from the cache) */
   readonly seen = new Map<string, { sensors: string[]; mode: string; verdict: string; samples: number; priorOnly: string[]; unchecked: string[]; checked: string[] }>();
 
   constructor(readonly es: EstimationSystem, readonly opts: LayoutOptions = {}) {
     this.capacity = Math.max(1, opts.capacity ?? 32);
+    if (opts.given) this.give(opts.given);
+  }
+
+  /** Add the offline work of layouts analysed elsewhere (`layoutOffline`): they are built without repeating it. */
+  give(list: readonly LayoutOffline[]): void {
+    for (const g of list) if (!this.offline.has(g.key)) this.offline.set(g.key, g);
+  }
+
+  /** Whether the layout of this key is built or its offline work known (then `get` costs no analysis). */
+  has(key: string): boolean {
+    return this.map.has(key) || this.offline.has(key);
+  }
+
+  /**
+   * The offline work of a layout as plain JSON (see LayoutOffline): known, or computed now (the
+   * layout is built and cached, as by `get`, but not counted as met). The main thread of a run
+   * with worker threads gives them this.
+   */
+  offlineOf(l: LayoutKey): LayoutOffline {
+    const known = this.offline.get(l.key);
+    if (known) return known;
+    const layout = this.build(l.sensors, l.contacts, l.key);
+    this.map.set(l.key, layout);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+    return this.offline.get(l.key)!;
+  }
+
+  /** The key of the layout of these sensors (names, any order) and active contacts, with its sensors and contacts in problem order. */
+  keyOf(sensors: readonly string[], contacts: readonly string[]): LayoutKey {
+    const last = this.last;
+    if (last !== null && sameList(sensors, last.sensors) && sameList(contacts, last.contacts)) return last.layout;
+    // worked out again only when the row's sensors or contacts change (this runs once per sample)
+    const p = this.es.problem;
+    const sset = new Set(sensors), cset = new Set(contacts);
+    const used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
+    const active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
+    const layout: LayoutKey = { key: `${used.join(',')}|${active.join(',')}`, sensors: used, contacts: active };
+    this.last = { sensors: [...sensors], contacts: [...contacts], layout };
+    return layout;
   }
 
   /**
@@ -110,18 +170,7 @@ export class LayoutCache {
 
   /** The layout of these sensors (names, any order) and active contacts; built on first need. */
   get(sensors: readonly string[], contacts: readonly string[]): Layout {
-    const p = this.es.problem;
-    let used: string[], active: string[], key: string;
-    const last = this.last;
-    if (last !== null && sameList(sensors, last.sensors) && sameList(contacts, last.contacts)) ({ used, active, key } = last);
-    else {
-      // the key of the layout, worked out again only when the row's sensors or contacts change (this runs once per sample)
-      const sset = new Set(sensors), cset = new Set(contacts);
-      used = p.sensors.filter((s) => s.type !== 'gyroscope' && sset.has(s.name)).map((s) => s.name);
-      active = p.contacts.filter((c) => cset.has(c.link)).map((c) => c.link);
-      key = `${used.join(',')}|${active.join(',')}`;
-      this.last = { sensors: [...sensors], contacts: [...contacts], used, active, key };
-    }
+    const { key, sensors: used, contacts: active } = this.keyOf(sensors, contacts);
     const hit = this.map.get(key);
     if (hit) {
       this.hits++;
@@ -148,7 +197,8 @@ export class LayoutCache {
       contacts: p.contacts.filter((c) => active.includes(c.link)),
     };
     const es = full ? this.es : buildEstimationSystem(this.es.model, sub);
-    const given = this.opts.given?.find((g) => g.key === key);
+    const given = this.offline.get(key);
+    if (!given && this.opts.givenOnly) throw new Error(`internal: the layout ${key} was not given its offline work`);
     if (!given) this.analyses++;
     const analysis = given ? given.analysis : analyzeProblem(es, { random: 2, special: 0, redundancy: false });
     let priorOnly: string[] = given?.priorOnly ?? [], priorOnlyUnknowns: string[] = given?.priorOnlyUnknowns ?? [];
@@ -166,6 +216,7 @@ export class LayoutCache {
       if (this.opts.condition ?? true) layout.conditioning = new EstimateConditioning(est, { calibration: given?.conditioning });
     }
     if (layout.estimator) layout.initial = layout.estimator.symbolicInForce;
+    if (!given) this.offline.set(key, layoutOffline(layout));
     layout.setupMs = performance.now() - t0;
     return layout;
   }

@@ -20,7 +20,7 @@ import type { Model } from '../model/model.ts';
 import { directionsAt, type AnalysisReport } from './analysis.ts';
 import type { BadDataResult } from './bad-data.ts';
 import type { Estimator } from './estimator.ts';
-import { LayoutCache, layoutOffline, type Layout, type LayoutOffline } from './layouts.ts';
+import { LayoutCache, type Layout, type LayoutKey, type LayoutOffline } from './layouts.ts';
 import { WRENCH_COMPONENTS } from './problem.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
 import type { EstimationSystem } from './setup.ts';
@@ -39,7 +39,7 @@ export interface SessionOptions {
   conditionLimit?: number;
   /** add the standard deviation of each estimated torque (tau_std) */
   covariance?: boolean;
-  /** layouts (sensor subset × contact mode) kept with their analyses (default 32) */
+  /** layouts (sensor subset × contact mode) kept built (default 32); the offline work of every layout met is kept for the run */
   layoutCache?: number;
   /** confidence of the χ² bad-data test (default 0.99); 0 turns bad-data detection off */
   confidence?: number;
@@ -48,6 +48,11 @@ export interface SessionOptions {
    * layouts it names are built without repeating it (worker threads of one run)
    */
   offline?: LayoutOffline[];
+  /**
+   * never analyse a layout: each must be given (`offline`, `layouts.give`) before a row needs it
+   * (worker threads of one run, whose layouts the main thread analyses)
+   */
+  givenOnly?: boolean;
 }
 
 /** One estimated sample: the row's time and line, its condition figure and the named estimate. */
@@ -68,6 +73,8 @@ export interface EstimateRecord {
   sensors: string[];
   /** the contact mode: the active contacts joined by "+", or "none" */
   mode: string;
+  /** the key of the row's layout (sensor subset × contact mode; `LayoutCache`) */
+  layout?: string;
   /** the bad-data test of a redundant layout (absent for square layouts or when turned off) */
   bad_data?: BadDataResult;
 }
@@ -75,7 +82,7 @@ export interface EstimateRecord {
 /** The outcome of one row: an estimate record, or the reason the row was skipped. */
 export type SessionOutcome =
   | { ok: true; record: EstimateRecord }
-  | { ok: false; line: number; message: string };
+  | { ok: false; line: number; message: string; /** the key of the row's layout */ layout?: string };
 
 /** A sample flagged near a singular configuration of the layout. */
 export interface FlaggedSample { line: number; t: number; condition: number; direction: string }
@@ -125,7 +132,7 @@ export interface SessionStats {
 export class EstimationSession {
   /** the analysis of the full layout (verdict, unobservable directions) */
   readonly analysis: AnalysisReport;
-  readonly opts: Required<Omit<SessionOptions, 'offline'>>;
+  readonly opts: Required<Omit<SessionOptions, 'offline' | 'givenOnly'>>;
   readonly stats: SessionStats = {
     samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
     modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
@@ -154,7 +161,7 @@ export class EstimationSession {
     this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
     this.allContacts = es.contacts.map((c) => c.link);
     this.everySensor = Object.freeze([...this.allSensors]) as string[];
-    this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence, given: opts.offline });
+    this.layouts = new LayoutCache(es, { capacity: this.opts.layoutCache, condition: this.opts.condition, confidence: this.opts.confidence, given: opts.offline, givenOnly: opts.givenOnly });
     this.full = this.layouts.get(this.allSensors, this.allContacts);
     this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
     this.stats.condSetupMs = this.full.setupMs;
@@ -215,7 +222,19 @@ export class EstimationSession {
 
   /** The offline work of this session (the full layout's) as plain JSON, for sessions of worker threads (`opts.offline`). */
   offline(): LayoutOffline[] {
-    return [layoutOffline(this.full)];
+    return [this.layouts.offlineOf(this.full)];
+  }
+
+  /** The sensors with equations a sample has readings for (problem order; every sensor's shared frozen list when it has them all). */
+  private presentOf(s: Sample): string[] {
+    const present = this.everySensor;
+    if (s.readings.size !== present.length || !this.allSensors.every((n) => s.readings.has(n))) return this.allSensors.filter((n) => s.readings.has(n));
+    return present;
+  }
+
+  /** The layout a sample falls in (its sensors × its contact mode), without building it. */
+  layoutOf(s: Sample): LayoutKey {
+    return this.layouts.keyOf(this.presentOf(s), this.contactsOf(s));
   }
 
   /** 'square' or 'wls' (weighted least squares) for the full layout */
@@ -226,16 +245,15 @@ export class EstimationSession {
   /** Estimate one parsed row: its record, or the reason it is skipped (line and message). */
   estimate(s: Sample): SessionOutcome {
     const st = this.stats;
-    const skip = (message: string): SessionOutcome => ({ ok: false, line: s.line, message });
     if (s.ignored) for (const c of s.ignored) st.ignored.add(c);
     if (s.quaternionDeviation !== undefined && s.quaternionDeviation > st.maxQuaternionDeviation) st.maxQuaternionDeviation = s.quaternionDeviation;
     // the layout of this row: the sensors it has readings for, its contact mode
     // a row with every sensor (the usual case) shares one frozen list: nothing to build per row
-    let present = this.everySensor;
-    if (s.readings.size !== present.length || !this.allSensors.every((n) => s.readings.has(n))) present = this.allSensors.filter((n) => s.readings.has(n));
+    const present = this.presentOf(s);
     const contacts = this.contactsOf(s);
     const before = this.layouts.analyses;
     const layout = this.layouts.get(present, contacts);
+    const skip = (message: string): SessionOutcome => ({ ok: false, line: s.line, message, layout: layout.key });
     if (this.lastKey !== null && layout.key !== this.lastKey) {
       st.switches++;
       if (this.layouts.seen.get(layout.key)!.samples > 1) { st.switchesToSeen++; st.analysesAtSeenSwitches += this.layouts.analyses - before; }
@@ -308,7 +326,7 @@ export class EstimationSession {
     const f = est.flops;
     st.flops += f.kinematics.total + f.fill.total + f.factor.total + f.solve.total; // est.totalFlops().total, without a Flops per row
     this.truth.add(named, s.truth);
-    const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode };
+    const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode, layout: layout.key };
     if (cond) record.condition = condition;
     if (direction !== undefined) { record.near_singular = direction; record.flag_key = flagKey; }
     if (bad) record.bad_data = bad;

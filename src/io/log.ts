@@ -11,6 +11,9 @@
  *    "truth": {…}}                                     (optional, ignored by the estimator)
  * base velocities are in the base frame (Pinocchio's free-flyer layout); a multi-DoF joint takes a
  * list. A gyroscope on the base link supplies the base angular velocity when the sample has none.
+ * What the problem does not use (other fields, joints the model does not have in q or v, other keys
+ * of base, other sensors) is listed in Sample.ignored (`q.<joint>`, `v.<joint>`, `base.<key>`), or
+ * refused by a strict schema.
  * CSV: a header with t, q.<joint>, v.<joint>, base.px … base.pz, base.qx … base.qw, base.vx …
  * base.vz, base.wx … base.wz and <sensor>.<component> columns (joint sensors: <sensor>.<joint>);
  * cells are decimal numbers (quoted or not): hexadecimal, `1_000`, `Infinity`, `NaN` are refused.
@@ -149,8 +152,11 @@ function vec(x: unknown, n: number, what: string): number[] {
   return x as number[];
 }
 
-/** Fill q, v of the joints (not the base) from name → value maps. */
-function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unknown, vm: unknown): void {
+/**
+ * Fill q, v of the joints (not the base) from name → value maps; a joint the model does not have is
+ * a channel the problem does not use, added to `ignored` (as `q.<joint>`, `v.<joint>`).
+ */
+function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unknown, vm: unknown, ignored: string[]): void {
   if (typeof qm !== 'object' || qm === null) throw new RowError('"q" must be an object {joint: value}');
   if (typeof vm !== 'object' || vm === null) throw new RowError('"v" must be an object {joint: value}');
   const qo = qm as Record<string, unknown>, vo = vm as Record<string, unknown>;
@@ -173,9 +179,12 @@ function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unk
   let nqKeys = 0, nvKeys = 0;
   for (const _ in qo) nqKeys++;
   for (const _ in vo) nvKeys++;
-  if (nqKeys !== names.size) for (const k of Object.keys(qo)) if (!names.has(k)) throw new RowError(`q: unknown joint "${k}"`);
-  if (nvKeys !== names.size) for (const k of Object.keys(vo)) if (!names.has(k)) throw new RowError(`v: unknown joint "${k}"`);
+  if (nqKeys !== names.size) for (const k of Object.keys(qo)) if (!names.has(k)) ignored.push(`q.${k}`);
+  if (nvKeys !== names.size) for (const k of Object.keys(vo)) if (!names.has(k)) ignored.push(`v.${k}`);
 }
+
+/** the keys of an NDJSON row's "base"; others are channels the problem does not use */
+const isBaseField = (k: string): boolean => k === 'position' || k === 'quaternion' || k === 'linear_velocity' || k === 'angular_velocity';
 
 /** Renormalise the quaternion at q[o..o+3]; returns |‖q‖ − 1|, or throws beyond the tolerance. */
 function checkQuaternion(q: Float64Array, o: number, what: string, tol: number): number {
@@ -199,12 +208,13 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     const m = schema.model;
     const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
     const t = o.t === undefined ? line : finite(o.t, '"t"');
-    jointsFrom(schema, q, v, o.q, o.v);
+    const ignored: string[] = [];
+    jointsFrom(schema, q, v, o.q, o.v, ignored);
     const readings = new Map<string, Float64Array>();
     const sensors = (o.sensors ?? {}) as Record<string, unknown>;
     if (typeof sensors !== 'object' || sensors === null) throw new RowError('"sensors" must be an object');
-    const ignored: string[] = [];
     for (const k in o) if (!ROW_FIELDS.has(k)) ignored.push(k);
+    if (m.floatingBase && typeof o.base === 'object' && o.base !== null) for (const k in o.base) if (!isBaseField(k)) ignored.push(`base.${k}`);
     for (const k in sensors) {
       if (!schema.sensors.has(k) && k !== schema.baseGyro?.name) ignored.push(`sensors.${k}`);
     }

@@ -115,7 +115,7 @@ export function register(program: Command, state: CliState): void {
     .option('--quaternion-tolerance <x>', 'largest |norm - 1| of a quaternion in the log; within it the quaternion is renormalised, beyond it the row is refused', String(DEFAULT_QUATERNION_TOLERANCE))
     .option('--false-alarm <p>', 'bad-data test: probability that a sample with only normal noise is flagged (the chi-square test runs at confidence 1 - p)', '0.01')
     .option('--no-bad-data', 'skip the bad-data test of redundant layouts')
-    .option('--layout-cache <n>', 'sensor layouts (sensor subset x contact mode) kept with their offline analyses', '32')
+    .option('--layout-cache <n>', 'sensor layouts (sensor subset x contact mode) kept built; a layout dropped and met again is rebuilt from its offline analysis, kept for the run', '32')
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
@@ -214,15 +214,15 @@ export function register(program: Command, state: CliState): void {
           return { outFormat, schema: schemaOpts, csvHeader: csvHeaderRow ?? undefined, withEstimates: true, ...(staleCols && outFormat === 'csv' ? { staleness: staleCols } : {}) };
         };
         const accept = async (b: BatchResult, fromPool: boolean) => {
-          if (fromPool) absorbStats(session, b.stats);
+          if (fromPool) absorbStats(session, b);
           for (const r of b.results) {
-            if (r.kind === 'skip') { skip(r.line, r.message, r.t, r.where); continue; }
-            let text = r.text;
-            if (fromPool) {
-              // mode switches counted along the rows' order, not per worker
+            if (fromPool && r.layout !== undefined) {
+              // mode switches counted along the rows' order, not per worker, over the rows that reached a layout (estimated or not), as one job counts them
               if (lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
               lastLayout = r.layout; layoutsMet.add(r.layout);
             }
+            if (r.kind === 'skip') { skip(r.line, r.message, r.t, r.where); continue; }
+            let text = r.text;
             if (r.near_singular !== undefined) {
               // a run of flagged samples is named at its first sample, whichever worker estimated it
               if (lastFlag !== null && lastFlag.key === r.flag_key) {
@@ -263,10 +263,12 @@ export function register(program: Command, state: CliState): void {
         const send = async (part: InputRow[], final: boolean, restart = false) => {
           if (part.length === 0) return;
           if (pool === null && jobs > 1 && !final) {
+            // the workers start from the full layout's offline work, and ask for that of any other layout they meet:
+            // this thread analyses each layout once for the run, as one job does
             pool = new EstimatePool(jobs, {
               problemFile: resolve(file), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
               options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
-            });
+            }, (l) => session.layouts.offlineOf(l));
           }
           if (pool === null) {
             if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
@@ -427,7 +429,7 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
   }
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
-    const sus = [...st.suspects].sort((a, b) => b[1] - a[1]);
+    const sus = [...st.suspects].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)); // ties by name: the same for any --jobs
     out.push(`bad data (chi-square at confidence ${session.opts.confidence}): ${st.badDataDetected} of ${st.badDataTested} samples flagged (${(100 * st.badDataDetected / st.badDataTested).toFixed(1)}%)${sus.length ? `; suspects: ${sus.map(([n, k]) => `${n} ${k}`).join(', ')}` : ''}${st.badDataAmbiguous ? ` (in ${st.badDataAmbiguous} of them another sensor explains the disagreement about as well: see bad_data.alternatives)` : ''}`);
     const unchecked = new Set(seen.flatMap((l) => l.unchecked));
     if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
