@@ -392,10 +392,11 @@ describe('sparsedyn estimate: inputs as they come', () => {
       expect(r.err).toMatch(/note: .*ghost\.ndjson has channels the problem does not use, ignored: q\.ghost_joint, v\.ghost_joint, base\.acceleration \(--strict refuses them\)/);
     }
     const strict = await run(['estimate', DEMO, '--data', ghost, '--out', '-', '--strict']);
-    expect(strict.code).toBe(3);
+    // every row refused: a failed run (exit 2), nothing on stdout
+    expect(strict.code).toBe(2);
     expect(strict.out).toBe('');
     expect(strict.err).toMatch(/ghost\.ndjson:1: skipped: unknown channels "q\.ghost_joint", "v\.ghost_joint", "base\.acceleration" \(--strict\)/);
-    expect(strict.err).toMatch(new RegExp(`samples estimated 0, rows skipped ${all.length}`));
+    expect(strict.err).toMatch(new RegExp(`no sample could be estimated \\(${all.length} of ${all.length} rows skipped`));
   }, 60_000);
 
   it('a UTF-8 byte order mark is accepted (NDJSON and CSV): the first row is estimated', async () => {
