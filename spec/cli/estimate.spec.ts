@@ -455,6 +455,14 @@ describe('sparsedyn estimate: inputs as they come', () => {
     const a = await run(['estimate', syntax, '--data', clean, '--out', '-']);
     expect(a.code).toBe(2);
     expect(a.err).toMatch(/syntax\.json:4:1: not valid JSON/);
+    for (const [name, text, where] of [['token.json', '{"base": floating}', '1:10: not valid JSON: unexpected "floating"'], ['comma.json', '{\n  "gravity": [0, 0, -9.81,]\n}\n', '2:27: not valid JSON: trailing comma before "]"'], ['half.json', '{\n  "gravity": [0, 0, .5]\n}\n', '2:21: not valid JSON: unexpected ".5"']]) {
+      const f = file(name, text);
+      for (const args of [['analyze', f], ['estimate', f, '--data', clean, '--out', '-']]) {
+        const e = await run(args);
+        expect(e.code).toBe(2);
+        expect(e.err).toBe(`sparsedyn: ProblemError: ${f}:${where}\n`);
+      }
+    }
     const ft = file('ft.json', JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole'], sensors: [{ name: 'ft', type: 'force_torque', joint: 'l_wrist_sensor' }] }));
     for (const cmd of ['analyze', 'estimate']) {
       const b = await run(cmd === 'analyze' ? ['analyze', ft] : ['estimate', ft, '--data', clean, '--out', '-']);
