@@ -407,7 +407,7 @@ describe('sparsedyn estimate: inputs as they come', () => {
     rows[2].sensors.ft_left[3] = 'NaN';
     rows[3].sensors.ft_left = rows[3].sensors.ft_left.slice(0, 5);
     rows[4].sensors.laser = [1];
-    const log = file('bad.ndjson', rows.map((o) => JSON.stringify(o)).join('\n') + '\n{not json\n');
+    const log = file('bad.ndjson', rows.map((o) => JSON.stringify(o)).join('\n') + '\n{not json\n{"t": 0.5, "q": [1, 2,]}\n');
     const out = join(dir, 'bad-est.ndjson');
     const r = await run(['estimate', DEMO, '--data', log, '--out', out]);
     expect(r.code).toBe(3);
@@ -416,9 +416,11 @@ describe('sparsedyn estimate: inputs as they come', () => {
     expect(r.err).toMatch(/bad.ndjson:4: skipped: sensor "ft_left" must be a list of 6 numbers \(got 5\)/);
     // a channel the problem does not use is ignored, named once; --strict refuses it
     expect(r.err).toMatch(/note: .*bad.ndjson has a channel the problem does not use, ignored: laser \(--strict refuses them\)/);
-    expect(r.err).toMatch(/bad.ndjson:7: skipped: not valid JSON/);
+    // a line that is not JSON: its column and a short reason, not the line quoted again
+    expect(r.err).toContain('bad.ndjson:7: skipped: not valid JSON at column 2: unexpected "not"\n');
+    expect(r.err).toContain('bad.ndjson:8: skipped: not valid JSON at column 23: trailing comma before "]"\n');
     expect(rowsOf(readFileSync(out, 'utf8')).map((e) => e.line)).toEqual([1, 5, 6]);
-    expect(r.err).toMatch(/samples estimated 3, rows skipped 4/);
+    expect(r.err).toMatch(/samples estimated 3, rows skipped 5/);
     const strict = await run(['estimate', DEMO, '--data', log, '--out', '-', '--strict']);
     expect(strict.err).toMatch(/bad.ndjson:5: skipped: unknown channel "laser" \(--strict\)/);
     expect(rowsOf(strict.out).map((e) => e.line)).toEqual([1, 6]);
