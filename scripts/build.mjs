@@ -63,6 +63,10 @@ const nodeCjs = {
   legalComments: 'eof',
   banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
+  // jsonc-parser's "main" is a UMD module whose require() calls esbuild cannot follow (the bundle
+  // would fail with "Cannot find module './impl/format'", microsoft/node-jsonc-parser#57): bundle its
+  // ES module build, as the browser bundles do through its "module" field
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   logLevel: 'warning',
 };
 await build({

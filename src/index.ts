@@ -17,7 +17,7 @@
  *   {@link minvCholesky}, {@link forwardKinematics}.
  * - Sparse solvers: {@link LuInverseDynamics}, {@link LuForwardDynamics}, {@link MinvLu},
  *   {@link IwimLu} (M⁻¹B), {@link SparseSolver} for any {@link SymbolicSystem}.
- * - Problems: {@link parseProblem}, {@link buildEstimationSystem}, {@link analyzeProblem}
+ * - Problems: {@link parseProblem}, {@link buildEstimationSystem}, {@link analyzeProblem} (with priors, {@link analyzePriors})
  *   (well-posedness), {@link Estimator}, log rows ({@link LogSchema}), derivatives
  *   ({@link LuInverseDynamicsDerivatives} and the recursive and finite-difference references).
  *
@@ -90,7 +90,7 @@ export {
 } from './estimation/problem.ts';
 export { sensorsFromUrdf } from './estimation/urdf-sensors.ts';
 export { buildEstimationSystem, type EstimationSystem, type ContactInfo, type SensorInfo } from './estimation/setup.ts';
-export { analyzeProblem, type AnalysisReport, type AnalysisOptions, type ConfigurationResult, type Verdict } from './estimation/analysis.ts';
+export { analyzeDataAlone, analyzePriors, analyzeProblem, type AnalysisReport, type AnalysisOptions, type ConfigurationResult, type PriorAnalysis, type Verdict } from './estimation/analysis.ts';
 export { Estimator, type EstimatorFlops, type EstimatorOptions } from './estimation/estimator.ts';
 export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from './estimation/outputs.ts';
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';

@@ -65,6 +65,68 @@ describe('sparsedyn analyze', () => {
     expect(r.out).toMatch(/verdict\s+ill_posed/);
     expect(r.out).toMatch(/unobservable directions:\n\s+w\[l_sole\]/);
   });
+
+  /** The demo problem without its F/T sensors, with `extra` fields (priors, soft constraints). */
+  const demoWithout = (name: string, extra: object, ft = false): string => {
+    const p = JSON.parse(readFileSync(DEMO, 'utf8'));
+    delete p.ros; delete p.$schema;
+    p.model = `${process.cwd()}/models/humanoid.urdf`;
+    if (!ft) p.sensors = p.sensors.filter((s: { type: string }) => s.type !== 'force_torque');
+    return file(name, JSON.stringify({ ...p, ...extra }));
+  };
+  const leftPrior = { priors: [{ on: 'contact:l_sole', mean: [0, 0, 0, 0, 0, 300], variance: 100 }] };
+
+  it('with priors: the verdict of the data alone, that the priors make it estimable, and the directions only the priors determine (text)', async () => {
+    const r = await run(['analyze', demoWithout('prior.json', leftPrior), '--random', '2', '--special', '1']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/verdict\s+well_posed with the priors \(the data alone: ill_posed\)/);
+    expect(r.out).toMatch(/priors\s+contact:l_sole\n/);
+    expect(r.out).toMatch(/data alone\s+ill_posed: numerical rank 604, structural rank 604 of 610 unknowns; deficient at every configuration tried/);
+    expect(r.out).toMatch(/with the priors\s+estimable \(well_posed\); only the priors determine:\n(\s+w\[l_sole\]\.\w+ .*w\[r_sole\].*\n){6}/);
+    expect(r.out).toMatch(/undetermined by the data alone \(\d+\): tau\[l_hip_yaw\]/);
+  });
+
+  it('with priors --json: priors, data_alone, estimable, prior_only as estimate names them in its summary', async () => {
+    const f = demoWithout('prior-json.json', leftPrior);
+    const j = JSON.parse((await run(['analyze', f, '--json', '--random', '2', '--special', '1'])).out);
+    expect(j.verdict).toBe('well_posed');
+    expect(j.priors).toEqual(['contact:l_sole']);
+    expect(j.soft_constraints).toEqual([]);
+    expect(j.estimable).toBe(true);
+    expect(j.data_alone).toMatchObject({ verdict: 'ill_posed', numerical_rank: 604, structural_rank: 604 });
+    expect(j.data_alone.singular_configurations).toHaveLength(4); // 2 random, the neutral pose, 1 special
+    expect(j.prior_only).toHaveLength(6);
+    expect(j.prior_only).toEqual(j.data_alone.unobservable);
+    expect(j.prior_only_unknowns).toContain('tau[l_knee]');
+    expect(j.prior_only_unknowns).not.toContain('tau[neck_yaw]');
+    // the same directions as estimate's summary names for the layout
+    const e = await run(['estimate', f, '--data', clean, '--out', '-', '--no-html']);
+    expect(e.code).toBe(0);
+    expect(e.err).toContain(`only the priors determine ${j.prior_only.slice(0, 4).join('; ')}; …`);
+  });
+
+  it('with priors that do not make it estimable, or that the data do not need; soft constraints listed as equations', async () => {
+    const vague = await run(['analyze', demoWithout('prior-acc.json', { priors: [{ on: 'accelerations', mean: 0, variance: 100 }] }), '--random', '2', '--special', '1']);
+    expect(vague.code).toBe(1);
+    expect(vague.out).toMatch(/verdict\s+ill_posed with the priors \(the data alone: ill_posed\)/);
+    expect(vague.out).toMatch(/with the priors\s+not estimable \(ill_posed\): the priors determine none of the directions/);
+    const vj = JSON.parse((await run(['analyze', demoWithout('prior-acc2.json', { priors: [{ on: 'accelerations', mean: 0, variance: 100 }] }), '--json', '--random', '2', '--special', '1'])).out);
+    expect(vj).toMatchObject({ estimable: false, prior_only: null, prior_only_unknowns: null });
+    expect(vj.data_alone.unobservable).toHaveLength(6);
+    const wp = await run(['analyze', demoWithout('prior-ft.json', { priors: [{ on: 'torques', mean: 0, variance: 1e4 }] }, true), '--json', '--random', '2', '--special', '1']);
+    expect(JSON.parse(wp.out)).toMatchObject({ verdict: 'well_posed', estimable: true, prior_only: [], data_alone: { verdict: 'well_posed', unobservable: [] } });
+    const soft = await run(['analyze', demoWithout('soft.json', { unactuated_variance: 1e-6 }, true), '--random', '2', '--special', '1']);
+    expect(soft.out).toMatch(/verdict\s+well_posed\n/);
+    expect(soft.out).toMatch(/soft constraints\s+unactuated\[root_joint\] \(variance 0\.000001\): equations of the data, as their exact forms/);
+    expect(soft.out).not.toMatch(/data alone/);
+    const sj = JSON.parse((await run(['analyze', demoWithout('soft2.json', { unactuated_variance: 1e-6 }, true), '--json', '--random', '2', '--special', '1'])).out);
+    expect(sj).toMatchObject({ priors: [], soft_constraints: [{ constraint: 'unactuated[root_joint]', variance: 1e-6 }], estimable: true, prior_only: [], data_alone: { verdict: 'well_posed' } });
+  });
+
+  it('without priors or soft constraints: none of those fields', async () => {
+    const j = JSON.parse((await run(['analyze', 'data/problems/humanoid-ft.json', '--json', '--random', '2', '--special', '1'])).out);
+    for (const k of ['priors', 'soft_constraints', 'data_alone', 'estimable', 'prior_only', 'prior_only_unknowns']) expect(j).not.toHaveProperty(k);
+  });
 });
 
 describe('sparsedyn estimate: results', () => {
@@ -354,7 +416,7 @@ describe('sparsedyn estimate: inputs as they come', () => {
     rows[2].sensors.ft_left[3] = 'NaN';
     rows[3].sensors.ft_left = rows[3].sensors.ft_left.slice(0, 5);
     rows[4].sensors.laser = [1];
-    const log = file('bad.ndjson', rows.map((o) => JSON.stringify(o)).join('\n') + '\n{not json\n');
+    const log = file('bad.ndjson', rows.map((o) => JSON.stringify(o)).join('\n') + '\n{not json\n{"t": 0.5, "q": [1, 2,]}\n');
     const out = join(dir, 'bad-est.ndjson');
     const r = await run(['estimate', DEMO, '--data', log, '--out', out]);
     expect(r.code).toBe(3);
@@ -363,9 +425,11 @@ describe('sparsedyn estimate: inputs as they come', () => {
     expect(r.err).toMatch(/bad.ndjson:4: skipped: sensor "ft_left" must be a list of 6 numbers \(got 5\)/);
     // a channel the problem does not use is ignored, named once; --strict refuses it
     expect(r.err).toMatch(/note: .*bad.ndjson has a channel the problem does not use, ignored: laser \(--strict refuses them\)/);
-    expect(r.err).toMatch(/bad.ndjson:7: skipped: not valid JSON/);
+    // a line that is not JSON: its column and a short reason, not the line quoted again
+    expect(r.err).toContain('bad.ndjson:7: skipped: not valid JSON at column 2: unexpected "not"\n');
+    expect(r.err).toContain('bad.ndjson:8: skipped: not valid JSON at column 23: trailing comma before "]"\n');
     expect(rowsOf(readFileSync(out, 'utf8')).map((e) => e.line)).toEqual([1, 5, 6]);
-    expect(r.err).toMatch(/samples estimated 3, rows skipped 4/);
+    expect(r.err).toMatch(/samples estimated 3, rows skipped 5/);
     const strict = await run(['estimate', DEMO, '--data', log, '--out', '-', '--strict']);
     expect(strict.err).toMatch(/bad.ndjson:5: skipped: unknown channel "laser" \(--strict\)/);
     expect(rowsOf(strict.out).map((e) => e.line)).toEqual([1, 6]);
@@ -430,6 +494,14 @@ describe('sparsedyn estimate: inputs as they come', () => {
     const a = await run(['estimate', syntax, '--data', clean, '--out', '-']);
     expect(a.code).toBe(2);
     expect(a.err).toMatch(/syntax\.json:4:1: not valid JSON/);
+    for (const [name, text, where] of [['token.json', '{"base": floating}', '1:10: not valid JSON: unexpected "floating"'], ['comma.json', '{\n  "gravity": [0, 0, -9.81,]\n}\n', '2:27: not valid JSON: trailing comma before "]"'], ['half.json', '{\n  "gravity": [0, 0, .5]\n}\n', '2:21: not valid JSON: unexpected ".5"']]) {
+      const f = file(name, text);
+      for (const args of [['analyze', f], ['estimate', f, '--data', clean, '--out', '-']]) {
+        const e = await run(args);
+        expect(e.code).toBe(2);
+        expect(e.err).toBe(`sparsedyn: ProblemError: ${f}:${where}\n`);
+      }
+    }
     const ft = file('ft.json', JSON.stringify({ model: `${process.cwd()}/models/humanoid.urdf`, base: 'floating', contacts: ['l_sole'], sensors: [{ name: 'ft', type: 'force_torque', joint: 'l_wrist_sensor' }] }));
     for (const cmd of ['analyze', 'estimate']) {
       const b = await run(cmd === 'analyze' ? ['analyze', ft] : ['estimate', ft, '--data', clean, '--out', '-']);

@@ -74,7 +74,13 @@ describe('sparsedyn minv', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/quat.json: q: the quaternion of joint "root_joint"/);
     r = await run(['minv', '--model', 'chain:4', '--state', file('bad.json', '{')]);
-    expect(r.err).toMatch(/bad.json: not valid JSON/);
+    expect(r.err).toMatch(/bad.json:1:2: not valid JSON: "}" expected, found the end of the file\n$/);
+    r = await run(['minv', '--model', 'chain:4', '--state', file('token.json', '{\n  "q": [0, 0, .5, 0]\n}')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/token.json:2:15: not valid JSON: unexpected "\.5"\n$/);
+    r = await run(['derivatives', '--model', 'chain:4', '--problem', 'id', '--state', file('comma.json', '{"q": [0, 0, 0, 0], "a": [1, 2, 3, 4,]}')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/comma.json:1:38: not valid JSON: trailing comma before "\]"\n$/);
     r = await run(['minv', '--model', 'chain:4', '--random-state', '1', '--method', 'qr']);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/Allowed choices are carpentier, carpentier-world, lu, cholesky/);
@@ -88,6 +94,12 @@ describe('sparsedyn iwim', () => {
       { link: 'l_sole', offset: [0.1, 0.065, 0], type: 'force' },
       { link: 'r_sole', offset: [-0.1, -0.065, 0], type: 'wrench', frame: 'local' },
     ],
+  });
+
+  it('an inputs file with a JSON syntax error is named with its line and column', async () => {
+    const r = await run(['iwim', '--model', 'chain:4', '--random-state', '1', '--inputs', file('inputs-bad.json', '{\n  "actuated": all\n}')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/inputs-bad.json:2:15: not valid JSON: unexpected "all"\n$/);
   });
 
   it('the three methods agree (JSON), with 29 torques + 9 contact components', async () => {

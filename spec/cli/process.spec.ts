@@ -134,3 +134,19 @@ describe('a closed stdout (… | head -c 10)', () => {
     expect(readdirSync(sub)).toEqual([]);
   }, 120_000);
 });
+
+describe('the bundled command line reads JSON as the sources do', () => {
+  // jsonc-parser locates the errors JSON.parse gives no position for; its UMD "main" does not bundle (scripts/build.mjs)
+  it('a problem file and a state file with a syntax error: FILE:LINE:COLUMN on one line, exit 2', async () => {
+    const problem = join(dir, 'token.json');
+    writeFileSync(problem, '{\n  "base": floating\n}\n');
+    const a = await finished(start(['analyze', problem]));
+    expect(a.code).toBe(2);
+    expect(a.err).toBe(`sparsedyn: ProblemError: ${problem}:2:11: not valid JSON: unexpected "floating"\n`);
+    const state = join(dir, 'state-comma.json');
+    writeFileSync(state, '{"q": [0, 0, 0, 0,]}');
+    const b = await finished(start(['minv', '--model', 'chain:4', '--state', state]));
+    expect(b.code).toBe(2);
+    expect(b.err).toBe(`sparsedyn: JsonTextError: ${state}:1:19: not valid JSON: trailing comma before "]"\n`);
+  }, 120_000);
+});

@@ -11,6 +11,19 @@ const parse = (o: object) => parseProblem(JSON.stringify(o), 'p.json');
 describe('problem files', () => {
   it('rejects malformed files naming the item', () => {
     expect(() => parseProblem('{', 'x.json')).toThrow(/x.json:1:2: not valid JSON/);
+  });
+
+  it('a JSON syntax error gives file, line and column on one line, also where JSON.parse gives no position', () => {
+    const message = (text: string): string => { try { parseProblem(text, 'syn.json'); } catch (e) { return (e as Error).message; } return 'parsed'; };
+    // Node 20's "Unexpected token" errors carry no position and quote the text over several lines
+    expect(message('{"base": floating}')).toBe('syn.json:1:10: not valid JSON: unexpected "floating"');
+    expect(message('{\n  "model": "humanoid",\n  "sizes": [1,2,]\n}\n')).toBe('syn.json:3:17: not valid JSON: trailing comma before "]"');
+    expect(message('{\n  "gravity": [0, 0, .5]\n}')).toBe('syn.json:2:21: not valid JSON: unexpected ".5"');
+    // where JSON.parse gives a position (an existing case: a trailing comma in an object)
+    expect(message('{\n  "model": "humanoid",\n  "base": "floating",\n}\n')).toBe('syn.json:4:1: not valid JSON: trailing comma before "}"');
+    expect(message('\ufeff{\n  "model": "humanoid" "base"\n}')).toBe('syn.json:2:23: not valid JSON: "," expected, found "\\"base\\""');
+    expect(message('{\n  "model": "humanoid",\n  "base": "floating",\n}\n')).not.toContain('\n');
+    expect(message('{"model": "a\tb"}')).toBe('syn.json:1:13: not valid JSON: Bad control character in string literal');
     expect(() => parse({ ...base, base: 'flying' })).toThrow('p.json: "base" must be "fixed" or "floating"');
     expect(() => parse({ ...base, colour: 1 })).toThrow(/unknown field "colour"/);
     expect(() => parse({ ...base, sensors: [{ name: 's', type: 'laser' }] })).toThrow(/sensor "s": unknown type "laser"/);

@@ -58,7 +58,7 @@ describe('public API', () => {
       // sparse solvers
       'LuInverseDynamics', 'LuForwardDynamics', 'MinvLu', 'IwimLu', 'InputMatrix', 'SparseSolver', 'SymbolicSystem', 'SymbolicLU', 'flopsReport',
       // problems
-      'parseProblem', 'buildEstimationSystem', 'analyzeProblem', 'Estimator', 'namedEstimate', 'inputsFromReadings', 'LogSchema', 'parseNdjsonLine',
+      'parseProblem', 'buildEstimationSystem', 'analyzeProblem', 'analyzePriors', 'Estimator', 'namedEstimate', 'inputsFromReadings', 'LogSchema', 'parseNdjsonLine',
       'EstimateSensitivity', 'LuInverseDynamicsDerivatives', 'LuForwardDynamicsDerivatives', 'RecursiveInverseDynamicsDerivatives', 'FiniteDifferenceDerivatives',
     ];
     expect(wanted.filter((n) => !root.has(n))).toEqual([]);

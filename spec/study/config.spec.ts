@@ -63,6 +63,7 @@ describe('study configuration', () => {
   }
 
   it('names invalid JSON', () => {
-    expect(() => parseStudyConfig('{ "name": ', 'broken.json', '/')).toThrow(/broken\.json: not valid JSON/);
+    expect(() => parseStudyConfig('{ "name": ', 'broken.json', '/')).toThrow('broken.json:1:11: not valid JSON: a value expected, found the end of the file');
+    expect(() => parseStudyConfig('{\n  "models": [chain]\n}', 'token.json', '/')).toThrow('token.json:2:14: not valid JSON: unexpected "chain"');
   });
 });

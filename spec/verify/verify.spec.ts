@@ -73,7 +73,8 @@ describeShared('verify against the reference files', () => {
     d.cases[2].M = d.cases[2].M.slice(1);
     expect(() => parseReference(JSON.stringify(d), 'x.json')).toThrow(ReferenceFormatError);
     expect(() => parseReference(JSON.stringify(d), 'x.json')).toThrow('x.json: cases[2].M must be 9×9 finite numbers');
-    expect(() => parseReference('{', 'y.json')).toThrow(/y.json: not valid JSON/);
+    expect(() => parseReference('{', 'y.json')).toThrow(/y.json:1:2: not valid JSON/);
+    expect(() => parseReference('{\n  "nq": 1,\n  "nv": 1,\n  "gravity": [0, 0, -9.81,]\n}', 'z.json')).toThrow('z.json:4:27: not valid JSON: trailing comma before "]"');
   });
 
   it('names a joint missing from the model', () => {

@@ -30,7 +30,7 @@ import type { Model } from '../model/model.ts';
 import { Rng } from '../model/rng.ts';
 import { dmperm } from '../sparse/dmperm.ts';
 import { forceTransformMatrix } from './blocks.ts';
-import type { EstimationSystem } from './setup.ts';
+import { buildEstimationSystem, type EstimationSystem } from './setup.ts';
 
 /**
  * The verdict of an analysis: full rank at every configuration tried, at random configurations only
@@ -593,3 +593,74 @@ export function directionsAt(es: EstimationSystem, q: Float64Array, opts: { tol?
 }
 
 const cache = new WeakMap<EstimationSystem, { red: Reduction; idSolver: SparseSolver; vals: SystemValues }>();
+
+/**
+ * The same problem without its priors: what the data determine — the sensors and the constraints,
+ * soft ones (`unactuated_variance`, `zero_variance`) counted as equations like their exact forms.
+ * Its unobservable directions are those only the priors determine (when the priors make the layout
+ * estimable). `estimate` names them per layout (layouts.ts), `analyze` for the problem.
+ */
+export function analyzeDataAlone(es: EstimationSystem, opts: AnalysisOptions = {}): AnalysisReport {
+  return analyzeProblem(buildEstimationSystem(es.model, { ...es.problem, priors: [] }), opts);
+}
+
+/** What the priors and soft constraints of a problem change in its analysis (see `analyzePriors`). */
+export interface PriorAnalysis {
+  /** what each prior is on (`contact:l_sole`, `torques`, …), in problem order */
+  priors: string[];
+  /** the soft constraints (`unactuated[joint]`, `contact[link].zero`) with their variance: equations of the data, as their exact forms */
+  soft_constraints: { constraint: string; variance: number }[];
+  /** the analysis of the data alone (the problem without its priors) */
+  data_alone: {
+    verdict: Verdict;
+    structural_rank: number;
+    numerical_rank: number;
+    /** names of the configurations tried where the data alone are rank deficient */
+    singular_configurations: string[];
+    unobservable: string[];
+    undetermined: string[];
+  };
+  /** the priors make every unknown determined (the verdict with them is not ill_posed) */
+  estimable: boolean;
+  /**
+   * the directions the data leave unobservable and only the priors determine, named as unobservable
+   * ones are (at every configuration when the data alone are ill_posed, at their singular
+   * configurations when generically_well_posed); empty when the data determine every unknown;
+   * null when the priors do not make the problem estimable (compare `data_alone.unobservable`
+   * with the analysis' `unobservable`, what stays unobservable with the priors)
+   */
+  prior_only: string[] | null;
+  /** the unknowns those directions leave undetermined by the data (joint torques first); null as prior_only */
+  prior_only_unknowns: string[] | null;
+}
+
+/**
+ * For a problem with priors or soft constraints (null otherwise): the verdict of the data alone,
+ * whether the priors make it estimable, and the directions only the priors determine. `withPriors`
+ * is the analysis of `es` itself; `opts` those it was made with (the redundancy search is skipped).
+ */
+export function analyzePriors(es: EstimationSystem, withPriors: AnalysisReport, opts: AnalysisOptions = {}): PriorAnalysis | null {
+  const p = es.problem;
+  const soft: { constraint: string; variance: number }[] = [];
+  const unactuated = p.unactuated ?? (es.model.floatingBase ? [es.model.jointNames[0]] : []);
+  if (p.unactuated_variance !== undefined) for (const j of unactuated) if (es.model.nvi[es.model.joint(j)] > 0) soft.push({ constraint: `unactuated[${j}]`, variance: p.unactuated_variance });
+  for (const c of p.contacts) if (c.zero_variance !== undefined && c.zero.length > 0) soft.push({ constraint: `contact[${c.link}].zero`, variance: c.zero_variance });
+  if (es.priors.length === 0 && soft.length === 0) return null;
+  const data = es.priors.length ? analyzeDataAlone(es, { ...opts, redundancy: false }) : withPriors;
+  const estimable = withPriors.verdict !== 'ill_posed';
+  return {
+    priors: es.priors.map((x) => x.spec.on),
+    soft_constraints: soft,
+    data_alone: {
+      verdict: data.verdict,
+      structural_rank: data.structural_rank,
+      numerical_rank: data.numerical_rank,
+      singular_configurations: data.singular_configurations.map((c) => c.name),
+      unobservable: data.unobservable,
+      undetermined: data.undetermined,
+    },
+    estimable,
+    prior_only: estimable ? (es.priors.length ? data.unobservable : []) : null,
+    prior_only_unknowns: estimable ? (es.priors.length ? data.undetermined : []) : null,
+  };
+}

@@ -7,7 +7,7 @@
  * before costs no new analysis, even after its layout left the cache (it is rebuilt from that JSON).
  * Gyroscopes add no equation: they are in every layout.
  */
-import { analyzeProblem, type AnalysisReport } from './analysis.ts';
+import { analyzeDataAlone, analyzeProblem, type AnalysisReport } from './analysis.ts';
 import { BadDataDetector } from './bad-data.ts';
 import { EstimateConditioning, type ConditioningCalibration } from './conditioning.ts';
 import { SymbolicLU, type SymbolicLUJSON } from '../sparse/symbolic.ts';
@@ -203,7 +203,7 @@ export class LayoutCache {
     const analysis = given ? given.analysis : analyzeProblem(es, { random: 2, special: 0, redundancy: false });
     let priorOnly: string[] = given?.priorOnly ?? [], priorOnlyUnknowns: string[] = given?.priorOnlyUnknowns ?? [];
     if (!given && es.priors.length > 0) {
-      const data = analyzeProblem(buildEstimationSystem(this.es.model, { ...sub, priors: [] }), { random: 2, special: 0, redundancy: false });
+      const data = analyzeDataAlone(es, { random: 2, special: 0, redundancy: false });
       priorOnly = data.unobservable;
       priorOnlyUnknowns = data.undetermined;
     }

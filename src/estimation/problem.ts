@@ -4,6 +4,7 @@
  * offending item; it does no I/O (problem-file.ts reads files and builds the model).
  */
 
+import { JsonTextError, parseJsonText } from '../io/json-text.ts';
 import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
 
 /** The kinds of sensor a problem file may declare. */
@@ -146,36 +147,13 @@ function strings(x: unknown, where: string): string[] {
 
 const SENSOR_FIELDS = ['name', 'type', 'joints', 'joint', 'link', 'origin', 'components', 'variance', 'measure_direction'];
 
-/**
- * "file:line:column: not valid JSON: reason" from JSON.parse's message (which gives a position,
- * or a line and column in newer engines).
- */
-export function jsonSyntaxError(file: string, text: string, message: string): string {
-  let line: number | undefined, col: number | undefined;
-  const lc = /line (\d+) column (\d+)/.exec(message);
-  const pos = /at position (\d+)/.exec(message);
-  if (lc) { line = Number(lc[1]); col = Number(lc[2]); } else if (pos) {
-    const p = Number(pos[1]);
-    const before = text.slice(0, p);
-    line = before.split('\n').length;
-    col = p - before.lastIndexOf('\n');
-  } else if (/Unexpected end of JSON input/.test(message)) {
-    const lines = text.split('\n');
-    line = lines.length;
-    col = lines[lines.length - 1].length + 1;
-  }
-  const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/\s*in JSON at position \d+/, '').replace(/^JSON\.parse: /, '');
-  return `${file}${line !== undefined ? `:${line}:${col}` : ''}: not valid JSON: ${reason}`;
-}
-
 /** Parse and validate the JSON text of a problem file. `file` is used in messages. */
 export function parseProblem(text: string, file = 'problem'): ProblemFile {
   let d: unknown;
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
-    d = JSON.parse(text);
+    d = parseJsonText(text, file);
   } catch (e) {
-    throw new ProblemError(jsonSyntaxError(file, text, (e as Error).message));
+    throw e instanceof JsonTextError ? new ProblemError(e.message) : e;
   }
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
   const p = d as Record<string, unknown>;

@@ -20,6 +20,7 @@
  */
 import type { Model } from '../model/model.ts';
 import type { EstimationSystem } from '../estimation/setup.ts';
+import { jsonTextError } from './json-text.ts';
 
 /**
  * One valid row of a sensor log: time, model-ordered q and q̇, each sensor's readings, and the
@@ -202,7 +203,8 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     try {
       o = JSON.parse(text);
     } catch (e) {
-      throw new RowError(`not valid JSON (${(e as Error).message})`);
+      const j = jsonTextError('', text, (e as Error).message);
+      throw new RowError(`not valid JSON at column ${j.column}: ${j.reason}`);
     }
     if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new RowError('expected a JSON object');
     const m = schema.model;

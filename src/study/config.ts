@@ -23,6 +23,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isOrderingName, ORDERINGS, type OrderingName } from '../sparse/orderings.ts';
+import { JsonTextError, parseJsonText } from '../io/json-text.ts';
 
 /** A configuration that does not follow the format; the message names the file and the field. */
 export class StudyConfigError extends Error {
@@ -127,9 +128,9 @@ export function resolveModelSpec(spec: string, baseDir: string): string {
 export function parseStudyConfig(text: string, file: string, baseDir: string): StudyConfig {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseJsonText(text, file);
   } catch (e) {
-    throw new StudyConfigError(`${file}: not valid JSON (${(e as Error).message})`);
+    throw e instanceof JsonTextError ? new StudyConfigError(e.message) : e;
   }
   const fail = (field: string, msg: string): never => { throw new StudyConfigError(`${file}: ${field} ${msg}`); };
   if (!isObj(raw)) fail('the document', 'must be a JSON object');

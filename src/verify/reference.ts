@@ -6,6 +6,7 @@
  * (q = [p, quaternion xyzw], v = [v_lin, ω], τ = [force, torque]).
  */
 import type { Model } from '../model/model.ts';
+import { JsonTextError, parseJsonText } from '../io/json-text.ts';
 
 /** A moving joint of a reference file, with its place in the reference's q and v. */
 export interface ReferenceJoint {
@@ -58,9 +59,9 @@ const isNumArray = (x: unknown, n: number): boolean =>
 export function parseReference(text: string, file = 'reference'): ReferenceFile {
   let d: unknown;
   try {
-    d = JSON.parse(text);
+    d = parseJsonText(text, file);
   } catch (e) {
-    throw new ReferenceFormatError(`${file}: not valid JSON (${(e as Error).message})`);
+    throw e instanceof JsonTextError ? new ReferenceFormatError(e.message) : e;
   }
   const r = d as ReferenceFile;
   need(typeof r === 'object' && r !== null, `${file}: expected a JSON object`);

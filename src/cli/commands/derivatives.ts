@@ -28,6 +28,7 @@ import { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 import { dofNames, flopsLine, formatMatrix, loadState } from './minv.ts';
+import { parseJsonText } from '../../io/json-text.ts';
 
 export type DerivativeMethod = 'lu' | 'lu-adjoint' | 'recursive' | 'fd';
 const METHODS: readonly DerivativeMethod[] = ['lu', 'lu-adjoint', 'recursive', 'fd'];
@@ -42,7 +43,7 @@ function loadInput(model: Model, problem: DynamicsProblem, opts: { state?: strin
   const name = problem === 'id' ? 'a' : 'tau';
   if (opts.randomState !== undefined) return new Rng(Number(opts.randomState) + 1).array(model.nv, -1, 1);
   const file = opts.state!;
-  const d = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const d = parseJsonText(readFileSync(file, 'utf8'), file) as Record<string, unknown>;
   const x = d[name];
   if (x === undefined) throw new Error(`state file ${file}: "${name}" is missing (--problem ${problem} needs ${problem === 'id' ? 'the accelerations q̈' : 'the generalized forces τ'})`);
   if (!Array.isArray(x) || !x.every((e) => typeof e === 'number')) throw new Error(`state file ${file}: "${name}" must be an array of numbers`);

@@ -10,9 +10,10 @@ import type { Command } from 'commander';
 import { flopsReport, type FlopFigure, type FlopsReport, type LuFigures } from '../../assembly/flops-report.ts';
 import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
-import { SymbolicLU } from '../../sparse/symbolic.ts';
+import { SymbolicLU, type SymbolicLUJSON } from '../../sparse/symbolic.ts';
 import { jsonWithWarnings, printData, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import type { CliState } from './index.ts';
+import { parseJsonText } from '../../io/json-text.ts';
 
 /** file names of the saved orderings inside DIR */
 export const SYMBOLIC_FILES = { id: 'lu_id.symbolic.json', fd: 'lu_fd.symbolic.json' } as const;
@@ -38,8 +39,9 @@ function loadSymbolic(dir: string, which: 'id' | 'fd'): SymbolicLU {
   } catch (e) {
     throw new Error(`--symbolic: cannot read ${file}: ${(e as Error).message}`);
   }
+  const json = parseJsonText(text, file) as SymbolicLUJSON;
   try {
-    return SymbolicLU.fromJSON(text);
+    return SymbolicLU.fromJSON(json);
   } catch (e) {
     throw new Error(`--symbolic: ${file}: ${(e as Error).message}`);
   }

@@ -24,6 +24,7 @@ import type { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
 import { dofNames, flopsLine, formatMatrix, loadState, STATE_HELP } from './minv.ts';
+import { parseJsonText } from '../../io/json-text.ts';
 
 export const INPUTS_HELP = `inputs FILE: JSON {"actuated": ["joint", ...] | "all", "contacts": [{"link": "l_sole", "offset": [0.1, 0.05, 0],
 "type": "force" | "wrench", "frame": "world" | "local"}], "frame": "world" | "local"}. "all" = every joint with a DoF
@@ -38,12 +39,7 @@ export function readInputs(file: string): InputSpec {
   } catch (e) {
     throw new Error(`cannot read inputs file ${file}: ${(e as Error).message}`);
   }
-  let d: unknown;
-  try {
-    d = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`inputs file ${file}: not valid JSON (${(e as Error).message})`);
-  }
+  const d = parseJsonText(text, file);
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new Error(`inputs file ${file}: expected an object {"actuated": [...], "contacts": [...]}`);
   const o = d as Record<string, unknown>;
   for (const k of Object.keys(o)) {

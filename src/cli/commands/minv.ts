@@ -24,6 +24,7 @@ import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from './index.ts';
+import { parseJsonText } from '../../io/json-text.ts';
 
 export const STATE_HELP = `state FILE: JSON {"q": [...], "v": [...]} in the model's joint order (a floating base first:
 q = [x, y, z, qx, qy, qz, qw], v = [v_lin, ω] in the base frame); "v" may be omitted (zero).
@@ -46,12 +47,7 @@ export function loadState(model: Model, opts: { state?: string; randomState?: st
   } catch (e) {
     throw new Error(`cannot read state file ${file}: ${(e as Error).message}`);
   }
-  let d: unknown;
-  try {
-    d = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`state file ${file}: not valid JSON (${(e as Error).message})`);
-  }
+  const d = parseJsonText(text, file);
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new Error(`state file ${file}: expected an object {"q": [...], "v": [...]}`);
   const o = d as { q?: unknown; v?: unknown };
   const vec = (name: 'q' | 'v', n: number, what: string): Float64Array => {
