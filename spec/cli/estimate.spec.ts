@@ -532,6 +532,8 @@ describe('sparsedyn estimate: real experiments (the walking log)', () => {
       expect(typeof x.bad_data.chi2).toBe('number');
     }
     expect(r.err).toMatch(/layouts met 3 \(sensor subset x contact mode\), offline analyses 3; mode switches \d+, of which to a layout seen before \d+, costing 0 new analyses/);
+    // each layout's verdict, with its samples
+    for (const m of ['l_sole+r_sole', 'l_sole', 'r_sole']) expect(r.err).toMatch(new RegExp(`\\n  layout ${m.replace('+', '\\+')} \\(encoders, imu_acc, ft_left, ft_right\\): well posed, \\d+ samples\\n`));
     expect(r.err).toMatch(/bad data \(chi-square at confidence 0\.99\): \d+ of 80 samples flagged/);
     const ajv = new Ajv2020({ allErrors: true, strict: false });
     const validate = ajv.compile(JSON.parse(readFileSync('schemas/estimates.schema.json', 'utf8')));

@@ -426,6 +426,9 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
   if (seen.length > 1 || st.modes.size > 1) {
     out.push(`layouts met ${seen.length} (sensor subset x contact mode), offline analyses ${session.layouts.analyses}; mode switches ${st.switches}, of which to a layout seen before ${st.switchesToSeen}, costing ${st.analysesAtSeenSwitches} new analyses`);
     out.push(`samples by contact mode: ${[...st.modes].map(([m, n]) => `${m} ${n}`).join(', ')}`);
+    // each layout's own verdict (in the order the rows met them)
+    for (const l of seen.slice(0, 12)) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): ${l.verdict.replace(/_/g, ' ')}, ${l.samples} samples`);
+    if (seen.length > 12) out.push(`… and ${seen.length - 12} more layouts`);
   }
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
