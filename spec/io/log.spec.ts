@@ -91,6 +91,22 @@ describe('cells and values', () => {
     }
   });
 
+  it('CSV: a "contacts" column names the active contacts as the estimates\' "mode" column writes them (l_sole+r_sole, none); an empty cell names none', () => {
+    const withContacts = [...header, 'contacts'];
+    const csv = new CsvRows(schema, withContacts, 1);
+    expect(csv.ignored).toEqual([]);
+    const row = (c: string) => csv.parse([...good, c], 4);
+    expect((row('l_sole') as { contacts?: string[] }).contacts).toEqual(['l_sole']);
+    expect((row(' l_sole+r_sole ') as { contacts?: string[] }).contacts).toEqual(['l_sole', 'r_sole']);
+    expect((row('none') as { contacts?: string[] }).contacts).toEqual([]);
+    expect('contacts' in (row('') as object)).toBe(false);
+    expect(row('l_hand')).toEqual({ line: 4, message: 'column "contacts": "l_hand" is not a contact of the problem (l_sole, r_sole)' });
+    // the same row without the column: the same sample, no contacts named
+    const plain = new CsvRows(schema, header, 1).parse(good, 4);
+    const { contacts: _c, ...rest } = row('l_sole') as { contacts?: string[] };
+    expect(rest).toEqual(plain);
+  });
+
   it('NDJSON: a number beyond double precision is named as the value it became', () => {
     const o = JSON.parse(readFileSync('data/demo/humanoid.ndjson', 'utf8').split('\n')[0]);
     const text = JSON.stringify(o).replace(/"l_knee":[-\d.e]+/, '"l_knee":1e400');

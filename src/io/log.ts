@@ -41,7 +41,7 @@ export interface Sample {
   staleness?: Map<string, number>;
   /** channels of the row the problem does not use (ignored unless the schema is strict) */
   ignored?: string[];
-  /** the contacts the row names as active (NDJSON `"contacts": [link, …]`), if it names them */
+  /** the contacts the row names as active (NDJSON `"contacts": [link, …]`; CSV: a `contacts` column, `l_sole+r_sole` or `none`), if it names them */
   contacts?: string[];
   /** largest |‖quaternion‖ − 1| of the row before it was renormalised */
   quaternionDeviation?: number;
@@ -301,7 +301,7 @@ export class CsvRows {
     if (missingNeeded.length) throw new RangeError(`CSV header (line ${headerLine}): missing column${missingNeeded.length > 1 ? 's' : ''} ${missingNeeded.slice(0, 8).join(', ')}${missingNeeded.length > 8 ? ', …' : ''}`);
     const known = new Set(schema.csvHeader());
     for (const n of names) {
-      if (!known.has(n) && !n.startsWith('truth.') && !(gyro && n.startsWith(`${gyro.name}.`))) {
+      if (!known.has(n) && n !== 'contacts' && !n.startsWith('truth.') && !(gyro && n.startsWith(`${gyro.name}.`))) {
         if (schema.strict) throw new RangeError(`CSV header (line ${headerLine}): unknown column "${n}" (--strict)`);
         this.ignored.push(n);
       }
@@ -373,7 +373,16 @@ export class CsvRows {
         readings.set(name, r);
       }
       const t = plan.t >= 0 ? get(plan.t, 't') : line;
-      return { line, t, q, v, readings, quaternionDeviation: qdev };
+      const sample: Sample = { line, t, q, v, readings, quaternionDeviation: qdev };
+      // the active contacts, as the estimates' "mode" column writes them (l_sole+r_sole, none); an empty cell names none
+      const cc = this.col.get('contacts');
+      const named = cc === undefined ? '' : cells[cc].trim();
+      if (named !== '') {
+        const contacts = named === 'none' ? [] : named.split('+').map((c) => c.trim());
+        for (const c of contacts) if (!this.schema.contactLinks.has(c)) throw new RowError(`column "contacts": "${c}" is not a contact of the problem (${[...this.schema.contactLinks].join(', ') || 'none'})`);
+        sample.contacts = contacts;
+      }
+      return sample;
     } catch (e) {
       if (e instanceof RowError) return { line, message: e.message };
       throw e;
