@@ -18,8 +18,13 @@
  *    "Hypothesis testing identification", IEEE Trans. PWRS, 1986, applied to a sensor's block),
  *    compared across sensors by its p-value P(χ²_rank > ΔJ_S), rank that of Ω_SS (a sensor
  *    that can absorb every residual has no more than m − n), or by the p-value of its largest
- *    normalized residual (χ²₁) when that is smaller: one reading off is best seen by the latter,
- *    several by the former. For sensors of one reading each this is the largest normalized
+ *    normalized residual when that is smaller: one reading off is best seen by the latter,
+ *    several by the former. That p-value is the one of the largest of its k readings'
+ *    (1 − (1 − p)^k, Šidák, p = P(χ²₁ > r_N²)): a sensor of many readings (the joint encoders) is
+ *    not named for the chance that one of them reads high, where one reading of a sensor of few
+ *    (a force/torque sensor, 6) explains the disagreement as well. Among the sensors within a
+ *    factor e³ of the smallest p-value the suspect is the one of the smallest such p-value of its
+ *    largest normalized residual. For sensors of one reading each this is the largest normalized
  *    residual test itself.
  *
  * A row with Ω_rr = 0 at every configuration is critical: its residual is always zero whatever its
@@ -91,6 +96,16 @@ export function logChiSquareTail(x: number, k: number): number {
   return logGammaQ(k / 2, x / 2);
 }
 
+/**
+ * ln P(max of k independent statistics > x) = ln(1 − (1 − p)^k) from ln p, p = P(one statistic > x)
+ * (Šidák's correction for k tests; ln k + ln p when k p is small)
+ */
+export function logLargestTail(logP: number, k: number): number {
+  if (k <= 1) return logP;
+  if (logP < Math.log(1e-10 / k)) return Math.log(k) + logP;
+  return Math.log(-Math.expm1(k * Math.log1p(-Math.exp(logP))));
+}
+
 /** P(χ²_k ≤ x) */
 export function chiSquareCdf(x: number, k: number): number {
   return gammaP(k / 2, x / 2);
@@ -127,7 +142,8 @@ export interface BadDataResult {
   /**
    * other sensors that explain the inconsistency about as well (p-value within a factor e³ of the
    * suspect's): the layout's redundancy cannot tell them apart in this sample, and the suspect
-   * among them is the one with the largest normalized residual
+   * among them is the one whose largest normalized residual is the least likely for its number of
+   * readings
    */
   alternatives?: string[];
 }
@@ -237,7 +253,7 @@ export class BadDataDetector {
     }
     // per sensor: ΔJ_S = e_Sᵀ Ω_SS⁺ e_S, Ω_rs = V_r V_s [K⁻¹]_rs from the columns solved above
     const X = this.work.X, N = this.est.es.sys.m + this.est.es.sys.n;
-    const scores: { sensor: string; score: number; dJ: number; rn: number }[] = [];
+    const scores: { sensor: string; score: number; dJ: number; lnr: number }[] = [];
     for (const [sensor, ts] of this.groups) {
       const k = ts.length;
       const O = new Matrix(k, k), r = new Matrix(k, 1);
@@ -260,14 +276,17 @@ export class BadDataDetector {
       }
       if (rank === 0) continue;
       // the sensor's significance: its block test, or its largest normalized residual (χ²₁ of r_N²),
-      // whichever is stronger (one reading off, or several)
+      // whichever is stronger (one reading off, or several); the latter as the largest of the
+      // sensor's k readings (Šidák), so that a sensor of many readings is not named for the chance
+      // that one of them reads high
       let rn2 = 0;
       for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[this.checkRows[t]] ** 2) / this.omega[t]);
-      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), -logChiSquareTail(rn2, 1)), dJ, rn: Math.sqrt(rn2) });
+      const lnr = -logLargestTail(logChiSquareTail(rn2, 1), k);
+      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr });
     }
     if (scores.length === 0) return out;
     const top = Math.max(...scores.map((x) => x.score));
-    const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.rn - a.rn);
+    const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.lnr - a.lnr);
     out.suspect = close[0].sensor;
     out.sensorChi2 = close[0].dJ;
     if (close.length > 1) out.alternatives = close.slice(1).map((x) => x.sensor);
