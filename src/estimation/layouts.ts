@@ -140,9 +140,7 @@ export class LayoutCache {
   offlineOf(l: LayoutKey): LayoutOffline {
     const known = this.offline.get(l.key);
     if (known) return known;
-    const layout = this.build(l.sensors, l.contacts, l.key);
-    this.map.set(l.key, layout);
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+    this.keep(l.key, this.build(l.sensors, l.contacts, l.key));
     return this.offline.get(l.key)!;
   }
 
@@ -179,12 +177,17 @@ export class LayoutCache {
       return hit;
     }
     const layout = this.build(used, active, key);
-    this.map.set(key, layout);
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+    this.keep(key, layout);
     const s = this.seen.get(key);
     if (s) s.samples++;
     else this.seen.set(key, { sensors: used, mode: layout.mode, verdict: layout.analysis.verdict, samples: 1, priorOnly: layout.priorOnly, unchecked: layout.badData?.unchecked ?? [], checked: layout.badData?.checked ?? [] });
     return layout;
+  }
+
+  /** a layout built now, kept as the most recently used; the least recently used leaves beyond the capacity */
+  private keep(key: string, layout: Layout): void {
+    this.map.set(key, layout);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
   }
 
   private build(used: string[], active: string[], key: string): Layout {

@@ -25,7 +25,7 @@ import { WRENCH_COMPONENTS } from './problem.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
 import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
-import type { Sample } from '../io/log.ts';
+import { BASE_CSV, type Sample } from '../io/log.ts';
 import { SingularPivotError } from '../sparse/errors.ts';
 
 /** The default limit of the condition figure (see the README: measured distributions). */
@@ -520,7 +520,7 @@ export function largestInput(s: Sample, model?: Model): string {
     for (const j of model.movingJoints()) {
       const at = kind === 'q' ? j.iq : j.iv, n = kind === 'q' ? j.nq : j.nv;
       if (k < at || k >= at + n) continue;
-      if (j.type === 'floating') return `base.${(kind === 'q' ? ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw'] : ['vx', 'vy', 'vz', 'wx', 'wy', 'wz'])[k - at]}`;
+      if (j.type === 'floating') return `base.${BASE_CSV[kind === 'q' ? k - at : 7 + k - at]}`;
       return n === 1 ? `${kind}.${j.name}` : `${kind}.${j.name}[${k - at}]`;
     }
     return `${kind}[${k}]`;

@@ -68,7 +68,13 @@ export interface LogError {
   where?: string;
 }
 
-const BASE_CSV = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'];
+/** the floating base's CSV columns (`base.<name>`): position, quaternion (q[0..7)), then linear and angular velocity (v[0..6)) */
+export const BASE_CSV = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'] as const;
+
+/** A row's named active contacts, checked against the problem's (`where`: how the row names them). */
+function checkContacts(schema: LogSchema, contacts: readonly string[], where: string): void {
+  for (const c of contacts) if (!schema.contactLinks.has(c)) throw new RowError(`${where}: "${c}" is not a contact of the problem (${[...schema.contactLinks].join(', ') || 'none'})`);
+}
 
 /** What a log row must provide for an estimation system: joints and sensor inputs. */
 export class LogSchema {
@@ -224,7 +230,7 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     let contacts: string[] | undefined;
     if (o.contacts !== undefined) {
       if (!Array.isArray(o.contacts) || !o.contacts.every((c) => typeof c === 'string')) throw new RowError('"contacts" must be a list of contact links');
-      for (const c of o.contacts as string[]) if (!schema.contactLinks.has(c)) throw new RowError(`"contacts": "${c}" is not a contact of the problem (${[...schema.contactLinks].join(', ') || 'none'})`);
+      checkContacts(schema, o.contacts as string[], '"contacts"');
       contacts = o.contacts as string[];
     }
     for (const [name, comps] of schema.sensors) {
@@ -279,6 +285,8 @@ interface CsvPlan {
   base: string[]; cbase: number[]; ibase: number[];
   sensors: { name: string; cols: string[]; at: number[] }[];
   t: number;
+  /** the cell of the active contacts (-1: no `contacts` column) */
+  contacts: number;
 }
 
 /** A CSV reader bound to its header line. */
@@ -333,7 +341,7 @@ export class CsvRows {
       const cols = comps.map((c) => `${name}.${c}`);
       return { name, cols, at: cols.map(at) };
     });
-    this.planned = { q, cq: q.map(at), iq, v, cv: v.map(at), iv, base, cbase: base.map(at), ibase, sensors, t: at('t') };
+    this.planned = { q, cq: q.map(at), iq, v, cv: v.map(at), iv, base, cbase: base.map(at), ibase, sensors, t: at('t'), contacts: at('contacts') };
     return this.planned;
   }
   private planned?: CsvPlan;
@@ -375,11 +383,10 @@ export class CsvRows {
       const t = plan.t >= 0 ? get(plan.t, 't') : line;
       const sample: Sample = { line, t, q, v, readings, quaternionDeviation: qdev };
       // the active contacts, as the estimates' "mode" column writes them (l_sole+r_sole, none); an empty cell names none
-      const cc = this.col.get('contacts');
-      const named = cc === undefined ? '' : cells[cc].trim();
+      const named = plan.contacts < 0 ? '' : cells[plan.contacts].trim();
       if (named !== '') {
         const contacts = named === 'none' ? [] : named.split('+').map((c) => c.trim());
-        for (const c of contacts) if (!this.schema.contactLinks.has(c)) throw new RowError(`column "contacts": "${c}" is not a contact of the problem (${[...this.schema.contactLinks].join(', ') || 'none'})`);
+        checkContacts(this.schema, contacts, 'column "contacts"');
         sample.contacts = contacts;
       }
       return sample;
