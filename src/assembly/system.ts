@@ -14,9 +14,7 @@
 import { forwardKinematics, KinematicsWorkspace } from '../algorithms/kinematics.ts';
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
-import { inertiaMulMotion, inertiaToMatrix } from '../spatial/inertia.ts';
-import { crossForce } from '../spatial/motion.ts';
-import { xApplyMotion } from '../spatial/transform.ts';
+import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { compress } from '../sparse/compress.ts';
 import type { CscMatrix } from '../sparse/csc.ts';
 import { inertiaPattern, transformPattern } from './patterns.ts';
@@ -239,15 +237,31 @@ export class SystemValues implements FillContext {
   readonly b: Float64Array;
   /** flops of the last fill, kinematics excluded (those are in kin.flops) */
   readonly flops = new Flops();
-  /** scratch: E then −E r× of the current body (two 3×3 row-major blocks), 6-vectors */
+  /** scratch: E then −E r× of the current body (two 3×3 row-major blocks) */
   readonly skew = new Float64Array(18);
-  readonly t6 = new Float64Array(6);
+  /** the rigid inertias of the model, body after body (10 i; inertia.ts layout) */
+  readonly Iflat: Float64Array;
+  /** flops of each body's −E r× entries (sys.skewTerms: 1 mul for one product, 2 mul and 1 add for two) */
+  readonly skewMul: Int32Array;
+  readonly skewAdd: Int32Array;
 
   constructor(readonly sys: SymbolicSystem) {
-    this.model = sys.model;
-    this.kin = new KinematicsWorkspace(sys.model);
+    const model = sys.model, nb = model.nb;
+    this.model = model;
+    this.kin = new KinematicsWorkspace(model);
     this.Ax = Float64Array.from(sys.pattern.Ax);
     this.b = new Float64Array(sys.m);
+    this.Iflat = new Float64Array(10 * nb);
+    for (let i = 0; i < nb; i++) this.Iflat.set(model.I[i], 10 * i);
+    this.skewMul = new Int32Array(nb);
+    this.skewAdd = new Int32Array(nb);
+    for (let i = 0; i < nb; i++) {
+      for (let k = 0; k < 9; k++) {
+        const c = sys.skewTerms[9 * i + k];
+        this.skewMul[i] += c === 0 ? 0 : c === 3 ? 2 : 1;
+        this.skewAdd[i] += c === 3 ? 1 : 0;
+      }
+    }
   }
 }
 
@@ -298,54 +312,84 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
   const sys = vals.sys, model = sys.model, kin = vals.kin, fl = vals.flops;
   forwardKinematics(kin, q, qd);
   fl.reset();
-  const Ax = vals.Ax, b = vals.b, t6 = vals.t6;
+  // written out on flat arrays with the flops summed in locals (the per-sample hot path): the
+  // arithmetic of xApplyMotion, inertiaMulMotion and crossForce, in the same order, with their counts
+  const Ax = vals.Ax, b = vals.b;
   const E = src ?? vals.skew;
-  const nb = model.nb, nnz = sys.nnz;
-  const a0 = kin.a0;
+  const nb = model.nb, nnz = sys.nnz, parents = model.parents, nvi = model.nvi;
+  const X = kin.XupFlat, V = kin.vFlat, C = kin.cFlat, a0 = kin.a0, I = vals.Iflat;
+  const st = sys.skewTerms, rowA = sys.rowA, rowF = sys.rowF, rowTau = sys.rowTau;
+  const xStart = sys.xStart, xSrc = sys.xSrc, xSlotA = sys.xSlotA, xSlotF = sys.xSlotF;
+  let mul = 0, add = 0;
   for (let i = 0; i < nb; i++) {
-    const X = kin.Xup[i];
-    const p = model.parents[i];
-    const rA = sys.rowA[i], rF = sys.rowF[i];
-    if (p >= 0) {
-      // −E r× entries that are structural: (E r×)_k0 = E_k1 r2 − E_k2 r1, _k1 = E_k2 r0 − E_k0 r2, _k2 = E_k0 r1 − E_k1 r0
-      const r0 = X[9], r1 = X[10], r2 = X[11];
-      const st = sys.skewTerms;
-      const o = src === null ? 0 : nnz + 18 * i;
+    const xo = 12 * i, o = 6 * i;
+    const rA = rowA[i], rF = rowF[i];
+    const r0 = X[xo + 9], r1 = X[xo + 10], r2 = X[xo + 11];
+    if (parents[i] >= 0) {
+      // E, then −E r× restricted to its structural terms: (E r×)_k0 = E_k1 r2 − E_k2 r1,
+      // _k1 = E_k2 r0 − E_k0 r2, _k2 = E_k0 r1 − E_k1 r0 (skewTerms: bit 1 the first product, bit 2 the second)
+      const eo = src === null ? 0 : nnz + 18 * i, so = 9 * i;
       for (let k = 0; k < 3; k++) {
-        const e0 = X[3 * k], e1 = X[3 * k + 1], e2 = X[3 * k + 2];
-        E[o + 3 * k] = e0; E[o + 3 * k + 1] = e1; E[o + 3 * k + 2] = e2;
-        E[o + 9 + 3 * k] = skewEntry(st[9 * i + 3 * k], e1, r2, e2, r1, fl);
-        E[o + 9 + 3 * k + 1] = skewEntry(st[9 * i + 3 * k + 1], e2, r0, e0, r2, fl);
-        E[o + 9 + 3 * k + 2] = skewEntry(st[9 * i + 3 * k + 2], e0, r1, e1, r0, fl);
+        const e0 = X[xo + 3 * k], e1 = X[xo + 3 * k + 1], e2 = X[xo + 3 * k + 2];
+        const w = eo + 3 * k, s = so + 3 * k;
+        E[w] = e0; E[w + 1] = e1; E[w + 2] = e2;
+        let c = st[s];
+        E[w + 9] = c === 0 ? 0 : c === 1 ? -(e1 * r2) : c === 2 ? e2 * r1 : e2 * r1 - e1 * r2;
+        c = st[s + 1];
+        E[w + 10] = c === 0 ? 0 : c === 1 ? -(e2 * r0) : c === 2 ? e0 * r2 : e0 * r2 - e2 * r0;
+        c = st[s + 2];
+        E[w + 11] = c === 0 ? 0 : c === 1 ? -(e0 * r1) : c === 2 ? e1 * r0 : e1 * r0 - e0 * r1;
       }
+      mul += vals.skewMul[i]; add += vals.skewAdd[i];
       if (src === null) {
-        const xSrc = sys.xSrc, xSlotA = sys.xSlotA, xSlotF = sys.xSlotF;
-        for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
+        for (let e = xStart[i]; e < xStart[i + 1]; e++) {
           const v = E[xSrc[e]];
           Ax[xSlotA[e]] = v;
           Ax[xSlotF[e]] = v;
         }
       }
       // b(3a) = c_i
-      const c = kin.c[i];
-      for (let k = 0; k < 6; k++) b[rA + k] = c[k];
+      for (let k = 0; k < 6; k++) b[rA + k] = C[o + k];
     } else {
-      // b(3a) = ⁱX_0 a_0 + c_i, with c_i = 0 for a body hanging from the fixed world
-      xApplyMotion(t6, X, a0, fl);
-      for (let k = 0; k < 6; k++) b[rA + k] = t6[k];
+      // b(3a) = ⁱX_0 a_0 + c_i, with c_i = 0 for a body hanging from the fixed world (xApplyMotion)
+      const wx = a0[0], wy = a0[1], wz = a0[2];
+      const tx = a0[3] - (r1 * wz - r2 * wy);
+      const ty = a0[4] - (r2 * wx - r0 * wz);
+      const tz = a0[5] - (r0 * wy - r1 * wx);
+      const e0 = X[xo], e1 = X[xo + 1], e2 = X[xo + 2], e3 = X[xo + 3], e4 = X[xo + 4], e5 = X[xo + 5], e6 = X[xo + 6], e7 = X[xo + 7], e8 = X[xo + 8];
+      b[rA] = e0 * wx + e1 * wy + e2 * wz;
+      b[rA + 1] = e3 * wx + e4 * wy + e5 * wz;
+      b[rA + 2] = e6 * wx + e7 * wy + e8 * wz;
+      b[rA + 3] = e0 * tx + e1 * ty + e2 * tz;
+      b[rA + 4] = e3 * tx + e4 * ty + e5 * tz;
+      b[rA + 5] = e6 * tx + e7 * ty + e8 * tz;
+      mul += 24; add += 18;
     }
-    // b(3f) = ν_i = v_i ×* I_i v_i
+    // b(3f) = ν_i = v_i ×* I_i v_i (inertiaMulMotion, then crossForce)
     if (qd !== null) {
-      const v = kin.v[i];
-      inertiaMulMotion(t6, model.I[i], v, fl);
-      crossForce(t6, v, t6, fl);
-      for (let k = 0; k < 6; k++) b[rF + k] = t6[k];
+      const io = 10 * i;
+      const m = I[io], hx = I[io + 1], hy = I[io + 2], hz = I[io + 3];
+      const w0 = V[o], w1 = V[o + 1], w2 = V[o + 2], u0 = V[o + 3], u1 = V[o + 4], u2 = V[o + 5];
+      const n0 = I[io + 4] * w0 + I[io + 5] * w1 + I[io + 6] * w2 + (hy * u2 - hz * u1);
+      const n1 = I[io + 5] * w0 + I[io + 7] * w1 + I[io + 8] * w2 + (hz * u0 - hx * u2);
+      const n2 = I[io + 6] * w0 + I[io + 8] * w1 + I[io + 9] * w2 + (hx * u1 - hy * u0);
+      const f0 = m * u0 - (hy * w2 - hz * w1);
+      const f1 = m * u1 - (hz * w0 - hx * w2);
+      const f2 = m * u2 - (hx * w1 - hy * w0);
+      b[rF] = w1 * n2 - w2 * n1 + (u1 * f2 - u2 * f1);
+      b[rF + 1] = w2 * n0 - w0 * n2 + (u2 * f0 - u0 * f2);
+      b[rF + 2] = w0 * n1 - w1 * n0 + (u0 * f1 - u1 * f0);
+      b[rF + 3] = w1 * f2 - w2 * f1;
+      b[rF + 4] = w2 * f0 - w0 * f2;
+      b[rF + 5] = w0 * f1 - w1 * f0;
+      mul += 42; add += 30;
     } else {
       for (let k = 0; k < 6; k++) b[rF + k] = 0;
     }
-    const rT = sys.rowTau[i];
-    for (let k = 0; k < model.nvi[i]; k++) b[rT + k] = 0;
+    const rT = rowTau[i];
+    for (let k = 0; k < nvi[i]; k++) b[rT + k] = 0;
   }
+  fl.mul = mul; fl.add = add;
   // known scalars: z − y = 0
   const kr = sys.knownRow;
   for (let k = 0; k < kr.length; k++) b[kr[k]] = -y[k];
@@ -355,12 +399,3 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
   }
 }
 
-/** −(x1 y1 − x2 y2) restricted to the structural terms (code bit 1: x1 y1, bit 2: x2 y2). */
-function skewEntry(code: number, x1: number, y1: number, x2: number, y2: number, fl: Flops): number {
-  switch (code) {
-    case 0: return 0;
-    case 1: fl.mul++; return -(x1 * y1);
-    case 2: fl.mul++; return x2 * y2;
-    default: fl.mul += 2; fl.add++; return x2 * y2 - x1 * y1;
-  }
-}
