@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
-import { CdrOut } from '../../src/io/cdr-out.ts';
+import { CdrOut, WrenchStampedTemplate } from '../../src/io/cdr-out.ts';
 import { MSG_DEFINITIONS } from '../../src/io/mcap-estimates.ts';
 
 const writer = (type: keyof typeof MSG_DEFINITIONS) => new MessageWriter(parseMsgDefinition(MSG_DEFINITIONS[type], { ros2: true }));
@@ -30,6 +30,19 @@ describe('CdrOut', () => {
       if (cond.length) c.uint32(1).float64(cond[0]); else c.uint32(0);
       c.uint8(near ? 1 : 0).string(poor).strings(sensors).float64s(residuals).strings(channels).float64s(staleness).float64s(std);
       expect(c.data()).toEqual(status.writeMessage({ header: { stamp: { sec, nanosec }, frame_id: '' }, sample: line, condition: cond, near_singular: near, poorly_observed: poor, sensors, residuals, channels, staleness, tau_std: std }));
+    }
+  });
+
+  it('WrenchStampedTemplate: a frame\'s message patched with a stamp and a wrench is MessageWriter\'s, at any offset of a longer buffer', () => {
+    const wrench = writer('geometry_msgs/msg/WrenchStamped');
+    const out = new Uint8Array(4096), view = new DataView(out.buffer);
+    for (let trial = 0; trial < 200; trial++) {
+      const frame = text(), tpl = new WrenchStampedTemplate(frame);
+      const sec = Math.floor(rnd() * 2 ** 31) - (trial % 7 === 0 ? 2 ** 31 : 0), nanosec = Math.floor(rnd() * 1e9);
+      const [f, t] = [nums(3), nums(3)], at = Math.floor(rnd() * 1000);
+      tpl.write(out, view, at, sec, nanosec, f, t);
+      const ref = wrench.writeMessage({ header: { stamp: { sec, nanosec }, frame_id: frame }, wrench: { force: { x: f[0], y: f[1], z: f[2] }, torque: { x: t[0], y: t[1], z: t[2] } } });
+      expect(out.subarray(at, at + tpl.bytes.length)).toEqual(ref);
     }
   });
 

@@ -61,3 +61,50 @@ export class CdrOut {
     return this.int32(sec).uint32(nanosec).string(frame);
   }
 }
+
+/**
+ * One frame's geometry_msgs/msg/WrenchStamped as CdrWriter writes it (stamp and wrench zero), and
+ * where its stamp and six numbers lie: a message of that frame is these bytes with those patched
+ * (the frame's string, so every alignment after it, is the same from message to message). An
+ * estimates recording holds one such message per contact and per joint in every sample; patching
+ * saves a CdrWriter and a string encoding per message. The encoding stays CdrWriter's.
+ */
+export class WrenchStampedTemplate {
+  /** the message with stamp 0 and wrench 0 */
+  readonly bytes: Uint8Array;
+  /** byte offsets of header.stamp.sec (int32), header.stamp.nanosec (uint32) and wrench.force.x (then y, z, torque x, y, z: float64) */
+  readonly secAt: number;
+  readonly nanosecAt: number;
+  readonly forceAt: number;
+
+  constructor(frame: string) {
+    const w = new CdrWriter({ size: 64 + 3 * frame.length });
+    w.int32(0);
+    this.secAt = w.size - 4;
+    w.uint32(0);
+    this.nanosecAt = w.size - 4;
+    w.string(frame);
+    w.float64(0);
+    this.forceAt = w.size - 8;
+    for (let k = 0; k < 5; k++) w.float64(0);
+    if (w.size !== this.forceAt + 48) throw new Error('internal error: the six numbers of a WrenchStamped are not contiguous');
+    this.bytes = w.data.slice();
+  }
+
+  /**
+   * the message stamped (sec, nanosec) with force f and torque t, written at `at` in `out` (`view`:
+   * a DataView over out's bytes); CDR little-endian, as the template
+   */
+  write(out: Uint8Array, view: DataView, at: number, sec: number, nanosec: number, f: ArrayLike<number>, t: ArrayLike<number>): void {
+    out.set(this.bytes, at);
+    view.setInt32(at + this.secAt, sec, true);
+    view.setUint32(at + this.nanosecAt, nanosec, true);
+    const o = at + this.forceAt;
+    view.setFloat64(o, f[0], true);
+    view.setFloat64(o + 8, f[1], true);
+    view.setFloat64(o + 16, f[2], true);
+    view.setFloat64(o + 24, t[0], true);
+    view.setFloat64(o + 32, t[1], true);
+    view.setFloat64(o + 40, t[2], true);
+  }
+}

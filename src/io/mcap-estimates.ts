@@ -25,7 +25,7 @@ import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { Model } from '../model/model.ts';
 import type { NamedEstimate, Wrench } from '../estimation/outputs.ts';
-import { CdrOut } from './cdr-out.ts';
+import { CdrOut, WrenchStampedTemplate } from './cdr-out.ts';
 
 const SEP = '================================================================================\n';
 const TIME = 'MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n';
@@ -193,7 +193,10 @@ export class McapEstimateEncoder {
   private acc = new Uint8Array(16 * 1024);
   private size = 0;
   private readonly names = new Map<string, string>();
-  private readonly frames = new Map<string, string>();
+  /** each frame's WrenchStamped template (frame ids as ASCII) */
+  private readonly frames = new Map<string, WrenchStampedTemplate>();
+  /** a DataView over `acc` */
+  private view = new DataView(this.acc.buffer);
   private readonly contactKeys = new Map<string, string>();
   private readonly jointKeys = new Map<string, string>();
   /** the keys and lengths of the sample being encoded, and the lists of the last sample returned */
@@ -215,8 +218,8 @@ export class McapEstimateEncoder {
     const [names, tau] = this.flat(e.tau);
     c.strings(names).float64s([]).float64s([]).float64s(tau);
     this.add('T');
-    for (const link in e.contact_wrenches) { this.wrench(sec, nanosec, link, e.contact_wrenches[link]); this.add(this.key(this.contactKeys, 'c', link)); }
-    for (const joint in e.joint_wrenches) { this.wrench(sec, nanosec, this.childLink.get(joint) ?? joint, e.joint_wrenches[joint]); this.add(this.key(this.jointKeys, 'j', joint)); }
+    for (const link in e.contact_wrenches) this.wrench(sec, nanosec, link, e.contact_wrenches[link], this.key(this.contactKeys, 'c', link));
+    for (const joint in e.joint_wrenches) this.wrench(sec, nanosec, this.childLink.get(joint) ?? joint, e.joint_wrenches[joint], this.key(this.jointKeys, 'j', joint));
     // the lists of the previous sample when they are the same (the usual case): nothing to keep per sample but the bytes
     const last = this.last;
     if (last === null || !same(last.keys, keys) || !same(last.lengths, lengths)) this.last = { data: EMPTY, keys: keys.slice(), lengths: lengths.slice() };
@@ -249,26 +252,36 @@ export class McapEstimateEncoder {
     return c.data();
   }
 
-  /** the message in the CdrOut buffer appended to the sample's bytes */
-  private add(key: string): void {
-    const m = this.cdr.data(), keys = this.keys, lengths = this.lengths;
-    if (this.size + m.length > this.acc.length) {
-      const grown = new Uint8Array(2 * (this.size + m.length));
+  /** room for `n` more bytes in the sample's bytes */
+  private reserve(n: number): void {
+    if (this.size + n > this.acc.length) {
+      const grown = new Uint8Array(2 * (this.size + n));
       grown.set(this.acc.subarray(0, this.size));
       this.acc = grown;
+      this.view = new DataView(grown.buffer);
     }
-    this.acc.set(m, this.size);
-    this.size += m.length;
-    keys.push(key);
-    lengths.push(m.length);
   }
 
-  /** one WrenchStamped in the CdrOut buffer */
-  private wrench(sec: number, nanosec: number, frame: string, x: Wrench): void {
-    let f = this.frames.get(frame);
-    if (f === undefined) { f = asciiText(frame); this.frames.set(frame, f); }
-    const c = this.cdr.begin().header(sec, nanosec, f);
-    c.float64(x.force[0]).float64(x.force[1]).float64(x.force[2]).float64(x.torque[0]).float64(x.torque[1]).float64(x.torque[2]);
+  /** the message in the CdrOut buffer appended to the sample's bytes */
+  private add(key: string): void {
+    const m = this.cdr.data();
+    this.reserve(m.length);
+    this.acc.set(m, this.size);
+    this.size += m.length;
+    this.keys.push(key);
+    this.lengths.push(m.length);
+  }
+
+  /** one WrenchStamped appended to the sample's bytes (its frame's template, patched) */
+  private wrench(sec: number, nanosec: number, frame: string, x: Wrench, key: string): void {
+    let tpl = this.frames.get(frame);
+    if (tpl === undefined) { tpl = new WrenchStampedTemplate(asciiText(frame)); this.frames.set(frame, tpl); }
+    const len = tpl.bytes.length;
+    this.reserve(len);
+    tpl.write(this.acc, this.view, this.size, sec, nanosec, x.force, x.torque);
+    this.size += len;
+    this.keys.push(key);
+    this.lengths.push(len);
   }
 
   /** names (ASCII; a multi-DoF joint's as "<joint>[k]") and values of a record by joint, the names worked out once per joint */
