@@ -215,7 +215,11 @@ export function register(program: Command, state: CliState): void {
         };
         const accept = async (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b);
+          // a worker's rows: their texts in one string (BatchResult.text)
+          const texts = b.text ?? '';
+          let at = 0;
           for (const r of b.results) {
+            if (r.kind === 'ok' && r.length !== undefined) { r.text = texts.slice(at, at + r.length); at += r.length; }
             if (fromPool && r.layout !== undefined) {
               // mode switches counted along the rows' order, not per worker, over the rows that reached a layout (estimated or not), as one job counts them
               if (lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
