@@ -12,8 +12,11 @@ import { humanoid, randomTree } from '../../src/model/generators.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { inertiaToMatrix } from '../../src/spatial/inertia.ts';
-import { xToMatrix } from '../../src/spatial/transform.ts';
+import { Flops } from '../../src/spatial/flops.ts';
+import { inertiaMulMotion, inertiaToMatrix } from '../../src/spatial/inertia.ts';
+import { crossForce } from '../../src/spatial/motion.ts';
+import { xApplyMotion, xToMatrix } from '../../src/spatial/transform.ts';
+import { transformPattern } from '../../src/assembly/patterns.ts';
 import { describeShared, shared } from '../shared.ts';
 import { randomState } from '../state.ts';
 
@@ -143,4 +146,45 @@ describeShared('worst-case pattern of D on real robots', () => {
     ['panda fixed', () => loadUrdf(shared('models/panda.urdf'))],
   ];
   for (const [name, make] of robots) checksOfD(name, make, rng);
+});
+
+describe('the fill of b and its flop count against the spatial kernels', () => {
+  // fillValues writes the kernels out on flat arrays (the per-sample hot path); here the kernels
+  // themselves give b's bias rows and the counts: the same arithmetic in the same order, so equal bit for bit
+  const models: [string, () => Model][] = [
+    ['tree:30 fixed', () => randomTree(30, 21)],
+    ['tree:30 floating', () => randomTree(30, 22, { floatingBase: true })],
+    ['humanoid floating', () => humanoid()],
+  ];
+  for (const [name, make] of models) {
+    for (const withV of [true, false]) {
+      it(`${name}, ${withV ? 'with' : 'without'} q̇: b(3a), b(3f) and the fill's mul and add`, () => {
+        const model = make(), rng = new Rng(5);
+        for (const problem of [inverseDynamicsProblem(model), forwardDynamicsProblem(model)]) {
+          const sys = new SymbolicSystem(model, problem), vals = new SystemValues(sys);
+          const { q, v: qd } = randomState(model, rng);
+          fillSystem(vals, q, withV ? qd : null, new Float64Array(sys.ny).fill(0.5));
+          const fl = new Flops(), t6 = new Float64Array(6), u6 = new Float64Array(6);
+          for (let i = 0; i < model.nb; i++) {
+            const p = model.parents[i];
+            if (p >= 0) {
+              const codes = transformPattern(model, i).skewTerms;
+              for (const c of codes) { if (c === 3) { fl.mul += 2; fl.add += 1; } else if (c !== 0) fl.mul += 1; }
+              expect(Array.from(vals.b.subarray(sys.rowA[i], sys.rowA[i] + 6))).toEqual(Array.from(vals.kin.c[i]));
+            } else {
+              xApplyMotion(t6, vals.kin.Xup[i], vals.kin.a0, fl);
+              expect(Array.from(vals.b.subarray(sys.rowA[i], sys.rowA[i] + 6))).toEqual(Array.from(t6));
+            }
+            if (withV) {
+              inertiaMulMotion(u6, model.I[i], vals.kin.v[i], fl);
+              crossForce(t6, vals.kin.v[i], u6, fl);
+              expect(Array.from(vals.b.subarray(sys.rowF[i], sys.rowF[i] + 6))).toEqual(Array.from(t6));
+            } else expect(Array.from(vals.b.subarray(sys.rowF[i], sys.rowF[i] + 6))).toEqual([0, 0, 0, 0, 0, 0]);
+          }
+          expect([vals.flops.mul, vals.flops.add, vals.flops.div]).toEqual([fl.mul, fl.add, 0]);
+          expect(fl.mul).toBeGreaterThan(0);
+        }
+      });
+    }
+  }
 });
