@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LogSchema } from '../../src/io/log.ts';
@@ -58,8 +58,8 @@ function toCsv(lines: string[]): string {
   return out.join('\n') + '\n';
 }
 
-/** the report without its timings (µs, ms) */
-const untimed = (s: string) => s.replace(/[0-9.,]+ (µs|ms)/g, 'T').replace(/-[123]\.(ndjson|csv|report)/g, '-N.$1');
+/** the report (or summary) without its timings (µs, ms) and the summary's line on threads */
+const untimed = (s: string) => s.replace(/\n {2}threads: [^\n]*/g, '').replace(/[0-9.,]+ (µs|ms)/g, 'T').replace(/-[123]\.(ndjson|csv|report)/g, '-N.$1');
 
 describe('estimate --jobs N', () => {
   const ndjson = join(dir, 'log.ndjson'), csv = join(dir, 'log.csv');
@@ -187,6 +187,49 @@ describe('estimate --jobs N', () => {
       }
     }
   }, 180_000);
+
+  it('without --jobs, the worker threads start when the log is long enough: the rows before in this thread, the same bytes, counts and report as one job', async () => {
+    // the walking log with missing readings (layout switches, ill-posed rows skipped), twice: 640 rows;
+    // the worker threads told to start as soon as the pace is known (after two batches of 128 rows)
+    const walk = readFileSync('data/demo/humanoid-walk.ndjson', 'utf8').trim().split('\n');
+    const long = join(dir, 'walk-long.ndjson');
+    writeFileSync(long, [...walk, ...walk].map((l, k) => {
+      if (k % 10 !== 5 && k % 7 !== 3) return l;
+      const o = JSON.parse(l);
+      delete o.sensors.ft_left;
+      if (k % 7 === 3) delete o.sensors.ft_right;
+      return JSON.stringify(o);
+    }).join('\n') + '\n');
+    const counts = /layouts met \d+ \(sensor subset x contact mode\), offline analyses \d+; mode switches \d+, of which to a layout seen before \d+, costing \d+ new analyses/;
+    const out = [];
+    for (const auto of [false, true]) {
+      const o = join(dir, `walk-long-${auto ? 'auto' : '1'}.ndjson`);
+      const before = process.env.SPARSEDYN_POOL_MIN_SECONDS;
+      if (auto) process.env.SPARSEDYN_POOL_MIN_SECONDS = '0';
+      let r;
+      try {
+        r = await run(['estimate', 'data/problems/humanoid-walk.json', '--data', long, '--out', o, ...(auto ? [] : ['--jobs', '1']), '--no-html', '-q']);
+      } finally {
+        if (before === undefined) delete process.env.SPARSEDYN_POOL_MIN_SECONDS; else process.env.SPARSEDYN_POOL_MIN_SECONDS = before;
+      }
+      expect(r.err).toMatch(auto && availableParallelism() > 1 ? /\n {2}threads: \d+ worker threads from row 257 on \(rows 1 to 256 in this one\)\n/ : /\n {2}threads: this one\n/);
+      out.push({ code: r.code, text: readFileSync(o, 'utf8'), counts: counts.exec(r.err)?.[0], report: readFileSync(o.replace(/\.ndjson$/, '.report.md'), 'utf8') });
+    }
+    expect(out[0].counts).toMatch(/layouts met 6 .* mode switches \d+, of which to a layout seen before \d+, costing 0 new analyses/);
+    expect(out[1].code).toBe(out[0].code);
+    expect(out[1].counts).toBe(out[0].counts);
+    expect(out[1].text === out[0].text).toBe(true);
+    expect(untimed(out[1].report).replace(/walk-long-auto/g, 'walk-long-1')).toBe(untimed(out[0].report));
+  }, 180_000);
+
+  it('without --jobs, a short log runs in this thread (worker threads would cost more than they save), with the same bytes', async () => {
+    const o = join(dir, 'short-default.ndjson'), o1 = join(dir, 'short-1.ndjson');
+    const r = await run(['estimate', DEMO, '--data', ndjson, '--out', o, '--no-html', '-q']);
+    const r1 = await run(['estimate', DEMO, '--data', ndjson, '--out', o1, '--jobs', '1', '--no-html', '-q']);
+    expect(r.err).toMatch(availableParallelism() > 1 ? /\n {2}threads: this one \(a short log: about [0-9.]+ s of work; worker threads pay from about 2 s\)\n/ : /\n {2}threads: this one\n/);
+    expect(r1.err).toMatch(/\n {2}threads: this one\n/);
+    expect(readFileSync(o, 'utf8')).toBe(readFileSync(o1, 'utf8'));
+  });
 
   it('--jobs must be a whole number from 1', async () => {
     for (const bad of ['0', 'two', '1.5', '-1']) {

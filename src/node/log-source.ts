@@ -12,6 +12,8 @@ export interface LogSource {
   mcap: boolean;
   bytes: AsyncIterable<Uint8Array>;
   text: AsyncIterable<string>;
+  /** bytes read from the log so far (through `bytes` or `text`) */
+  readBytes(): number;
 }
 
 /** Open a log ("-": standard input) and look at its first bytes. */
@@ -28,10 +30,15 @@ export async function openLogSource(path: string): Promise<LogSource> {
     size += b.length;
   }
   const first = Buffer.concat(head);
+  let read = first.length;
   async function* bytes(): AsyncGenerator<Uint8Array> {
     if (first.length) yield first;
     if (done) return;
-    for (let r = await it.next(); !r.done; r = await it.next()) yield typeof r.value === 'string' ? Buffer.from(r.value) : r.value;
+    for (let r = await it.next(); !r.done; r = await it.next()) {
+      const b = typeof r.value === 'string' ? Buffer.from(r.value) : r.value;
+      read += b.length;
+      yield b;
+    }
   }
   async function* text(): AsyncGenerator<string> {
     const dec = new TextDecoder('utf-8');
@@ -39,5 +46,5 @@ export async function openLogSource(path: string): Promise<LogSource> {
     const tail = dec.decode();
     if (tail) yield tail;
   }
-  return { mcap: sniffBytes(first) === 'mcap', bytes: bytes(), text: text() };
+  return { mcap: sniffBytes(first) === 'mcap', bytes: bytes(), text: text(), readBytes: () => read };
 }

@@ -11,7 +11,7 @@
  * above --condition-limit the sample is flagged as near a singular configuration of the sensor
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import type { IWritable } from '@mcap/core';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -61,6 +61,17 @@ const BATCH = 128;
  */
 const LOCAL_BATCH = 32;
 
+/**
+ * Without --jobs, worker threads start only when the rest of the log would take one thread at least
+ * this long (s), judged from the rows done so far and the bytes of the log left to read: starting
+ * them costs about 0.4 s of wall time and a second of CPU time here (each worker loads the problem
+ * and builds its workspaces), which a short log never wins back (measured on the demo humanoid:
+ * 3,000 samples took 1.95 s with two workers, 1.56 s with one thread). The pace is that of this
+ * thread's last batch of rows (the first one's includes compiling the code and the factorizations).
+ * SPARSEDYN_POOL_MIN_SECONDS sets another limit (0: as soon as the pace is known, after two batches).
+ */
+const POOL_MIN_SECONDS = 2;
+
 /** the default limit of the condition figure (see the README: measured distributions) */
 export { DEFAULT_CONDITION_LIMIT };
 
@@ -107,7 +118,7 @@ export function register(program: Command, state: CliState): void {
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
-    .option('--jobs <n>', 'worker threads estimating batches of rows, or of a ROS 2 recording\'s samples (default: the number of cores for a log file, 1 for standard input); the output is the same, in the same order, for any n')
+    .option('--jobs <n>', 'worker threads estimating batches of rows, or of a ROS 2 recording\'s samples (default: the number of cores for a log file, started once the rest of the log would take one thread 2 s or more; 1 for standard input); the output is the same, in the same order, for any n')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; square and redundant layouts, posterior with priors)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
@@ -120,6 +131,8 @@ export function register(program: Command, state: CliState): void {
     .action(async (file: string, opts: Opts) => {
       const limit = Number(opts.conditionLimit);
       const jobs = opts.jobs === undefined ? (opts.data === '-' ? 1 : availableParallelism()) : Number(opts.jobs);
+      /** no --jobs: the worker threads start when the log is long enough for them to pay (POOL_MIN_SECONDS) */
+      const autoJobs = opts.jobs === undefined && jobs > 1;
       if (opts.jobs !== undefined && !(/^[0-9]+$/.test(opts.jobs) && jobs >= 1 && jobs <= 1024)) throw new FileError(`--jobs must be a whole number of worker threads from 1 to 1024, got "${opts.jobs}"`);
       if (!(limit > 0 && Number.isFinite(limit)) || !/^[0-9.eE+]+$/.test(opts.conditionLimit)) throw new FileError(`--condition-limit must be a positive decimal number, got "${opts.conditionLimit}"`);
       const qtol = Number(opts.quaternionTolerance);
@@ -201,6 +214,22 @@ export function register(program: Command, state: CliState): void {
         // RowProcessor (src/cli/estimate-rows.ts): in this thread (one job), or in batches to a pool of
         // worker threads, written back in the batches' order
         let local: RowProcessor | null = null, pool: EstimatePool | null = null;
+        /**
+         * without --jobs: the time the rows estimated in this thread took (ms), their batches, the pace of its
+         * last batch (ms per row: the first batch's includes compiling the code and the factorizations),
+         * and the row the workers started from
+         */
+        let localMs = 0, localBatches = 0, pace = 0, poolFrom = 0;
+        const logSize = autoJobs ? fileSize(opts.data) : 0;
+        const minSeconds = Number(process.env.SPARSEDYN_POOL_MIN_SECONDS ?? POOL_MIN_SECONDS);
+        /** whether worker threads pay for the rest of the log: its rows (by its bytes left) at this thread's pace */
+        const poolPays = (): boolean => {
+          if (!autoJobs) return true;
+          const read = source.readBytes();
+          if (logSize <= 0 || read <= 0 || localBatches < 2) return false;
+          const left = Math.max(0, logSize - read) * (rows / read);
+          return left * pace >= 1000 * (minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS);
+        };
         const pending: Promise<BatchResult>[] = [];
         let batch: InputRow[] = [];
         /** the row count of the first row in `batch` */
@@ -220,9 +249,10 @@ export function register(program: Command, state: CliState): void {
           let at = 0;
           for (const r of b.results) {
             if (r.kind === 'ok' && r.length !== undefined) { r.text = texts.slice(at, at + r.length); at += r.length; }
-            if (fromPool && r.layout !== undefined) {
+            if (r.layout !== undefined) {
               // mode switches counted along the rows' order, not per worker, over the rows that reached a layout (estimated or not), as one job counts them
-              if (lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
+              // (this thread's session counts its own rows' switches: they are followed here for the workers' rows after them)
+              if (fromPool && lastLayout !== null && r.layout !== lastLayout) { st.switches++; if (layoutsMet.has(r.layout)) st.switchesToSeen++; }
               lastLayout = r.layout; layoutsMet.add(r.layout);
             }
             if (r.kind === 'skip') { skip(r.line, r.message, r.t, r.where); continue; }
@@ -266,7 +296,8 @@ export function register(program: Command, state: CliState): void {
         /** `restart`: a batch of a file's rows, which starts from the initial pivot order (one job; the workers do it themselves) */
         const send = async (part: InputRow[], final: boolean, restart = false) => {
           if (part.length === 0) return;
-          if (pool === null && jobs > 1 && !final) {
+          if (pool === null && jobs > 1 && !final && poolPays()) {
+            poolFrom = rows - part.length + 1;
             // the workers start from the full layout's offline work, and ask for that of any other layout they meet:
             // this thread analyses each layout once for the run, as one job does
             pool = new EstimatePool(jobs, {
@@ -277,7 +308,10 @@ export function register(program: Command, state: CliState): void {
           if (pool === null) {
             if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
             local ??= new RowProcessor(session, setupFor());
+            const t0 = performance.now();
             for (let o = 0; o < part.length; o += LOCAL_BATCH) await accept((local as RowProcessor).run(o === 0 && part.length <= LOCAL_BATCH ? part : part.slice(o, o + LOCAL_BATCH), false), false);
+            const ms = performance.now() - t0;
+            localMs += ms; localBatches++; pace = ms / part.length;
             return;
           }
           pending.push(pool.run(part));
@@ -299,7 +333,8 @@ export function register(program: Command, state: CliState): void {
         const finish = async () => {
           const b = batch;
           batch = [];
-          await send(b, true, jobs === 1 && partFirst % BATCH === 1);
+          // the last rows go to the workers when they run (which restart the pivot order themselves), else to this thread
+          await send(b, true, partFirst % BATCH === 1);
           while (pending.length) await accept(await pending.shift()!, true);
         };
         try {
@@ -359,6 +394,7 @@ export function register(program: Command, state: CliState): void {
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
           `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
+          `  threads: ${poolFrom > 0 ? `${jobs} worker threads${poolFrom > 1 ? ` from row ${poolFrom} on (rows 1 to ${poolFrom - 1} in this one)` : ''}` : autoJobs ? `this one (a short log: about ${(localMs / 1000).toFixed(1)} s of work; worker threads pay from about ${minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS} s)` : jobs > 1 ? `this one (fewer rows than a batch of ${BATCH})` : 'this one'}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
         ];
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
@@ -522,4 +558,15 @@ function recordingLines(ros: RosMapping, maxStale: Map<string, number>): string[
   const out = [`ROS 2 recording: samples at ${clock}, ${ros.values === 'latest' ? 'latest values' : 'interpolated values'}, ${ros.stamps === 'header' ? 'header stamps' : 'log times'}${ros.max_staleness !== undefined ? `, max_staleness ${ros.max_staleness} s` : ''}`];
   if (maxStale.size) out.push(`largest staleness per channel: ${[...maxStale].map(([k, a]) => `${k} ${fmt(a)} s`).join(', ')}`);
   return out;
+}
+
+/** the size of a log file (bytes; 0 for standard input, a pipe or a device) */
+function fileSize(path: string): number {
+  if (path === '-') return 0;
+  try {
+    const st = statSync(path);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
 }
