@@ -58,6 +58,21 @@ function toCsv(lines: string[]): string {
   return out.join('\n') + '\n';
 }
 
+/**
+ * rows of the walking log where every tenth loses its left F/T reading (estimated from the others)
+ * and every seventh both (in double support: ill posed, skipped; those rows still count among the
+ * mode switches)
+ */
+function withMissingReadings(walk: string[]): string[] {
+  return walk.map((l, k) => {
+    if (k % 10 !== 5 && k % 7 !== 3) return l;
+    const o = JSON.parse(l);
+    delete o.sensors.ft_left;
+    if (k % 7 === 3) delete o.sensors.ft_right;
+    return JSON.stringify(o);
+  });
+}
+
 /** the report (or summary) without its timings (µs, ms) and the summary's line on threads */
 const untimed = (s: string) => s.replace(/\n {2}threads: [^\n]*/g, '').replace(/[0-9.,]+ (µs|ms)/g, 'T').replace(/-[123]\.(ndjson|csv|report)/g, '-N.$1');
 
@@ -157,16 +172,8 @@ describe('estimate --jobs N', () => {
   it('contact modes and missing readings (the walking log): each layout analysed once in the main thread; layouts met, offline analyses and mode switches as with one job, the same bytes', async () => {
     const WALK = 'data/problems/humanoid-walk.json';
     const walk = readFileSync('data/demo/humanoid-walk.ndjson', 'utf8').trim().split('\n');
-    // every tenth row loses its left F/T reading (estimated from the others); every seventh both
-    // (in double support: ill posed, skipped; those rows still count among the mode switches)
     const missing = join(dir, 'walk-missing.ndjson');
-    writeFileSync(missing, walk.map((l, k) => {
-      if (k % 10 !== 5 && k % 7 !== 3) return l;
-      const o = JSON.parse(l);
-      delete o.sensors.ft_left;
-      if (k % 7 === 3) delete o.sensors.ft_right;
-      return JSON.stringify(o);
-    }).join('\n') + '\n');
+    writeFileSync(missing, withMissingReadings(walk).join('\n') + '\n');
     const counts = /layouts met \d+ \(sensor subset x contact mode\), offline analyses \d+; mode switches \d+, of which to a layout seen before \d+, costing \d+ new analyses/;
     for (const [log, jobsList, want] of [
       ['data/demo/humanoid-walk.ndjson', [1, 2], 'layouts met 3 (sensor subset x contact mode), offline analyses 3; mode switches 7, of which to a layout seen before 5, costing 0 new analyses'],
@@ -193,13 +200,7 @@ describe('estimate --jobs N', () => {
     // the worker threads told to start as soon as the pace is known (after two batches of 128 rows)
     const walk = readFileSync('data/demo/humanoid-walk.ndjson', 'utf8').trim().split('\n');
     const long = join(dir, 'walk-long.ndjson');
-    writeFileSync(long, [...walk, ...walk].map((l, k) => {
-      if (k % 10 !== 5 && k % 7 !== 3) return l;
-      const o = JSON.parse(l);
-      delete o.sensors.ft_left;
-      if (k % 7 === 3) delete o.sensors.ft_right;
-      return JSON.stringify(o);
-    }).join('\n') + '\n');
+    writeFileSync(long, withMissingReadings([...walk, ...walk]).join('\n') + '\n');
     const counts = /layouts met \d+ \(sensor subset x contact mode\), offline analyses \d+; mode switches \d+, of which to a layout seen before \d+, costing \d+ new analyses/;
     const out = [];
     for (const auto of [false, true]) {
