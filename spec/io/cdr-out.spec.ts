@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageWriter } from '@foxglove/rosmsg2-serialization';
-import { CdrOut, WrenchStampedTemplate } from '../../src/io/cdr-out.ts';
+import { CdrOut, JointStateTemplate, WrenchStampedTemplate } from '../../src/io/cdr-out.ts';
 import { MSG_DEFINITIONS } from '../../src/io/mcap-estimates.ts';
 
 const writer = (type: keyof typeof MSG_DEFINITIONS) => new MessageWriter(parseMsgDefinition(MSG_DEFINITIONS[type], { ros2: true }));
@@ -43,6 +43,21 @@ describe('CdrOut', () => {
       tpl.write(out, view, at, sec, nanosec, f, t);
       const ref = wrench.writeMessage({ header: { stamp: { sec, nanosec }, frame_id: frame }, wrench: { force: { x: f[0], y: f[1], z: f[2] }, torque: { x: t[0], y: t[1], z: t[2] } } });
       expect(out.subarray(at, at + tpl.bytes.length)).toEqual(ref);
+    }
+  });
+
+  it('JointStateTemplate: fixed names (none to several, of every length) patched with a stamp and efforts are MessageWriter\'s, at any offset', () => {
+    const joints = writer('sensor_msgs/msg/JointState');
+    const out = new Uint8Array(8192), view = new DataView(out.buffer);
+    for (let trial = 0; trial < 200; trial++) {
+      const names = Array.from({ length: Math.floor(rnd() * 8) }, text), tpl = new JointStateTemplate(names);
+      for (let again = 0; again < 2; again++) {
+        const sec = Math.floor(rnd() * 2 ** 31) - (trial % 7 === 0 ? 2 ** 31 : 0), nanosec = Math.floor(rnd() * 1e9);
+        const effort = nums(names.length), at = Math.floor(rnd() * 1000);
+        tpl.write(out, view, at, sec, nanosec, effort);
+        const ref = joints.writeMessage({ header: { stamp: { sec, nanosec }, frame_id: '' }, name: names, position: [], velocity: [], effort });
+        expect(out.subarray(at, at + tpl.bytes.length)).toEqual(ref);
+      }
     }
   });
 

@@ -108,3 +108,51 @@ export class WrenchStampedTemplate {
     view.setFloat64(o + 40, t[2], true);
   }
 }
+
+/**
+ * A sensor_msgs/msg/JointState with fixed joint names, empty positions and velocities, as CdrWriter
+ * writes it (stamp zero, efforts zero), and where its stamp and efforts lie: the estimates'
+ * torques of a sample are these bytes with those patched (the names, so every alignment, are the
+ * same from sample to sample while the joints are).
+ */
+export class JointStateTemplate {
+  /** the message with stamp 0 and efforts 0 */
+  readonly bytes: Uint8Array;
+  readonly secAt: number;
+  readonly nanosecAt: number;
+  /** byte offset of effort[0] (the efforts follow, 8 bytes each) */
+  readonly effortAt: number;
+
+  constructor(readonly names: readonly string[]) {
+    let size = 64;
+    for (const s of names) size += 8 + 3 * s.length;
+    const w = new CdrWriter({ size: size + 8 * names.length });
+    w.int32(0);
+    this.secAt = w.size - 4;
+    w.uint32(0);
+    this.nanosecAt = w.size - 4;
+    w.string('');
+    w.sequenceLength(names.length);
+    for (const s of names) w.string(s);
+    w.sequenceLength(0);
+    w.sequenceLength(0);
+    w.sequenceLength(names.length);
+    let at = w.size;
+    for (let k = 0; k < names.length; k++) {
+      w.float64(0);
+      if (k === 0) at = w.size - 8;
+    }
+    this.effortAt = at;
+    if (w.size !== this.effortAt + 8 * names.length) throw new Error('internal error: the efforts of a JointState are not contiguous');
+    this.bytes = w.data.slice();
+  }
+
+  /** the message stamped (sec, nanosec) with efforts e[0 … names.length), written at `at` in `out` (`view` over out's bytes) */
+  write(out: Uint8Array, view: DataView, at: number, sec: number, nanosec: number, e: ArrayLike<number>): void {
+    out.set(this.bytes, at);
+    view.setInt32(at + this.secAt, sec, true);
+    view.setUint32(at + this.nanosecAt, nanosec, true);
+    const o = at + this.effortAt;
+    for (let k = 0; k < this.names.length; k++) view.setFloat64(o + 8 * k, e[k], true);
+  }
+}

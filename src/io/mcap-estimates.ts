@@ -25,7 +25,7 @@ import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader, MessageWriter } from '@foxglove/rosmsg2-serialization';
 import type { Model } from '../model/model.ts';
 import type { NamedEstimate, Wrench } from '../estimation/outputs.ts';
-import { CdrOut, WrenchStampedTemplate } from './cdr-out.ts';
+import { CdrOut, JointStateTemplate, WrenchStampedTemplate } from './cdr-out.ts';
 
 const SEP = '================================================================================\n';
 const TIME = 'MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n';
@@ -195,6 +195,8 @@ export class McapEstimateEncoder {
   private readonly names = new Map<string, string>();
   /** each frame's WrenchStamped template (frame ids as ASCII) */
   private readonly frames = new Map<string, WrenchStampedTemplate>();
+  /** the JointState template of the last sample's joints */
+  private torques: JointStateTemplate | null = null;
   /** a DataView over `acc` */
   private view = new DataView(this.acc.buffer);
   private readonly contactKeys = new Map<string, string>();
@@ -210,14 +212,20 @@ export class McapEstimateEncoder {
 
   /** the joint torques and the wrenches of a sample stamped `ns` (integer nanoseconds) */
   encode(ns: bigint, e: NamedEstimate): EncodedEstimate {
-    const { sec, nanosec } = rosTime(ns), c = this.cdr;
+    const { sec, nanosec } = rosTime(ns);
     const keys = this.keys, lengths = this.lengths;
     keys.length = 0; lengths.length = 0;
     this.size = 0;
-    c.begin().header(sec, nanosec, '');
+    // the torques: the JointState of these joints, patched (a new template when the joints change)
     const [names, tau] = this.flat(e.tau);
-    c.strings(names).float64s([]).float64s([]).float64s(tau);
-    this.add('T');
+    let tpl = this.torques;
+    if (tpl === null || !same(tpl.names, names)) tpl = this.torques = new JointStateTemplate(names);
+    const len = tpl.bytes.length;
+    this.reserve(len);
+    tpl.write(this.acc, this.view, this.size, sec, nanosec, tau);
+    this.size += len;
+    keys.push('T');
+    lengths.push(len);
     for (const link in e.contact_wrenches) this.wrench(sec, nanosec, link, e.contact_wrenches[link], this.key(this.contactKeys, 'c', link));
     for (const joint in e.joint_wrenches) this.wrench(sec, nanosec, this.childLink.get(joint) ?? joint, e.joint_wrenches[joint], this.key(this.jointKeys, 'j', joint));
     // the lists of the previous sample when they are the same (the usual case): nothing to keep per sample but the bytes
@@ -260,16 +268,6 @@ export class McapEstimateEncoder {
       this.acc = grown;
       this.view = new DataView(grown.buffer);
     }
-  }
-
-  /** the message in the CdrOut buffer appended to the sample's bytes */
-  private add(key: string): void {
-    const m = this.cdr.data();
-    this.reserve(m.length);
-    this.acc.set(m, this.size);
-    this.size += m.length;
-    this.keys.push(key);
-    this.lengths.push(m.length);
   }
 
   /** one WrenchStamped appended to the sample's bytes (its frame's template, patched) */
