@@ -63,43 +63,67 @@ export class CdrOut {
 }
 
 /**
+ * A message that starts with a std_msgs/Header, as CdrWriter writes it with stamp zero and fixed
+ * fields after it, and where its stamp lies: a message is these bytes with the stamp and the
+ * numbers of the subclass patched in (the fixed fields, so every alignment, stay the same).
+ */
+abstract class StampedTemplate {
+  /** the message with stamp 0 and its numbers 0 */
+  readonly bytes: Uint8Array;
+  /** byte offsets of header.stamp.sec (int32) and header.stamp.nanosec (uint32) */
+  readonly secAt: number;
+  readonly nanosecAt: number;
+
+  /** `body` writes what follows the header (its numbers as 0) and returns the offset of the first number */
+  protected constructor(frame: string, size: number, body: (w: CdrWriter) => number) {
+    const w = new CdrWriter({ size: 64 + 3 * frame.length + size });
+    w.int32(0);
+    this.secAt = w.size - 4;
+    w.uint32(0);
+    this.nanosecAt = w.size - 4;
+    w.string(frame);
+    this.numbersAt = body(w);
+    this.bytes = w.data.slice();
+  }
+
+  /** byte offset of the first patched number */
+  protected readonly numbersAt: number;
+
+  /** the template stamped (sec, nanosec) at `at` in `out` (`view`: a DataView over out's bytes); the numbers are the subclass's to write */
+  protected stamp(out: Uint8Array, view: DataView, at: number, sec: number, nanosec: number): number {
+    out.set(this.bytes, at);
+    view.setInt32(at + this.secAt, sec, true);
+    view.setUint32(at + this.nanosecAt, nanosec, true);
+    return at + this.numbersAt;
+  }
+}
+
+/**
  * One frame's geometry_msgs/msg/WrenchStamped as CdrWriter writes it (stamp and wrench zero), and
  * where its stamp and six numbers lie: a message of that frame is these bytes with those patched
  * (the frame's string, so every alignment after it, is the same from message to message). An
  * estimates recording holds one such message per contact and per joint in every sample; patching
  * saves a CdrWriter and a string encoding per message. The encoding stays CdrWriter's.
  */
-export class WrenchStampedTemplate {
-  /** the message with stamp 0 and wrench 0 */
-  readonly bytes: Uint8Array;
-  /** byte offsets of header.stamp.sec (int32), header.stamp.nanosec (uint32) and wrench.force.x (then y, z, torque x, y, z: float64) */
-  readonly secAt: number;
-  readonly nanosecAt: number;
-  readonly forceAt: number;
-
+export class WrenchStampedTemplate extends StampedTemplate {
   constructor(frame: string) {
-    const w = new CdrWriter({ size: 64 + 3 * frame.length });
-    w.int32(0);
-    this.secAt = w.size - 4;
-    w.uint32(0);
-    this.nanosecAt = w.size - 4;
-    w.string(frame);
-    w.float64(0);
-    this.forceAt = w.size - 8;
-    for (let k = 0; k < 5; k++) w.float64(0);
-    if (w.size !== this.forceAt + 48) throw new Error('internal error: the six numbers of a WrenchStamped are not contiguous');
-    this.bytes = w.data.slice();
+    super(frame, 48, (w) => {
+      w.float64(0);
+      const at = w.size - 8;
+      for (let k = 0; k < 5; k++) w.float64(0);
+      if (w.size !== at + 48) throw new Error('internal error: the six numbers of a WrenchStamped are not contiguous');
+      return at;
+    });
   }
 
-  /**
-   * the message stamped (sec, nanosec) with force f and torque t, written at `at` in `out` (`view`:
-   * a DataView over out's bytes); CDR little-endian, as the template
-   */
+  /** byte offset of wrench.force.x (then y, z, torque x, y, z: float64) */
+  get forceAt(): number {
+    return this.numbersAt;
+  }
+
+  /** the message stamped (sec, nanosec) with force f and torque t, written at `at` in `out` (`view` over out's bytes); CDR little-endian */
   write(out: Uint8Array, view: DataView, at: number, sec: number, nanosec: number, f: ArrayLike<number>, t: ArrayLike<number>): void {
-    out.set(this.bytes, at);
-    view.setInt32(at + this.secAt, sec, true);
-    view.setUint32(at + this.nanosecAt, nanosec, true);
-    const o = at + this.forceAt;
+    const o = this.stamp(out, view, at, sec, nanosec);
     view.setFloat64(o, f[0], true);
     view.setFloat64(o + 8, f[1], true);
     view.setFloat64(o + 16, f[2], true);
@@ -115,44 +139,34 @@ export class WrenchStampedTemplate {
  * torques of a sample are these bytes with those patched (the names, so every alignment, are the
  * same from sample to sample while the joints are).
  */
-export class JointStateTemplate {
-  /** the message with stamp 0 and efforts 0 */
-  readonly bytes: Uint8Array;
-  readonly secAt: number;
-  readonly nanosecAt: number;
-  /** byte offset of effort[0] (the efforts follow, 8 bytes each) */
-  readonly effortAt: number;
-
+export class JointStateTemplate extends StampedTemplate {
   constructor(readonly names: readonly string[]) {
-    let size = 64;
+    let size = 8 * names.length + 16;
     for (const s of names) size += 8 + 3 * s.length;
-    const w = new CdrWriter({ size: size + 8 * names.length });
-    w.int32(0);
-    this.secAt = w.size - 4;
-    w.uint32(0);
-    this.nanosecAt = w.size - 4;
-    w.string('');
-    w.sequenceLength(names.length);
-    for (const s of names) w.string(s);
-    w.sequenceLength(0);
-    w.sequenceLength(0);
-    w.sequenceLength(names.length);
-    let at = w.size;
-    for (let k = 0; k < names.length; k++) {
-      w.float64(0);
-      if (k === 0) at = w.size - 8;
-    }
-    this.effortAt = at;
-    if (w.size !== this.effortAt + 8 * names.length) throw new Error('internal error: the efforts of a JointState are not contiguous');
-    this.bytes = w.data.slice();
+    super('', size, (w) => {
+      w.sequenceLength(names.length);
+      for (const s of names) w.string(s);
+      w.sequenceLength(0);
+      w.sequenceLength(0);
+      w.sequenceLength(names.length);
+      let at = w.size;
+      for (let k = 0; k < names.length; k++) {
+        w.float64(0);
+        if (k === 0) at = w.size - 8;
+      }
+      if (w.size !== at + 8 * names.length) throw new Error('internal error: the efforts of a JointState are not contiguous');
+      return at;
+    });
+  }
+
+  /** byte offset of effort[0] (the efforts follow, 8 bytes each) */
+  get effortAt(): number {
+    return this.numbersAt;
   }
 
   /** the message stamped (sec, nanosec) with efforts e[0 … names.length), written at `at` in `out` (`view` over out's bytes) */
   write(out: Uint8Array, view: DataView, at: number, sec: number, nanosec: number, e: ArrayLike<number>): void {
-    out.set(this.bytes, at);
-    view.setInt32(at + this.secAt, sec, true);
-    view.setUint32(at + this.nanosecAt, nanosec, true);
-    const o = at + this.effortAt;
+    const o = this.stamp(out, view, at, sec, nanosec);
     for (let k = 0; k < this.names.length; k++) view.setFloat64(o + 8 * k, e[k], true);
   }
 }
