@@ -121,9 +121,13 @@ evaluates each sparse product as its pattern is found and keeps no plan of the c
 arithmetic and counts as the repeatable solver, which keeps one stored term per multiplication of
 W^L D W^R: about 100 MB on the 5,000-body chain), with its products alternating between two
 buffers, and it reuses the values of the forward-dynamics system the LU path has just filled.
-Before: 952 MiB on the 5,000-body chain with every path kept at once, then 410 MiB with the plans.
-What sets the peak now is the symbolic system each LU path builds (the names of its 100,000 rows
-and columns, lists of triplets) and its offline ordering, and when the garbage collector runs.
+The command asks for a full garbage collection between the paths (src/node/collect.ts): a path's
+arrays are garbage once it is done, but V8 collected them only after the next path had grown the
+heap, and the peak on the 5,000-body chain moved between 283 and 321 MiB with when that happened.
+Before: 952 MiB on the 5,000-body chain with every path kept at once, then 410 MiB with the plans,
+then about 300 MiB without the collections. What sets the peak now is the largest path alone: the
+symbolic system each LU path builds (the names of its 100,000 rows and columns, lists of triplets)
+and its offline ordering.
 `;
 const out = join(root, 'reports/bench-scaling.md');
 writeFileSync(out + '.tmp', md);

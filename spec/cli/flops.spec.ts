@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
-import { randomDynamicsState } from '../../src/assembly/flops-report.ts';
+import { flopsReport, randomDynamicsState } from '../../src/assembly/flops-report.ts';
+import { fullCollection } from '../../src/node/collect.ts';
 import { runCli as run } from './run.ts';
 import { parseModelSpec } from '../../src/node/spec.ts';
 import { Rng } from '../../src/model/rng.ts';
@@ -19,6 +20,24 @@ function expectFigure(f: Fig, what: string): void {
 }
 
 describe('sparsedyn flops', () => {
+  it('collects between the paths when given a collection (twice; the same report); fullCollection frees what is unreachable', async () => {
+    const model = parseModelSpec('tree:12:5+floating');
+    let calls = 0;
+    const withCollect = flopsReport(model, { seed: 3, collect: () => { calls++; } }).report;
+    expect(calls).toBe(2);
+    expect(withCollect).toEqual(flopsReport(model, { seed: 3 }).report);
+    const gc = fullCollection();
+    expect(typeof gc).toBe('function');
+    const ref = (() => new WeakRef(new Float64Array(1 << 20)))();
+    const tick = () => new Promise((r) => setImmediate(r));
+    await tick();
+    // alive before the collection (a WeakRef's target is kept until the end of the job that read it)
+    expect(ref.deref()).toBeInstanceOf(Float64Array);
+    await tick();
+    gc!();
+    expect(ref.deref()).toBeUndefined();
+  });
+
   it('--json has the documented fields; figures add up and equal the kernels\' counts', async () => {
     const spec = 'tree:12:5+floating';
     const r = await run(['flops', '--model', spec, '--json', '--seed', '3']);

@@ -107,6 +107,12 @@ export interface FlopsReportOptions {
   /** offline orderings computed earlier (e.g. loaded from JSON) */
   symbolicId?: SymbolicLU;
   symbolicFd?: SymbolicLU;
+  /**
+   * called between the paths, once the previous one is garbage: a caller that can ask the engine
+   * for a full collection (the command line: src/node/collect.ts) keeps the peak memory to the
+   * largest path's; without it the engine may collect a path only after the next has grown the heap
+   */
+  collect?: () => void;
 }
 
 export function figure(f: Flops): FlopFigure {
@@ -215,12 +221,14 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
     const err = relError(id.solve(q, v, a, fext), tauRef);
     return { err, fig: luFigures(id.solver.flops, id.solver.lu.symbolic, id.solver.lu.repivotedBlocks), symbolic: id.solver.symbolic };
   })();
+  opts.collect?.();
   const fdPart = (() => {
     const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
     const err = relError(fd.solve(q, v, tau, fext), qddRef);
     // the system's values outlive the LU: the matrix ABA below refills and reuses them
     return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz, values: fd.solver.values };
   })();
+  opts.collect?.();
   const matPart = (() => {
     // one solve, no plans kept (matrixAbaOnce): the same counts as MatrixAba.solve
     const mat = matrixAbaOnce(model, q, v, tau, fext, fdPart.values);

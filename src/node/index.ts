@@ -16,3 +16,4 @@ export { readLog } from './log-file.ts';
 export type { LogFormat } from '../io/log-reader.ts';
 export { readMatrix, writeMatrix } from './matrix-file.ts';
 export { findModelFile, referenceFiles } from './reference-file.ts';
+export { fullCollection } from './collect.ts';

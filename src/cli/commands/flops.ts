@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { flopsReport, type FlopFigure, type FlopsReport, type LuFigures } from '../../assembly/flops-report.ts';
 import { MODEL_SPEC_HELP } from '../../model/spec.ts';
+import { fullCollection } from '../../node/collect.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { SymbolicLU, type SymbolicLUJSON } from '../../sparse/symbolic.ts';
 import { jsonWithWarnings, printData, reportModelWarnings, writeFileAtomic } from '../output.ts';
@@ -112,7 +113,7 @@ export function register(program: Command, state: CliState): void {
       const symbolicFd = opts.symbolic ? loadSymbolic(opts.symbolic, 'fd') : undefined;
       let result: ReturnType<typeof flopsReport>;
       try {
-        result = flopsReport(model, { seed, symbolicId, symbolicFd });
+        result = flopsReport(model, { seed, symbolicId, symbolicFd, collect: fullCollection() });
       } catch (e) {
         if (opts.symbolic && e instanceof RangeError && /SymbolicLU/.test(e.message)) {
           throw new RangeError(`--symbolic ${opts.symbolic}: ${e.message} (were the files saved for another model?)`);
