@@ -73,6 +73,8 @@ function withMissingReadings(walk: string[]): string[] {
   });
 }
 
+/** the HTML report's charts (their data, from the page's script) */
+const charts = (html: string) => { const k = html.indexOf('const CHARTS = '); return k < 0 ? '' : html.slice(k, html.indexOf('\n', k)); };
 /** the report (or summary) without its timings (µs, ms) and the summary's line on threads */
 const untimed = (s: string) => s.replace(/\n {2}threads: [^\n]*/g, '').replace(/[0-9.,]+ (µs|ms)/g, 'T').replace(/-[123]\.(ndjson|csv|report)/g, '-N.$1');
 
@@ -100,8 +102,12 @@ describe('estimate --jobs N', () => {
         expect(o.text === out[0].text).toBe(true);
         expect(untimed(o.report)).toBe(untimed(out[0].report));
         expect(untimed(o.err)).toBe(untimed(out[0].err));
-        expect(o.html.length).toBeGreaterThan(0);
+        // the HTML report's charts: the same series, truth and ±2σ bands (from the workers' rows of report values)
+        expect(untimed(charts(o.html))).toBe(untimed(charts(out[0].html)));
       }
+      expect(charts(out[0].html)).toMatch(/"id":"tau-l_knee-Nm"/);
+      expect(charts(out[0].html)).toMatch(/"band":\{"name":"±2σ[^"]*","lo":\[-?[0-9]/);
+      if (fmt === 'NDJSON') expect(charts(out[0].html)).toMatch(/"name":"truth"/);
     });
   }
 

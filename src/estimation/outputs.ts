@@ -11,6 +11,7 @@ import { Flops } from '../spatial/flops.ts';
 import { xApplyForce } from '../spatial/transform.ts';
 import type { Estimator } from './estimator.ts';
 import type { EstimationSystem } from './setup.ts';
+import { ReportSlots, type TruthNotes } from './report-values.ts';
 
 /** A wrench as torque and force, 3 numbers each. */
 export interface Wrench { torque: number[]; force: number[] }
@@ -174,10 +175,6 @@ export function csvColumn(name: string, units: Map<string, string>): string {
   return unit ? `${name} [${unit}]` : name;
 }
 
-/** a list of 3 finite numbers */
-function finite3(a: unknown): a is number[] {
-  return Array.isArray(a) && a.length === 3 && typeof a[0] === 'number' && Number.isFinite(a[0]) && typeof a[1] === 'number' && Number.isFinite(a[1]) && typeof a[2] === 'number' && Number.isFinite(a[2]);
-}
 
 interface ErrorStats { n: number; sse: number; maxErr: number; maxTruth: number }
 const stats = (): ErrorStats => ({ n: 0, sse: 0, maxErr: 0, maxTruth: 0 });
@@ -201,7 +198,8 @@ export interface AccuracyRow {
  * Accuracy of a run against the truth a log carries (`truth.tau` by joint, `truth.contact_wrenches`
  * by contact link, torque and force in the contact frame): per joint and contact RMSE and largest
  * error in N·m or N, beside the relative figure. Names that match no joint or contact are kept to
- * be reported; quantities without truth have no figure.
+ * be reported; quantities without truth have no figure. Each sample is taken as its row of
+ * ReportSlots (`add` packs it; `addRow` takes a row packed elsewhere, e.g. by a worker thread).
  */
 export class TruthComparison {
   readonly unknownJoints = new Set<string>();
@@ -209,52 +207,52 @@ export class TruthComparison {
   /** truth entries that are not numbers of the right shape, by name */
   readonly malformed = new Set<string>();
   samples = 0;
+  /** the places of a sample's values (contacts: the problem's, in its order) */
+  readonly slots: ReportSlots;
   private readonly tau = new Map<string, ErrorStats[]>();
   private readonly contacts = new Map<string, { torque: ErrorStats; force: ErrorStats }>();
+  private readonly row: Float64Array;
+  private readonly notes: TruthNotes = { unknownJoints: [], unknownContacts: [], malformed: [] };
 
-  constructor(readonly model: Model) {}
+  constructor(readonly model: Model, slots: ReportSlots) {
+    this.slots = slots;
+    this.row = new Float64Array(this.slots.width);
+  }
 
   add(e: NamedEstimate, truth: unknown): void {
     if (typeof truth !== 'object' || truth === null) return;
-    const t = truth as { tau?: unknown; contact_wrenches?: unknown };
+    const used = this.slots.pack(e, truth, this.row, 0, this.notes);
+    this.note(this.notes);
+    if (used) this.addRow(this.row, 0);
+  }
+
+  /** What samples' truth held that is unusable (TruthNotes, in the order met); the lists are emptied. */
+  note(n: TruthNotes): void {
+    for (const k of n.unknownJoints) this.unknownJoints.add(k);
+    for (const k of n.unknownContacts) this.unknownContacts.add(k);
+    for (const k of n.malformed) this.malformed.add(k);
+    n.unknownJoints.length = 0; n.unknownContacts.length = 0; n.malformed.length = 0;
+  }
+
+  /** One sample's row of `slots` at v[at ..]; a sample with no truth value counts for nothing. */
+  addRow(v: Float64Array, at: number): void {
+    const S = this.slots;
     let used = false;
-    // loops rather than entries/map/every: this runs once per sample
-    if (typeof t.tau === 'object' && t.tau !== null) {
-      const tt = t.tau as Record<string, unknown>;
-      for (const k in tt) {
-        const v = tt[k], x = e.tau[k];
-        if (x === undefined) { this.unknownJoints.add(k); continue; }
-        if (typeof x === 'number') {
-          if (!(typeof v === 'number' && Number.isFinite(v)) && !(Array.isArray(v) && v.length === 1 && typeof v[0] === 'number' && Number.isFinite(v[0]))) { this.malformed.add(`tau of joint "${k}"`); continue; }
-          let st = this.tau.get(k);
-          if (!st) { st = [stats()]; this.tau.set(k, st); }
-          addStat(st[0], x, typeof v === 'number' ? v : (v as number[])[0]);
-        } else {
-          const n = x.length;
-          let ok = Array.isArray(v) ? v.length === n : n === 1 && typeof v === 'number';
-          if (ok && Array.isArray(v)) for (let c = 0; c < n; c++) if (!(typeof v[c] === 'number' && Number.isFinite(v[c]))) { ok = false; break; }
-          if (ok && !Array.isArray(v)) ok = Number.isFinite(v as number);
-          if (!ok) { this.malformed.add(`tau of joint "${k}"`); continue; }
-          let st = this.tau.get(k);
-          if (!st) { st = x.map(stats); this.tau.set(k, st); }
-          for (let c = 0; c < n; c++) addStat(st[c], x[c], Array.isArray(v) ? v[c] : (v as number));
-        }
-        used = true;
-      }
+    for (const j of S.joints) {
+      const o = at + S.truthTau + j.at;
+      if (Number.isNaN(v[o])) continue;
+      let st = this.tau.get(j.name);
+      if (!st) { st = Array.from({ length: j.nv }, stats); this.tau.set(j.name, st); }
+      for (let c = 0; c < j.nv; c++) addStat(st[c], v[at + S.tau + j.at + c], v[o + c]);
+      used = true;
     }
-    if (typeof t.contact_wrenches === 'object' && t.contact_wrenches !== null) {
-      const tw = t.contact_wrenches as Record<string, unknown>;
-      for (const k in tw) {
-        const w = tw[k], x = e.contact_wrenches[k];
-        if (!x) { this.unknownContacts.add(k); continue; }
-        const ww = w as { torque?: unknown; force?: unknown };
-        if (typeof w !== 'object' || w === null || !finite3(ww.torque) || !finite3(ww.force)) { this.malformed.add(`wrench of contact "${k}"`); continue; }
-        let st = this.contacts.get(k);
-        if (!st) { st = { torque: stats(), force: stats() }; this.contacts.set(k, st); }
-        const wt = ww.torque as number[], wf = ww.force as number[];
-        for (let c = 0; c < 3; c++) { addStat(st.torque, x.torque[c], wt[c]); addStat(st.force, x.force[c], wf[c]); }
-        used = true;
-      }
+    for (let k = 0; k < S.contacts.length; k++) {
+      const o = at + S.truthContact + 6 * k, x = at + S.contact + 6 * k;
+      if (Number.isNaN(v[o])) continue;
+      let st = this.contacts.get(S.contacts[k]);
+      if (!st) { st = { torque: stats(), force: stats() }; this.contacts.set(S.contacts[k], st); }
+      for (let c = 0; c < 3; c++) { addStat(st.torque, v[x + c], v[o + c]); addStat(st.force, v[x + 3 + c], v[o + 3 + c]); }
+      used = true;
     }
     if (used) this.samples++;
   }

@@ -23,6 +23,7 @@ import type { Estimator } from './estimator.ts';
 import { LayoutCache, type Layout, type LayoutKey, type LayoutOffline } from './layouts.ts';
 import { WRENCH_COMPONENTS } from './problem.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
+import { ReportSlots } from './report-values.ts';
 import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
 import { BASE_CSV, type Sample } from '../io/log.ts';
@@ -53,6 +54,11 @@ export interface SessionOptions {
    * (worker threads of one run, whose layouts the main thread analyses)
    */
   givenOnly?: boolean;
+  /**
+   * compare each sample with the truth its row carries (`truth`; default true). A worker thread of
+   * one run does not: it sends its rows' values (ReportSlots) to the main thread, which compares.
+   */
+  compareTruth?: boolean;
 }
 
 /** One estimated sample: the row's time and line, its condition figure and the named estimate. */
@@ -140,6 +146,8 @@ export class EstimationSession {
   };
   /** accuracy against the truth the log's rows carry */
   readonly truth: TruthComparison;
+  /** the places of each sample's values in the reports' rows (ReportSlots: the problem's joints, contacts and sensors) */
+  readonly reportSlots: ReportSlots;
   /** every layout met (sensor subset × contact mode), with its analysis, estimator and bad-data test */
   readonly layouts: LayoutCache;
   /** the layout with every sensor and every contact */
@@ -156,7 +164,7 @@ export class EstimationSession {
   constructor(readonly es: EstimationSystem, opts: SessionOptions = {}) {
     this.opts = {
       condition: opts.condition ?? true, conditionLimit: opts.conditionLimit ?? DEFAULT_CONDITION_LIMIT, covariance: opts.covariance ?? false,
-      layoutCache: opts.layoutCache ?? 32, confidence: opts.confidence ?? 0.99,
+      layoutCache: opts.layoutCache ?? 32, confidence: opts.confidence ?? 0.99, compareTruth: opts.compareTruth ?? true,
     };
     this.allSensors = es.sensors.filter((s) => s.block >= 0).map((s) => s.spec.name);
     this.allContacts = es.contacts.map((c) => c.link);
@@ -166,7 +174,8 @@ export class EstimationSession {
     this.layouts.seen.get(this.full.key)!.samples--; // built up front, not met in a row yet
     this.stats.condSetupMs = this.full.setupMs;
     this.analysis = this.full.analysis;
-    this.truth = new TruthComparison(es.model);
+    this.reportSlots = new ReportSlots(es.model, this.allContacts, this.allSensors);
+    this.truth = new TruthComparison(es.model, this.reportSlots);
   }
 
   /** Does the problem name contact modes (a schedule or force thresholds)? Then a full layout that is ill posed may still serve the modes. */
@@ -325,7 +334,7 @@ export class EstimationSession {
     if (present.length < this.allSensors.length) st.partial++;
     const f = est.flops;
     st.flops += f.kinematics.total + f.fill.total + f.factor.total + f.solve.total; // est.totalFlops().total, without a Flops per row
-    this.truth.add(named, s.truth);
+    if (this.opts.compareTruth) this.truth.add(named, s.truth);
     const record: EstimateRecord = { t: s.t, line: s.line, estimate: named, sensors: present, mode: layout.mode, layout: layout.key };
     if (cond) record.condition = condition;
     if (direction !== undefined) { record.near_singular = direction; record.flag_key = flagKey; }

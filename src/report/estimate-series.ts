@@ -8,6 +8,7 @@
  * are all kept (line, and time when the row had one).
  */
 import type { NamedEstimate, Wrench } from '../estimation/outputs.ts';
+import type { ReportSlots, TruthNotes } from '../estimation/report-values.ts';
 
 const COMPONENTS = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'] as const;
 
@@ -32,10 +33,24 @@ export class EstimateSeries {
   /** the columns by prefix and name (the same arrays as in `columns`) */
   private readonly byPrefix = new Map<string, Map<string, number[][]>>();
 
-  constructor(readonly maxPoints = 2000) {}
+  /** with `slots`, each sample is taken as its row of ReportSlots (`add` packs it; `addRow` takes a row packed elsewhere) */
+  constructor(readonly maxPoints = 2000, readonly slots?: ReportSlots) {
+    this.row = slots ? new Float64Array(slots.width) : new Float64Array(0);
+  }
+
+  private readonly row: Float64Array;
+  private readonly notes: TruthNotes = { unknownJoints: [], unknownContacts: [], malformed: [] };
 
   /** Offer one estimated sample; it is kept when its index is a multiple of the stride. */
   add(line: number, t: number, condition: number, e: NamedEstimate, truth: unknown): void {
+    if (this.slots) {
+      if (this.seen % this.stride !== 0) { this.seen++; return; }
+      this.slots.pack(e, truth, this.row, 0, this.notes);
+      // what the truth held that is unusable is the accuracy's to report (TruthComparison)
+      this.notes.unknownJoints.length = 0; this.notes.unknownContacts.length = 0; this.notes.malformed.length = 0;
+      this.addRow(line, t, condition, this.row, 0);
+      return;
+    }
     if (this.seen++ % this.stride !== 0) return;
     const n = this.t.length;
     this.t.push(t); this.line.push(line); this.condition.push(condition);
@@ -68,6 +83,44 @@ export class EstimateSeries {
     // a column this sample did not fill gets NaN
     for (const c of this.all) if (c.length === n) c.push(NaN);
     if (this.t.length > this.maxPoints) this.halve();
+  }
+
+  /**
+   * Offer one estimated sample as its row of `slots` at v[at ..] (NaN: no value); kept when its
+   * index is a multiple of the stride. Only the truth the accuracy uses is shown (ReportSlots.pack).
+   */
+  addRow(line: number, t: number, condition: number, v: Float64Array, at: number): void {
+    if (this.seen++ % this.stride !== 0) return;
+    const S = this.slots!;
+    const n = this.t.length;
+    this.t.push(t); this.line.push(line); this.condition.push(condition);
+    this.dofRow('tau', v, at + S.tau);
+    this.dofRow('tau_std', v, at + S.std);
+    this.wrenchRow('contact', v, at + S.contact);
+    for (let k = 0; k < S.sensors.length; k++) { const x = v[at + S.residual + k]; if (!Number.isNaN(x)) this.cols('residual', S.sensors[k], 0)[0].push(x); }
+    this.dofRow('truth.tau', v, at + S.truthTau);
+    this.wrenchRow('truth.contact', v, at + S.truthContact);
+    for (const c of this.all) if (c.length === n) c.push(NaN);
+    if (this.t.length > this.maxPoints) this.halve();
+  }
+
+  /** the joints' values of a row from v[o ..], those present */
+  private dofRow(prefix: string, v: Float64Array, o: number): void {
+    for (const j of this.slots!.joints) {
+      if (Number.isNaN(v[o + j.at])) continue;
+      const cs = this.cols(prefix, j.name, j.nv === 1 ? 0 : j.nv);
+      for (let k = 0; k < j.nv; k++) cs[k].push(v[o + j.at + k]);
+    }
+  }
+
+  /** the contacts' wrenches of a row from v[o ..] (6 each), those present */
+  private wrenchRow(prefix: string, v: Float64Array, o: number): void {
+    const contacts = this.slots!.contacts;
+    for (let c = 0; c < contacts.length; c++) {
+      if (Number.isNaN(v[o + 6 * c])) continue;
+      const cs = this.cols(prefix, contacts[c], -1);
+      for (let k = 0; k < 6; k++) cs[k].push(v[o + 6 * c + k]);
+    }
   }
 
   /** every column, in the order of `columns` */

@@ -200,7 +200,7 @@ export function register(program: Command, state: CliState): void {
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
       let csvHeaderRow: { cells: string[]; line: number } | null = null;
-      const series = htmlPath !== undefined ? new EstimateSeries() : null;
+      const series = htmlPath !== undefined ? new EstimateSeries(undefined, session.reportSlots) : null;
       const skip = (line: number, message: string, t?: number, where?: string) => {
         errors.push(where !== undefined ? { line, message, where } : { line, message });
         series?.skip(line, message, t);
@@ -244,9 +244,12 @@ export function register(program: Command, state: CliState): void {
         };
         const accept = async (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b);
-          // a worker's rows: their texts in one string (BatchResult.text)
+          // a worker's rows: their texts in one string (BatchResult.text), what the reports take from them in one array (BatchResult.report)
           const texts = b.text ?? '';
           let at = 0;
+          const rep = fromPool ? b.report : undefined, width = session.reportSlots.width;
+          let slot = 0;
+          if (rep) truth.note(rep.notes);
           for (const r of b.results) {
             if (r.kind === 'ok' && r.length !== undefined) { r.text = texts.slice(at, at + r.length); at += r.length; }
             if (r.layout !== undefined) {
@@ -270,17 +273,18 @@ export function register(program: Command, state: CliState): void {
                 printMessage(`${dataName}:${r.line}: near a singular configuration of the sensor layout (condition ${fmt(r.condition!)} > ${fmt(limit)}): poorly observed: ${r.near_singular}`);
               }
             } else if (r.condition !== undefined) lastFlag = null;
-            if (r.estimate) {
-              if (fromPool) truth.add(r.estimate, r.truth);
-              series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, r.truth);
-            }
+            if (rep) {
+              truth.addRow(rep.values, slot * width);
+              series?.addRow(r.line, r.t, r.condition ?? NaN, rep.values, slot * width);
+              slot++;
+            } else if (r.estimate) series?.add(r.line, r.t, r.condition ?? NaN, r.estimate, r.truth);
             if (r.staleness) for (const [k, a] of r.staleness) if (!(a <= (maxStale.get(k) ?? -1))) maxStale.set(k, a);
             if (r.mcap !== undefined) {
               if (mcapOut === null) {
                 mcapOut = new McapEstimateWriter(sinkWritable(sink), model);
                 await mcapOut.start();
               }
-              await (mcapOut as McapEstimateWriter).writeEncoded({ stamp: r.stamp!, line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: r.staleness }, r.mcap, r.estimate!);
+              await (mcapOut as McapEstimateWriter).writeEncoded({ stamp: r.stamp!, line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: r.staleness }, r.mcap, r.status ?? r.estimate!);
               continue;
             }
             if (csvHeader === null && outFormat === 'csv') {
