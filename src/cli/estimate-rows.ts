@@ -75,7 +75,8 @@ export interface BatchResult {
    * a worker's batch (RowSetup.withEstimates): the values the reports take from its estimated rows,
    * one row of the session's ReportSlots each, in the order of those rows, and what their truth
    * held that is unusable; instead of each row's estimate and truth as objects, which the main
-   * thread would rebuild and collect (measured: 9.7 → 8.1 s on 45,000 demo samples, two jobs)
+   * thread would rebuild and collect (45,000 demo samples, two jobs: 10.6–11.0 → 9.9–10.1 s;
+   * --no-condition 6.6–7.7 → 6.1–6.2 s)
    */
   report?: { values: Float64Array; notes: TruthNotes };
   /**
