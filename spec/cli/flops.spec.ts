@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
@@ -28,6 +29,8 @@ describe('sparsedyn flops', () => {
     expect(withCollect).toEqual(flopsReport(model, { seed: 3 }).report);
     const gc = fullCollection();
     expect(typeof gc).toBe('function');
+    // the engine's flag is back as it was (the command line's code cache is keyed by the flags): no gc in a new context
+    expect(runInNewContext('typeof gc')).toBe('undefined');
     const ref = (() => new WeakRef(new Float64Array(1 << 20)))();
     const tick = () => new Promise((r) => setImmediate(r));
     await tick();

@@ -17,6 +17,8 @@ export function fullCollection(): (() => void) | undefined {
     try {
       setFlagsFromString('--expose-gc');
       const f: unknown = runInNewContext('gc');
+      // the flag back as it was: V8's code cache (bin/sparsedyn.mjs) is keyed by the flags
+      setFlagsFromString('--no-expose-gc');
       gc = typeof f === 'function' ? (f as () => void) : null;
     } catch {
       gc = null;
