@@ -97,7 +97,7 @@ export { inputsFromReadings, synthesize, idealReadings, type Truth } from './est
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
 export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample } from './estimation/session.ts';
 export { LayoutCache, modeName, type Layout, type LayoutKey, type LayoutOptions } from './estimation/layouts.ts';
-export { BadDataDetector, chiSquareCdf, chiSquareQuantile, logChiSquareTail, type BadDataResult } from './estimation/bad-data.ts';
+export { BadDataDetector, chiSquareCdf, chiSquareQuantile, logChiSquareTail, type BadDataResult, type BadDataCalibration } from './estimation/bad-data.ts';
 export type { ContactPhase, ContactDetection, PriorSpec } from './estimation/problem.ts';
 export type { PriorInfo } from './estimation/setup.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, DEFAULT_QUATERNION_TOLERANCE, type Sample, type LogError, type LogSchemaOptions } from './io/log.ts';

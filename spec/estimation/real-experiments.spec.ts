@@ -4,10 +4,11 @@
  * RNEA-synthesized walking samples (scripts/walking.ts), dense solves, the χ² table.
  */
 import { Matrix, inverse } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { chiSquareCdf, chiSquareQuantile, logLargestTail } from '../../src/estimation/bad-data.ts';
 import { parseProblem } from '../../src/estimation/problem.ts';
 import { EstimationSession, type EstimateRecord } from '../../src/estimation/session.ts';
+import { Estimator } from '../../src/estimation/estimator.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../../src/io/log.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
@@ -110,8 +111,18 @@ describe('rows as they come', () => {
     expect(small.stats.switchesToSeen).toBeGreaterThan(0);
     expect(small.stats.analysesAtSeenSwitches).toBe(0);
     // a worker thread's session: the full layout's offline work, and no analysis of its own
+    const trials = vi.spyOn(Estimator.prototype, 'estimateUnchecked');
     const worker = new EstimationSession(walkEs, { offline: ref.offline(), givenOnly: true });
+    // no sample estimated to set it up: the condition figure's and the bad-data test's calibrations are given
+    expect(trials).not.toHaveBeenCalled();
+    trials.mockRestore();
     expect(worker.layouts.analyses).toBe(0);
+    // the bad-data test's offline part comes with the rest (plain JSON), and makes the same test
+    expect(JSON.parse(JSON.stringify(ref.offline()))).toEqual(ref.offline());
+    const wb = worker.full.badData!, rb = ref.full.badData!;
+    expect(wb.calibration.canSee.some((c) => c === 1)).toBe(true);
+    expect(wb.calibration).toEqual(rb.calibration);
+    expect([wb.checked, wb.unchecked, [...wb.detectable]]).toEqual([rb.checked, rb.unchecked, [...rb.detectable]]);
     const other = rows.find((r) => !worker.layouts.has(worker.layoutOf(r).key))!;
     expect(() => worker.estimate(other)).toThrow(/was not given its offline work/);
     const keys = new Map(rows.map((r) => worker.layoutOf(r)).map((l) => [l.key, l]));

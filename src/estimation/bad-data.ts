@@ -151,7 +151,18 @@ export interface BadDataResult {
 
 
 /**
- * Bad-data test of one layout's estimator: offline, which rows and sensors can be checked; per
+ * What a BadDataDetector learns offline, per weighted row (in the order of the layout's rows): whether
+ * its residual can be nonzero (1) at some configuration tried, and its smallest Ω_rr / V_r there
+ * (null: no configuration could be estimated). Plain JSON, part of a layout's offline work.
+ */
+export interface BadDataCalibration {
+  canSee: number[];
+  rho: (number | null)[];
+}
+
+/**
+ * Bad-data test of one layout's estimator: offline, which rows and sensors can be checked (three
+ * random configurations estimated, or `calibration` from another detector of the same layout); per
  * sample, the χ² test and, when it fires, the largest normalized residual. `test()` allocates
  * nothing but its result.
  */
@@ -178,7 +189,10 @@ export class BadDataDetector {
   private readonly omega: Float64Array;
   private readonly work: { X: Float64Array; B: Float64Array };
 
-  constructor(readonly est: Estimator, readonly confidence: number) {
+  /** the offline part, to build the same detector elsewhere (BadDataCalibration) */
+  readonly calibration: BadDataCalibration;
+
+  constructor(readonly est: Estimator, readonly confidence: number, calibration?: BadDataCalibration) {
     const sys = est.es.sys, V = est.rowVariance;
     this.dof = est.mode === 'wls' ? sys.m - sys.n : 0;
     this.threshold = this.dof > 0 ? chiSquareQuantile(confidence, this.dof) : Infinity;
@@ -195,7 +209,11 @@ export class BadDataDetector {
     // critical rows: Ω_rr / V_r below 1e-9 at every random configuration tried
     const canSee = new Uint8Array(rows.length);
     const rho = new Float64Array(rows.length).fill(Infinity);
-    if (this.dof > 0) {
+    if (calibration) {
+      if (calibration.canSee.length !== rows.length || calibration.rho.length !== rows.length) throw new RangeError(`BadDataDetector: the calibration has ${calibration.canSee.length} rows, the layout ${rows.length}`);
+      calibration.canSee.forEach((c, t) => { canSee[t] = c; });
+      calibration.rho.forEach((r, t) => { rho[t] = r ?? Infinity; });
+    } else if (this.dof > 0) {
       const work = { X: new Float64Array(N * rows.length), B: new Float64Array(N * rows.length) };
       const om = new Float64Array(rows.length);
       const model = est.es.model, v0 = new Float64Array(model.nv), y0 = new Float64Array(sys.ny);
@@ -209,6 +227,7 @@ export class BadDataDetector {
         rows.forEach((r, t) => { if (om[t] > 1e-9 * V[r]) canSee[t] = 1; rho[t] = Math.min(rho[t], Math.max(0, om[t] / V[r])); });
       }
     }
+    this.calibration = { canSee: Array.from(canSee), rho: Array.from(rho, (r) => (Number.isFinite(r) ? r : null)) };
     this.checkRows = Int32Array.from(rows.filter((_r, t) => canSee[t]));
     this.rowBlock = names.filter((_n, t) => canSee[t]);
     const blocks = [...new Set(names)];

@@ -8,7 +8,7 @@
  * Gyroscopes add no equation: they are in every layout.
  */
 import { analyzeDataAlone, analyzeProblem, type AnalysisReport } from './analysis.ts';
-import { BadDataDetector } from './bad-data.ts';
+import { BadDataDetector, type BadDataCalibration } from './bad-data.ts';
 import { EstimateConditioning, type ConditioningCalibration } from './conditioning.ts';
 import { SymbolicLU, type SymbolicLUJSON } from '../sparse/symbolic.ts';
 import { Estimator } from './estimator.ts';
@@ -53,6 +53,8 @@ export interface LayoutOffline {
   priorOnlyUnknowns: string[];
   symbolic?: SymbolicLUJSON;
   conditioning?: ConditioningCalibration;
+  /** the bad-data test's offline part (a redundant layout) */
+  badData?: BadDataCalibration;
 }
 
 /** A layout's offline work as plain JSON (see LayoutOffline). */
@@ -60,6 +62,7 @@ export function layoutOffline(l: Layout): LayoutOffline {
   const out: LayoutOffline = { key: l.key, analysis: l.analysis, priorOnly: l.priorOnly, priorOnlyUnknowns: l.priorOnlyUnknowns };
   if (l.estimator) out.symbolic = l.estimator.symbolicInForce.toJSON();
   if (l.conditioning) out.conditioning = l.conditioning.calibration();
+  if (l.badData) out.badData = l.badData.calibration;
   return out;
 }
 
@@ -215,7 +218,7 @@ export class LayoutCache {
       const est = new Estimator(es, { symbolic: given?.symbolic ? SymbolicLU.fromJSON(given.symbolic) : undefined });
       layout.estimator = est;
       const conf = this.opts.confidence ?? 0.99;
-      if (conf > 0 && est.mode === 'wls') layout.badData = new BadDataDetector(est, conf);
+      if (conf > 0 && est.mode === 'wls') layout.badData = new BadDataDetector(est, conf, given?.badData);
       if (this.opts.condition ?? true) layout.conditioning = new EstimateConditioning(est, { calibration: given?.conditioning });
     }
     if (layout.estimator) layout.initial = layout.estimator.symbolicInForce;
