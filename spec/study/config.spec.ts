@@ -9,7 +9,7 @@ describe('study configuration', () => {
   it('fills defaults and expands lu:* into auto and every ordering', () => {
     const c = parse({ ...base, solvers: ['rnea', 'lu:*', 'lu', 'dense'] });
     expect(c.title).toBe('x');
-    expect(c.timing).toEqual({ enabled: true, rounds: 9, minMs: 2, warmupMs: 40, maxNb: Infinity, maxCallMs: 250, finiteDifferences: false });
+    expect(c.timing).toEqual({ enabled: true, rounds: 9, minMs: 2, warmupMs: 400, maxNb: Infinity, maxCallMs: 250, finiteDifferences: false });
     expect(c.dense.maxRunOrder).toBe(400);
     expect(c.solvers[0]).toBe('rnea');
     expect(c.solvers).toContain('lu:auto');

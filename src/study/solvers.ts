@@ -211,7 +211,11 @@ function prepareLu(c: StudyCase, ordering: OrderingName | 'auto'): PreparedSolve
       notes: [`weighted least squares: LU of the augmented system [W⁻¹A; Aᵀ 0] of order ${sys.m + sys.n}`],
     };
   }
-  const solver = new SparseSolver(sys, { ordering });
+  // the transforms gathered as LuInverseDynamics and LuForwardDynamics fill them (the same values, flops and
+  // factors as the plain fill, in less time); no refinement step, which LuForwardDynamics adds by default
+  // (the paper's count; its cost in time: scripts/bench-lu-time.ts)
+  const solver = new SparseSolver(sys, { ordering, gather: true });
+  if (c.kind === 'forward-dynamics') notes.push('the LU without the refinement step that LuForwardDynamics adds by default (Nori\'s count; its time: reports/bench-lu-time.md)');
   const out = c.kind === 'forward-dynamics' ? qddFromD : tauFromD;
   const res = new Float64Array(model.nv);
   return {

@@ -1,6 +1,6 @@
 /**
- * Median time per call of a prepared function: a warm-up (bounded in calls and in time, so that the
- * JIT has compiled the hot loops but slow calls stay affordable), repetitions calibrated so that a
+ * Median time per call of a prepared function: a warm-up (bounded in time, so that the JIT has
+ * compiled the hot loops, and at least one call), repetitions calibrated so that a
  * round lasts at least `minMs`, an empty-loop baseline subtracted per round, the median over
  * `rounds`. The same scheme as scripts/bench-lib.ts.
  */
@@ -11,7 +11,7 @@ export interface TimingOptions {
   rounds?: number;
   /** least duration of a round in ms (default 2) */
   minMs?: number;
-  /** warm-up: calls until `warmupCalls` calls or `warmupMs` ms, whichever comes first (defaults 5000, 40) */
+  /** warm-up: calls until `warmupCalls` calls or `warmupMs` ms, whichever comes first (defaults: no bound on calls, 40 ms) */
   warmupCalls?: number;
   warmupMs?: number;
 }
@@ -29,7 +29,7 @@ export interface Timing {
 export function medianMicros(fn: () => void, opts: TimingOptions = {}): Timing {
   const rounds = opts.rounds ?? 9;
   const minMs = opts.minMs ?? 2;
-  const warmupMs = opts.warmupMs ?? 40, warmupCalls = opts.warmupCalls ?? 5000;
+  const warmupMs = opts.warmupMs ?? 40, warmupCalls = opts.warmupCalls ?? Infinity;
   let t0 = performance.now();
   let calls = 0;
   do { fn(); calls++; } while (performance.now() - t0 < warmupMs && calls < warmupCalls);
