@@ -77,8 +77,8 @@ describe('ReportSlots', () => {
     expect(rows.contactRows()).toEqual(c);
   });
 
-  it('the HTML series from rows: the same columns as from the estimates, truth and standard deviations where present', () => {
-    const a = new EstimateSeries(4, slots), b = new EstimateSeries(4, slots);
+  it('the HTML series: every 2nd, 4th … sample, truth and standard deviations where present, the same from an estimate as from its packed row', () => {
+    const a = new EstimateSeries(slots, 4), b = new EstimateSeries(slots, 4);
     const v = new Float64Array(slots.width), n = notes();
     for (let k = 0; k < 11; k++) {
       const e = { ...est(k), ...(k % 2 ? { tau_std: { joint1: 0.1, joint2: 0.2, root_joint: [1, 1, 1, 1, 1, 1] } } : {}) };

@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { EstimateSeries } from '../../src/report/estimate-series.ts';
 import { estimateCharts } from '../../src/report/estimate-page.ts';
 import type { NamedEstimate } from '../../src/estimation/outputs.ts';
+import { ReportSlots } from '../../src/estimation/report-values.ts';
+import type { Model } from '../../src/model/model.ts';
 import { runCli as run } from '../cli/run.ts';
 import { NO_BROWSER } from '../package/dist.ts';
 
@@ -25,9 +27,12 @@ const named = (x: number): NamedEstimate => ({
   contact_wrenches: { foot: { torque: [x, 0, 0], force: [0, 0, 10 * x] } }, residuals: { s: 0.5 },
 });
 
+/** the places of the values of `named` (joints a, 1 DoF, and b, 2 DoF; contact foot; sensor s) */
+const slots = new ReportSlots({ movingJoints: () => [{ name: 'a', nv: 1 }, { name: 'b', nv: 2 }] } as unknown as Model, ['foot'], ['s']);
+
 describe('EstimateSeries', () => {
   it('keeps every sample up to maxPoints, then every 2nd, 4th, … (the kept samples are the multiples of the stride)', () => {
-    const s = new EstimateSeries(8);
+    const s = new EstimateSeries(slots, 8);
     for (let k = 0; k < 37; k++) s.add(k + 1, 0.01 * k, 1, named(k), { tau: { a: k + 0.5 } });
     expect(s.stride).toBe(8);
     expect(s.seen).toBe(37);
@@ -40,7 +45,7 @@ describe('EstimateSeries', () => {
   });
 
   it('fills NaN where a sample lacks a quantity (truth on some samples only) and places skipped rows in time', () => {
-    const s = new EstimateSeries();
+    const s = new EstimateSeries(slots);
     s.add(2, 1.0, 1, named(1), undefined);
     s.add(3, 1.1, 1, named(2), { tau: { a: 7 } });
     s.add(6, 1.4, 1, named(3), undefined);
@@ -57,7 +62,7 @@ describe('EstimateSeries', () => {
 
 describe('estimateCharts', () => {
   it('one chart per joint and unit, per contact force and torque, residuals and condition; every axis with its unit and frame', () => {
-    const s = new EstimateSeries();
+    const s = new EstimateSeries(slots);
     for (let k = 0; k < 5; k++) s.add(k + 1, 0.1 * k, 2, { ...named(k + 1), tau_std: { a: 0.1, b: [0.1, 0.2] } }, { tau: { a: k } });
     const secs = estimateCharts({
       title: 'p', summary: [], series: s, jointRows: [], contactRows: [], limit: 10, d3Source: '',

@@ -2,12 +2,13 @@
  * The time series an estimation run shows in its HTML report, collected sample after sample with
  * bounded memory: every estimated joint torque (one value per degree of freedom), its standard
  * deviation when a covariance was computed, every contact wrench (contact link frame), the truth of
- * each when the log carries it, every sensor's normalized residual and the condition figure. Beyond
+ * each when the log carries it (in the estimate's shape: ReportSlots), every sensor's normalized
+ * residual and the condition figure, each sample read from its row of ReportSlots. Beyond
  * `maxPoints` samples the series keep every 2nd, 4th, … sample (the stride is stated in the
  * report); the accuracy table is computed on every sample elsewhere (TruthComparison). Skipped rows
  * are all kept (line, and time when the row had one).
  */
-import type { NamedEstimate, Wrench } from '../estimation/outputs.ts';
+import type { NamedEstimate } from '../estimation/outputs.ts';
 import type { ReportSlots, TruthNotes } from '../estimation/report-values.ts';
 
 const COMPONENTS = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'] as const;
@@ -33,9 +34,9 @@ export class EstimateSeries {
   /** the columns by prefix and name (the same arrays as in `columns`) */
   private readonly byPrefix = new Map<string, Map<string, number[][]>>();
 
-  /** with `slots`, each sample is taken as its row of ReportSlots (`add` packs it; `addRow` takes a row packed elsewhere) */
-  constructor(readonly maxPoints = 2000, readonly slots?: ReportSlots) {
-    this.row = slots ? new Float64Array(slots.width) : new Float64Array(0);
+  /** each sample is taken as its row of `slots` (`add` packs it; `addRow` takes a row packed elsewhere, e.g. by a worker thread) */
+  constructor(readonly slots: ReportSlots, readonly maxPoints = 2000) {
+    this.row = new Float64Array(slots.width);
   }
 
   private readonly row: Float64Array;
@@ -43,46 +44,11 @@ export class EstimateSeries {
 
   /** Offer one estimated sample; it is kept when its index is a multiple of the stride. */
   add(line: number, t: number, condition: number, e: NamedEstimate, truth: unknown): void {
-    if (this.slots) {
-      if (this.seen % this.stride !== 0) { this.seen++; return; }
-      this.slots.pack(e, truth, this.row, 0, this.notes);
-      // what the truth held that is unusable is the accuracy's to report (TruthComparison)
-      this.notes.unknownJoints.length = 0; this.notes.unknownContacts.length = 0; this.notes.malformed.length = 0;
-      this.addRow(line, t, condition, this.row, 0);
-      return;
-    }
-    if (this.seen++ % this.stride !== 0) return;
-    const n = this.t.length;
-    this.t.push(t); this.line.push(line); this.condition.push(condition);
-    // loops over the keys, no closure or entry list: this runs once per kept sample
-    this.dofs('tau', e.tau);
-    if (e.tau_std) this.dofs('tau_std', e.tau_std);
-    for (const link in e.contact_wrenches) this.wrench('contact', link, e.contact_wrenches[link]);
-    for (const s in e.residuals) this.cols('residual', s, 0)[0].push(e.residuals[s]);
-    if (typeof truth === 'object' && truth !== null) {
-      const tr = truth as { tau?: Record<string, unknown>; contact_wrenches?: Record<string, unknown> };
-      if (typeof tr.tau === 'object' && tr.tau !== null) {
-        for (const name in tr.tau) {
-          const x = tr.tau[name];
-          if (!(name in e.tau)) continue;
-          if (typeof x === 'number') this.cols('truth.tau', name, 0)[0].push(x);
-          else if (Array.isArray(x)) {
-            const cs = this.cols('truth.tau', name, x.length);
-            for (let k = 0; k < x.length; k++) { const v = x[k]; cs[k].push(typeof v === 'number' ? v : NaN); }
-          }
-        }
-      }
-      if (typeof tr.contact_wrenches === 'object' && tr.contact_wrenches !== null) {
-        for (const link in tr.contact_wrenches) {
-          const ww = tr.contact_wrenches[link] as Partial<Wrench> | null;
-          if (!(link in e.contact_wrenches) || !ww || !Array.isArray(ww.torque) || !Array.isArray(ww.force)) continue;
-          this.wrench('truth.contact', link, ww as Wrench);
-        }
-      }
-    }
-    // a column this sample did not fill gets NaN
-    for (const c of this.all) if (c.length === n) c.push(NaN);
-    if (this.t.length > this.maxPoints) this.halve();
+    if (this.seen % this.stride !== 0) { this.seen++; return; }
+    this.slots.pack(e, truth, this.row, 0, this.notes);
+    // what the truth held that is unusable is the accuracy's to report (TruthComparison)
+    this.notes.unknownJoints.length = 0; this.notes.unknownContacts.length = 0; this.notes.malformed.length = 0;
+    this.addRow(line, t, condition, this.row, 0);
   }
 
   /**
@@ -91,7 +57,7 @@ export class EstimateSeries {
    */
   addRow(line: number, t: number, condition: number, v: Float64Array, at: number): void {
     if (this.seen++ % this.stride !== 0) return;
-    const S = this.slots!;
+    const S = this.slots;
     const n = this.t.length;
     this.t.push(t); this.line.push(line); this.condition.push(condition);
     this.dofRow('tau', v, at + S.tau);
@@ -106,7 +72,7 @@ export class EstimateSeries {
 
   /** the joints' values of a row from v[o ..], those present */
   private dofRow(prefix: string, v: Float64Array, o: number): void {
-    for (const j of this.slots!.joints) {
+    for (const j of this.slots.joints) {
       if (Number.isNaN(v[o + j.at])) continue;
       const cs = this.cols(prefix, j.name, j.nv === 1 ? 0 : j.nv);
       for (let k = 0; k < j.nv; k++) cs[k].push(v[o + j.at + k]);
@@ -115,7 +81,7 @@ export class EstimateSeries {
 
   /** the contacts' wrenches of a row from v[o ..] (6 each), those present */
   private wrenchRow(prefix: string, v: Float64Array, o: number): void {
-    const contacts = this.slots!.contacts;
+    const contacts = this.slots.contacts;
     for (let c = 0; c < contacts.length; c++) {
       if (Number.isNaN(v[o + 6 * c])) continue;
       const cs = this.cols(prefix, contacts[c], -1);
@@ -146,19 +112,6 @@ export class EstimateSeries {
       byName.set(name, cs);
     }
     return cs;
-  }
-
-  private dofs(prefix: string, rec: Record<string, number | number[]>): void {
-    for (const name in rec) {
-      const x = rec[name];
-      if (typeof x === 'number') this.cols(prefix, name, 0)[0].push(x);
-      else { const cs = this.cols(prefix, name, x.length); for (let k = 0; k < x.length; k++) cs[k].push(x[k]); }
-    }
-  }
-
-  private wrench(prefix: string, link: string, w: Wrench): void {
-    const cs = this.cols(prefix, link, -1);
-    for (let c = 0; c < 3; c++) { cs[c].push(w.torque[c]); cs[c + 3].push(w.force[c]); }
   }
 
   /** Record a skipped row (`t` when the row was read far enough to have one). */

@@ -200,7 +200,7 @@ export function register(program: Command, state: CliState): void {
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
       let csvHeaderRow: { cells: string[]; line: number } | null = null;
-      const series = htmlPath !== undefined ? new EstimateSeries(undefined, session.reportSlots) : null;
+      const series = htmlPath !== undefined ? new EstimateSeries(session.reportSlots) : null;
       const skip = (line: number, message: string, t?: number, where?: string) => {
         errors.push(where !== undefined ? { line, message, where } : { line, message });
         series?.skip(line, message, t);
