@@ -17,7 +17,7 @@
  * offline work (estimate-pool.ts).
  */
 import type { NamedEstimate } from '../estimation/outputs.ts';
-import type { TruthNotes } from '../estimation/report-values.ts';
+import { truthNotes, type TruthNotes } from '../estimation/report-values.ts';
 import type { LayoutKey } from '../estimation/layouts.ts';
 import type { EstimationSession, SessionOutcome, SessionStats } from '../estimation/session.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptions, type Sample } from '../io/log.ts';
@@ -139,7 +139,7 @@ export class RowProcessor {
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects) };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
-    const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: { unknownJoints: [], unknownContacts: [], malformed: [] } } : undefined;
+    const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: truthNotes() } : undefined;
     const results = this.rows(parsed, true, report);
     // the rows' texts as one string (see BatchResult.text)
     const texts: string[] = [];

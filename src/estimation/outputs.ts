@@ -11,7 +11,7 @@ import { Flops } from '../spatial/flops.ts';
 import { xApplyForce } from '../spatial/transform.ts';
 import type { Estimator } from './estimator.ts';
 import type { EstimationSystem } from './setup.ts';
-import { ReportSlots, type TruthNotes } from './report-values.ts';
+import { clearTruthNotes, truthNotes, type ReportSlots, type TruthNotes } from './report-values.ts';
 
 /** A wrench as torque and force, 3 numbers each. */
 export interface Wrench { torque: number[]; force: number[] }
@@ -212,7 +212,7 @@ export class TruthComparison {
   private readonly tau = new Map<string, ErrorStats[]>();
   private readonly contacts = new Map<string, { torque: ErrorStats; force: ErrorStats }>();
   private readonly row: Float64Array;
-  private readonly notes: TruthNotes = { unknownJoints: [], unknownContacts: [], malformed: [] };
+  private readonly notes: TruthNotes = truthNotes();
 
   constructor(readonly model: Model, slots: ReportSlots) {
     this.slots = slots;
@@ -231,7 +231,7 @@ export class TruthComparison {
     for (const k of n.unknownJoints) this.unknownJoints.add(k);
     for (const k of n.unknownContacts) this.unknownContacts.add(k);
     for (const k of n.malformed) this.malformed.add(k);
-    n.unknownJoints.length = 0; n.unknownContacts.length = 0; n.malformed.length = 0;
+    clearTruthNotes(n);
   }
 
   /** One sample's row of `slots` at v[at ..]; a sample with no truth value counts for nothing. */

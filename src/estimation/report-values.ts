@@ -22,6 +22,16 @@ export interface TruthNotes {
   malformed: string[];
 }
 
+/** Empty TruthNotes. */
+export function truthNotes(): TruthNotes {
+  return { unknownJoints: [], unknownContacts: [], malformed: [] };
+}
+
+/** Empty the lists of `n` (kept for the next samples). */
+export function clearTruthNotes(n: TruthNotes): void {
+  n.unknownJoints.length = 0; n.unknownContacts.length = 0; n.malformed.length = 0;
+}
+
 /** A moving joint's place among the degrees of freedom. */
 export interface SlotJoint { name: string; nv: number; at: number }
 

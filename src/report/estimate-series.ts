@@ -9,7 +9,7 @@
  * are all kept (line, and time when the row had one).
  */
 import type { NamedEstimate } from '../estimation/outputs.ts';
-import type { ReportSlots, TruthNotes } from '../estimation/report-values.ts';
+import { clearTruthNotes, truthNotes, type ReportSlots, type TruthNotes } from '../estimation/report-values.ts';
 
 const COMPONENTS = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'] as const;
 
@@ -40,14 +40,14 @@ export class EstimateSeries {
   }
 
   private readonly row: Float64Array;
-  private readonly notes: TruthNotes = { unknownJoints: [], unknownContacts: [], malformed: [] };
+  private readonly notes: TruthNotes = truthNotes();
 
   /** Offer one estimated sample; it is kept when its index is a multiple of the stride. */
   add(line: number, t: number, condition: number, e: NamedEstimate, truth: unknown): void {
     if (this.seen % this.stride !== 0) { this.seen++; return; }
     this.slots.pack(e, truth, this.row, 0, this.notes);
     // what the truth held that is unusable is the accuracy's to report (TruthComparison)
-    this.notes.unknownJoints.length = 0; this.notes.unknownContacts.length = 0; this.notes.malformed.length = 0;
+    clearTruthNotes(this.notes);
     this.addRow(line, t, condition, this.row, 0);
   }
 
