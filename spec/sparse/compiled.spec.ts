@@ -11,8 +11,8 @@ import { SymbolicSystem } from '../../src/assembly/system.ts';
 import { chain, randomTree } from '../../src/model/generators.ts';
 import { randomConfiguration } from '../../src/model/random.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { analyze, NumericLU, type CscMatrix } from '../../src/sparse/index.ts';
-import { randomSparse, rng } from './util.ts';
+import { analyze, compress, NumericLU, SingularPivotError, type CscMatrix } from '../../src/sparse/index.ts';
+import { randomPermutation, randomSparse, rng } from './util.ts';
 
 function counts(lu: NumericLU): number[] {
   return [lu.factorMuls, lu.factorAdds, lu.factorDivs, lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineMuls, lu.refineAdds, lu.refineDivs, lu.refineSteps];
@@ -169,6 +169,73 @@ describe('compiled LU', () => {
     }
     expect(() => new NumericLU(analyze(randomSparse(5, 5, 2, rng(1))), { gather: { map: new Int32Array(2), size: 1 } })).toThrow(/gather.map has length 2/);
     expect(() => new NumericLU(analyze(randomSparse(5, 5, 2, rng(1)))).source).toThrow(/without the gather option/);
+  });
+
+  it('a triangular matrix with fixed pivots (gather.fixed), solved from its source or not (gather.solveFromSource): the same solutions, counts and factors, and the same errors', () => {
+    const rand = rng(83);
+    for (let trial = 0; trial < 6; trial++) {
+      // lower triangular with a full diagonal, rows and columns permuted: every block of its BTF is 1×1
+      const n = 8 + Math.floor(rand() * 40);
+      const Ti: number[] = [], Tj: number[] = [];
+      for (let j = 0; j < n; j++) {
+        Ti.push(j); Tj.push(j);
+        for (let e = 0; e < 3; e++) { const i = j + 1 + Math.floor(rand() * (n - j)); if (i < n && !Ti.some((r, t) => r === i && Tj[t] === j)) { Ti.push(i); Tj.push(j); } }
+      }
+      const pr = randomPermutation(n, rand), pc = randomPermutation(n, rand);
+      const { A } = compress(n, n, Ti.map((i) => pr[i]), Tj.map((j) => pc[j]));
+      const S = analyze(A);
+      expect(S.nblocks).toBe(n);
+      const nnz = S.nnz;
+      // source: the entries of A in order; the diagonal's even columns are fixed (±1 or 2)
+      const map = Int32Array.from({ length: nnz }, (_, t) => t);
+      const fixed = new Uint8Array(nnz), fixedVal = new Float64Array(nnz);
+      for (let k = 0; k < n; k++) {
+        const t = S.Bslot[S.Bp[k]];
+        if (k % 2 === 0) { fixed[t] = 1; fixedVal[t] = [1, -1, 2][k % 3]; }
+      }
+      const opts = { refine: trial % 2, kernel: 'mapped' as const };
+      const plain = new NumericLU(S, { ...opts, compile: 'never' });
+      const lus = [true, false].flatMap((solveFromSource) => (['always', 'loops', 'auto'] as const).map((compile) => new NumericLU(S, { ...opts, compile, compileAfter: 2, gather: { map, size: nnz, fixed, solveFromSource } })));
+      const values = () => Float64Array.from({ length: nnz }, (_, t) => (fixed[t] === 1 ? fixedVal[t] : rand() - 0.5));
+      for (let rep = 0; rep < 4; rep++) {
+        const src = values();
+        plain.refactor(src);
+        const b = Float64Array.from({ length: n }, () => rand() - 0.5);
+        const x0 = plain.solveNegated(new Float64Array(n), b), c0 = counts(plain);
+        for (const lu of lus) {
+          lu.source.set(src);
+          lu.refactorSource();
+          expect(Array.from(lu.solveNegated(new Float64Array(n), b)), `trial ${trial}`).toEqual(Array.from(x0));
+          expect(counts(lu)).toEqual(c0);
+          expect(Array.from(lu.LUx)).toEqual(Array.from(plain.LUx));
+        }
+      }
+      expect(lus.every((lu) => lu.compiled)).toBe(true);
+      // a generic refactor of other values: the solves follow its factors, not the source
+      const other = values();
+      plain.refactor(other);
+      const b = Float64Array.from({ length: n }, () => rand() - 0.5);
+      const x1 = plain.solve(new Float64Array(n), b);
+      for (const lu of lus) {
+        lu.refactor(other);
+        expect(Array.from(lu.solve(new Float64Array(n), b))).toEqual(Array.from(x1));
+        expect(Array.from(lu.LUx)).toEqual(Array.from(plain.LUx));
+      }
+      // zero pivots, fixed or not, are reported as the generic refactor reports them (the column named)
+      const kFixed = 0, kFree = 1;
+      for (const k of [kFree, kFixed]) {
+        const t = S.Bslot[S.Bp[k]];
+        const bad = values();
+        bad[t] = 0;
+        const fresh = [true, false].flatMap((solveFromSource) => (['always', 'loops'] as const).map((compile) => new NumericLU(S, { ...opts, compile, gather: { map, size: nnz, fixed, solveFromSource } })));
+        for (const lu of [...fresh, ...(k === kFree ? lus : [])]) {
+          lu.source.set(bad);
+          expect(() => lu.refactorSource()).toThrow(SingularPivotError);
+        }
+      }
+    }
+    const S5 = analyze(randomSparse(5, 5, 2, rng(1)));
+    expect(() => new NumericLU(S5, { gather: { map: Int32Array.from({ length: S5.nnz }, (_, t) => t), size: S5.nnz, fixed: new Uint8Array(2) } })).toThrow(/gather.fixed has length 2/);
   });
 
   it('robot systems: the gathered fill gives the same solution, flops and values of D and b as the plain one', () => {

@@ -127,7 +127,7 @@ export class SparseSolver {
     this.lu = new NumericLU(this.symbolic, {
       tol: opts.tol, checkTol: opts.checkTol ?? DYNAMICS_CHECK_TOL,
       refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, scale: opts.scale, compile: opts.compile, ...names,
-      ...(gather === null ? {} : { gather }),
+      ...(gather === null ? {} : { gather: { ...gather, fixed: fixedSource(sys, gather.size), solveFromSource: true } }),
     });
     // D's own values (constants) in the source, once
     if (gather !== null) this.lu.source.set(this.vals.Ax);
@@ -206,6 +206,13 @@ export class SparseSolver {
     const f = this.flops;
     return new Flops().accumulate(f.kinematics).accumulate(f.fill).accumulate(f.factor).accumulate(f.solve);
   }
+}
+
+/** The source positions of D's constant entries (written once by the constructor, never by the fill). */
+function fixedSource(sys: SymbolicSystem, size: number): Uint8Array {
+  const fixed = new Uint8Array(size);
+  for (let k = 0; k < sys.constSlot.length; k++) fixed[sys.constSlot[k]] = 1;
+  return fixed;
 }
 
 function copyFlops(to: Flops, from: Flops): void {

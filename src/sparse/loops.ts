@@ -16,6 +16,9 @@
  * whole forward dynamics ~3×; against the straight-line code it is 2–15% slower on small systems
  * and does not degrade on large ones (compiled.ts, "Size").
  *
+ * A triangular matrix solved from its source (CompileInput.direct) reads each entry through a table
+ * of source positions in its solves, and its `factor` checks only the pivots that may change.
+ *
  * Memory (f64 slots, then i32 tables): X = LU values, A = C's values in A's order or the source
  * vector (CompileInput.gather), Cb (refinement), w, rb, dz, out, B; then the tables, every position
  * stored as a byte offset so that the loops index memory without shifts.
@@ -123,11 +126,24 @@ export function loopLU(c: CompileInput): CompiledLU {
   // diagonal then its pivot, and the loops run over slots and columns without the block tables
   const tri = nblocks === n;
   let SRCt = 0;
+  // direct (CompileInput.direct): the solves read each slot's source value where it stands (SRCt),
+  // `factor` checks the pivots whose values are not fixed (CHKt) and copies nothing
+  const direct = tri && c.direct === true && gather !== undefined;
+  let CHKt = 0, nchk = 0;
   if (tri) {
     const SRC8 = new Int32Array(nX);
     for (let e = 0; e < Op[n]; e++) SRC8[Opos[e]] = AB + 8 * src(Oslot[e]);
     for (let k = 0; k < n; k++) SRC8[dpos[k]] = AB + 8 * src(Bslot[Bp[k]]);
     SRCt = i32s(SRC8, (v) => v);
+    if (direct) {
+      const chk: number[] = [];
+      for (let k = 0; k < n; k++) {
+        const sp = src(Bslot[Bp[k]]);
+        if (c.fixed === undefined || c.fixed[sp] !== 1) chk.push(AB + 8 * sp);
+      }
+      nchk = chk.length;
+      CHKt = i32s(Int32Array.from(chk), (v) => v);
+    }
   }
   // the mapped kernel's slot map as it is (16 bits, relative to the column's first slot)
   const Tt = off;
@@ -136,6 +152,8 @@ export function loopLU(c: CompileInput): CompiledLU {
 
   // locals
   const B_ = 0, K1 = 1, K2 = 2, E = 3, E1 = 4, K = 5, C0 = 6, D = 7, C1 = 8, PU = 9, S = 10, S1 = 11, OO = 12, TT = 13, J = 14;
+  /** a slot's index (direct solves) */
+  const SL = 15;
   /** bounds of the outermost loops (never written inside them) */
   const LO = 16, HI = 17;
   const V = 20, M = 21, UL = 22, U = 23, P = 24, AA = 25, L = 26, X0 = 27;
@@ -143,7 +161,14 @@ export function loopLU(c: CompileInput): CompiledLU {
 
   // ---- factor: () → i32 (1: done; 0: a check failed)
   const f = new Body();
-  if (tri) {
+  if (direct) {
+    // the pivots whose values may change: fail if 0 or not finite
+    f.i32(0).set(LO).i32(nchk).set(HI);
+    f.up(K, LO, HI, 1, () => {
+      f.tab(D, CHKt, K).get(D).ldf(0).set(V);
+      f.get(V).f64(0).op(O.f64Eq).get(V).get(V).op(O.f64Sub).f64(0).op(O.f64Eq, O.i32Eqz, O.i32Or).failIf();
+    });
+  } else if (tri) {
     // X = the gathered values, slot by slot; then every pivot: fail if 0 or not finite
     f.i32(XB).set(LO).i32(XB + 8 * nX).set(HI);
     f.up(S, LO, HI, 8, () => {
@@ -224,9 +249,17 @@ export function loopLU(c: CompileInput): CompiledLU {
   /** v[LUi[t]] −= X[t] x0 for the slots t (byte offsets) in [lo, hi), v at byte `vB` */
   const update = (vB: number, lo: number, hi: number) => {
     s.up(TT, lo, hi, 8, () => {
-      s.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(LUIt).tee(S);
-      s.get(S).ldf(vB).get(TT).ldf(0).get(X0).op(O.f64Mul, O.f64Sub).stf(vB);
+      s.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).tee(SL).ldi(LUIt).tee(S);
+      s.get(S).ldf(vB);
+      if (direct) s.get(SL).ldi(SRCt).ldf(0);
+      else s.get(TT).ldf(0);
+      s.get(X0).op(O.f64Mul, O.f64Sub).stf(vB);
     });
+  };
+  /** the value of slot D (byte offset in X) as the solves read it: X[D], or its source value (direct) */
+  const slotValue = (body: Body) => {
+    if (direct) body.get(D).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(SRCt).ldf(0);
+    else body.get(D).ldf(0);
   };
   /** local i = 8 j (byte offset of entry j of an f64 vector) */
   const j8 = (i: number, j: number) => { s.get(j).i32(3).op(O.i32Shl).set(i); };
@@ -256,7 +289,9 @@ export function loopLU(c: CompileInput): CompiledLU {
     s.down(J, LO, HI, 1, () => {
       j8(PU, J);
       s.tab(D, DPt, J);
-      s.get(PU).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
+      s.get(PU).ldf(WB);
+      slotValue(s);
+      s.op(O.f64Div).set(X0);
       s.tab(S1, Qt, J).get(S1).get(X0).stf(0);
       s.tab(C0, CSt, J);
       update(WB, C0, D);
@@ -322,8 +357,11 @@ export function loopLU(c: CompileInput): CompiledLU {
     const guarded = (lo: number, hi: number) => {
       z.get(X0).f64(0).op(0x62 /* f64.ne */, O.if, O.void);
       z.up(TT, lo, hi, 8, () => {
-        z.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(LUIt).tee(S);
-        z.get(S).ldf(WB).get(TT).ldf(0).get(X0).op(O.f64Mul, O.f64Sub).stf(WB);
+        z.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).tee(SL).ldi(LUIt).tee(S);
+        z.get(S).ldf(WB);
+        if (direct) z.get(SL).ldi(SRCt).ldf(0);
+        else z.get(TT).ldf(0);
+        z.get(X0).op(O.f64Mul, O.f64Sub).stf(WB);
       });
       z.get(CNT).get(hi).get(lo).op(O.i32Sub).i32(3).op(O.i32ShrU, O.i32Add).set(CNT);
       z.op(O.end);
@@ -341,7 +379,9 @@ export function loopLU(c: CompileInput): CompiledLU {
       z.op(O.end);
       z.down(J, K1, K2, 1, () => {
         z.tab(D, DPt, J);
-        z.get(J).i32(3).op(O.i32Shl).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
+        z.get(J).i32(3).op(O.i32Shl).ldf(WB);
+        slotValue(z);
+        z.op(O.f64Div).set(X0);
         z.tab(S1, Qt, J).get(S1).get(X0).stf(0);
         z.tab(C0, CSt, J);
         guarded(C0, D);
@@ -350,6 +390,16 @@ export function loopLU(c: CompileInput): CompiledLU {
     z.get(CNT);
   }
   const sparseBody = z.finish(false);
+
+  // ---- direct: X from the source, slot by slot
+  const sx = new Body();
+  if (direct) {
+    sx.i32(XB).set(LO).i32(XB + 8 * nX).set(HI);
+    sx.up(S, LO, HI, 8, () => {
+      sx.get(S).get(S).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(SRCt).ldf(0).stf(0);
+    });
+  }
+  const syncBody = sx.finish(false);
 
   // ---- w = b(p), w = −b(p)
   const wBody = (neg: boolean) => {
@@ -365,7 +415,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   };
   const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
     { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true)], type: 1 },
-    { bodies: sparse ? [sparseBody] : [], type: 0 },
+    { bodies: sparse ? [sparseBody] : [], type: 0 }, { bodies: direct ? [syncBody] : [], type: 1 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -378,6 +428,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
   const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solveSparse = ex.f4;
+  const sync = direct ? ex[sparse ? 'f5' : 'f4'] : null;
   return {
     X: new Float64Array(buf, XB, nX),
     A: new Float64Array(buf, AB, nA),
@@ -392,6 +443,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     factor: () => factor() !== 0,
     solve: c.refine <= 1 ? () => { solve(); } : null,
     solveSparse: sparse ? solveSparse : null,
+    syncX: sync === null ? null : () => { sync(); },
     kind: 'loops',
     statements: 0,
     bytes: bytes.length,

@@ -93,15 +93,24 @@ export interface FactorOptions extends MatrixNames {
    * twice in a system). The caller writes `lu.source` and calls `refactorSource()`: the compiled
    * code then reads the source where it stands, with no copy of A; the generic kernels gather A
    * first. Row scaling reads A itself (the source is gathered, then scaled).
+   *
+   * `fixed` (length `size`): 1 at the source positions whose values are written before the first
+   * refactor and never change after it (a system's constant entries): the compiled code checks a
+   * pivot there once. `solveFromSource`: the caller leaves the source unchanged from
+   * `refactorSource` until its last solve with those factors; a triangular A (every block 1×1,
+   * whose factors are its own entries) is then solved by the compiled code from the source where
+   * it stands, `refactorSource` copies nothing, and LUx is written when it is read.
    */
-  readonly gather?: { readonly map: Int32Array; readonly size: number };
+  readonly gather?: { readonly map: Int32Array; readonly size: number; readonly fixed?: Uint8Array; readonly solveFromSource?: boolean };
   /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
   readonly compileAfter?: number;
   /**
    * largest straight-line code that 'auto' compiles, in statements, before it runs the loop kernels
    * instead (default 25,000: below, straight-line code ran 2–15% faster than the loops on the
    * machine measured, from ~36,000 statements up to 3× slower; 4,000 for a triangular matrix, all
-   * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts)
+   * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts;
+   * 12,000 for a triangular matrix solved from its source (gather.solveFromSource), whose
+   * straight-line solve ran 10–13% faster than the loops up to ~12,500 slots and lost from ~25,000)
    */
   readonly compileLimit?: number;
 }
@@ -133,9 +142,21 @@ export class NumericLU {
    * values, column after column of C = A(p,q): for column k, from cs[k], first the entries of C
    * above k's diagonal block (rows symbolic.Oi[Op[k]..]), then U(:,k) above the diagonal (rows
    * symbolic.Ui[Up[k]..], ascending), the pivot u_kk at dpos[k], and L(:,k) below it (rows
-   * symbolic.Li[Lp[k]..]). LUi holds the row of every slot.
+   * symbolic.Li[Lp[k]..]). LUi holds the row of every slot. (Written from the source when read,
+   * after a refactor that solves from the source: FactorOptions.gather.solveFromSource.)
    */
-  LUx: Float64Array;
+  get LUx(): Float64Array {
+    if (this.xStale) {
+      this.code!.syncX!();
+      this.xStale = false;
+    }
+    return this.xv;
+  }
+  /** LUx's storage, and whether it lags behind the source (FactorOptions.gather.solveFromSource) */
+  private xv: Float64Array;
+  private xStale = false;
+  /** the last refactor ran the compiled code that solves from the source (its solves may run); false after a generic one */
+  private fromSource = false;
   /** row (of C) of every slot of LUx */
   LUi: Int32Array;
   /** start of column k in LUx (length n+1) */
@@ -217,6 +238,10 @@ export class NumericLU {
   private code: CompiledLU | null = null;
   /** FactorOptions.gather: the map (null without), the source vector (moved into the compiled code's memory when it is generated), A gathered for the generic kernels */
   private readonly gmap: Int32Array | null;
+  /** FactorOptions.gather: fixed source positions (or null), solveFromSource, and whether the fixed pivots of this layout were checked */
+  private readonly gfixed: Uint8Array | null;
+  private readonly gFromSource: boolean;
+  private fixedChecked = false;
   private src: Float64Array;
   private readonly gAx: Float64Array;
   /** whether the compiled code reads the source (gather without row scaling) rather than A */
@@ -253,7 +278,9 @@ export class NumericLU {
       throw new RangeError(`compile is "${String(this.compileOption)}", expected auto, always, loops or never`);
     }
     this.compileAfter = options.compileAfter ?? 16;
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : 4000);
+    // a triangular matrix solved from its source has no factor code: its solve alone is compiled
+    const fromSource = options.gather?.solveFromSource === true && (options.scale ?? 'none') === 'none';
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 12000 : 4000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -289,8 +316,13 @@ export class NumericLU {
       this.gmap = g.map.slice();
       this.src = new Float64Array(g.size);
       this.gAx = new Float64Array(S.nnz);
+      if (g.fixed !== undefined && !(g.fixed instanceof Uint8Array && g.fixed.length === g.size)) throw new RangeError(`gather.fixed has length ${g.fixed?.length}, expected one flag per source position (${g.size})`);
+      this.gfixed = g.fixed === undefined ? null : g.fixed.slice();
+      this.gFromSource = g.solveFromSource === true;
     } else {
       this.gmap = null;
+      this.gfixed = null;
+      this.gFromSource = false;
       this.src = new Float64Array(0);
       this.gAx = this.src;
     }
@@ -303,7 +335,7 @@ export class NumericLU {
     this.w = new Float64Array(n);
     this.failed = new Int32Array(S.nblocks);
     // Sized by layout().
-    this.LUx = new Float64Array(0);
+    this.xv = new Float64Array(0);
     this.LUi = new Int32Array(0);
     this.cs = new Int32Array(0);
     this.us = new Int32Array(0);
@@ -397,7 +429,9 @@ export class NumericLU {
     if (mapped) Tp[n] = o;
     this.Llo = Llo;
     this.Lhi = Lhi;
-    this.LUx = new Float64Array(cs[n]);
+    this.xv = new Float64Array(cs[n]);
+    this.xStale = false;
+    this.fixedChecked = false;
     this.LUi = LUi;
     this.cs = cs;
     this.us = us;
@@ -446,6 +480,8 @@ export class NumericLU {
       refine: this.residual === 'extended' ? Math.max(2, this.refine) : this.refine,
       maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
       ...(gathered ? { gather: this.gmap!, nsrc: this.src.length } : {}),
+      ...(gathered && this.gFromSource ? { direct: true } : {}),
+      ...(gathered && this.gfixed !== null ? { fixed: this.gfixed } : {}),
     };
     // straight-line code up to compileLimit (Tp[n] + cs[n], multiplications + slots, bounds its
     // statements from below), the loop kernels above: larger straight-line code runs slower
@@ -463,7 +499,7 @@ export class NumericLU {
     }
     // the factors live in the module's memory from now on (the generic kernels work on the same views)
     code.X.set(this.LUx);
-    this.LUx = code.X;
+    this.xv = code.X;
     if (this.refine > 0) {
       code.Cb.set(this.Cx);
       this.Cx = code.Cb;
@@ -506,6 +542,7 @@ export class NumericLU {
       this.refactors++;
       if (this.compileOption === 'always' || this.compileOption === 'loops' || this.refactors >= this.compileAfter) this.compileNow();
     }
+    this.fromSource = false;
     if (this.code !== null && !this.codeGathered && this.loadAndFactor(A)) {
       this.factorMuls = this.cFactorMuls + this.scaleMuls;
       this.factorAdds = this.cFactorMuls;
@@ -539,7 +576,10 @@ export class NumericLU {
     const g = this.gmap;
     if (g === null) throw new RangeError('refactorSource: this NumericLU was created without the gather option');
     const code = this.code;
+    // the compiled code leaves the fixed pivots unchecked: they are checked here once per layout
+    if (code !== null && this.codeGathered && !this.fixedChecked) this.checkFixedPivots();
     if (code !== null && this.codeGathered && code.factor()) {
+      this.xStale = this.fromSource = code.syncX !== null;
       this.factorMuls = this.cFactorMuls;
       this.factorAdds = this.cFactorMuls;
       this.factorDivs = this.cFactorDivs;
@@ -549,6 +589,29 @@ export class NumericLU {
     const src = this.src, Ax = this.gAx;
     for (let t = 0; t < Ax.length; t++) Ax[t] = src[g[t]];
     return this.refactor(Ax);
+  }
+
+  /** whether the compiled solves hold the last factors (not after a generic refactor of code that solves from the source) */
+  private compiledSolves(): boolean {
+    const c = this.code;
+    return c !== null && (c.syncX === null || this.fromSource);
+  }
+
+  /** The 1×1 pivots at fixed source positions (FactorOptions.gather.fixed): zero or non-finite values are reported as the generic refactor reports them. */
+  private checkFixedPivots(): void {
+    const S = this.symbolic, fx = this.gfixed, g = this.gmap!;
+    if (fx !== null) {
+      const { r, nblocks, Bp, Bslot } = S;
+      for (let b = 0; b < nblocks; b++) {
+        const k1 = r[b];
+        if (r[b + 1] - k1 !== 1) continue;
+        const sp = g[Bslot[Bp[k1]]];
+        if (fx[sp] !== 1) continue;
+        const v = this.src[sp];
+        if (v === 0 || !(v - v === 0)) this.singular1x1(k1, v);
+      }
+    }
+    this.fixedChecked = true;
   }
 
   /** compiled refactor: A into the module's memory, then its factor code */
@@ -923,7 +986,7 @@ export class NumericLU {
     if (X.length !== n * nrhs) throw new RangeError(`X has length ${X.length}, expected n·nrhs = ${n * nrhs}`);
     this.resetSolveCounts();
     let fl = 0;
-    const sparseCode = this.code === null ? null : this.code.solveSparse;
+    const sparseCode = this.compiledSolves() ? this.code!.solveSparse : null;
     if (sparseCode !== null) {
       const { p } = this.symbolic;
       const cw = this.code!.w, out = this.code!.out, Rs = this.Rs;
@@ -1140,8 +1203,8 @@ export class NumericLU {
   private solveInto(X: Float64Array, xo: number, B: Float64Array, bo: number, negate: boolean): void {
     const S = this.symbolic;
     const { n, p, q } = S;
-    const { LUx, LUi, cs, us, dpos, w, segR, segBig, Rs } = this;
-    const solveCode = this.code === null ? null : this.code.solve;
+    const { cs, Rs } = this;
+    const solveCode = this.compiledSolves() ? this.code!.solve : null;
     if (solveCode !== null) {
       const code = this.code!, cw = code.w;
       if (this.scaling === 'none') {
@@ -1165,6 +1228,7 @@ export class NumericLU {
       this.refineSteps += this.cRefSteps;
       return;
     }
+    const { LUx, LUi, us, dpos, w, segR, segBig } = this;
     if (this.scaling === 'none') {
       if (negate) for (let k = 0; k < n; k++) w[k] = -B[bo + p[k]];
       else for (let k = 0; k < n; k++) w[k] = B[bo + p[k]];
