@@ -92,7 +92,7 @@ export class SymbolicSystem {
   readonly xSrc: Uint8Array;
   /** per body, 9 term codes of −E r× (patterns.ts) */
   readonly skewTerms: Uint8Array;
-  /** known scalars: their rows (input index = position in `known`) */
+  /** known scalars: their rows (input index = position in `known`), consecutive (knownRow[k] = knownRow[0] + k) */
   readonly known: readonly KnownScalar[];
   readonly knownRow: Int32Array;
   readonly blocks: readonly MeasurementBlock[];
@@ -390,9 +390,9 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
     for (let k = 0; k < nvi[i]; k++) b[rT + k] = 0;
   }
   fl.mul = mul; fl.add = add;
-  // known scalars: z − y = 0
-  const kr = sys.knownRow;
-  for (let k = 0; k < kr.length; k++) b[kr[k]] = -y[k];
+  // known scalars: z − y = 0 (their rows are consecutive: knownRow[k] = knownRow[0] + k)
+  const nk = sys.knownRow.length, r0 = nk > 0 ? sys.knownRow[0] : 0;
+  for (let k = 0; k < nk; k++) b[r0 + k] = -y[k];
   const blocks = sys.blocks;
   for (let k = 0; k < blocks.length; k++) {
     blocks[k].fill(vals, src ?? Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);

@@ -114,8 +114,14 @@ export interface CompiledLU {
   wFromB(negate: boolean): void;
   /** X from A (and Cb); false when a check failed (X is then partly written) */
   factor(): boolean;
-  /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled */
+  /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled, or with `solveB` */
   readonly solve: (() => void) | null;
+  /**
+   * CompileInput.direct, straight-line code: out = C⁻¹ b(p), or C⁻¹ (−b(p)) with `negate`, read from B
+   * row after row (no w; each row's sum in a register, its terms in the order the column-oriented
+   * solve applies them, so the same solution bit for bit); null otherwise
+   */
+  readonly solveB: ((negate: boolean) => void) | null;
   /** out = C⁻¹ w skipping the columns whose unknown is zero (NumericLU.solveManySparse); returns the multiply-subtracts done; null with refinement */
   readonly solveSparse: (() => number) | null;
   /**
@@ -376,7 +382,8 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   const factorStatements = F.statements;
 
   // ---- solve (local 0: x)
-  const compileSolve = c.refine <= 1;
+  // (direct: the row-oriented solves below take its place)
+  const compileSolve = c.refine <= 1 && !direct;
   const S = new Functions(1, []);
   if (compileSolve) {
     const X0 = 0;
@@ -494,6 +501,30 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     }
     fs.close();
   }
+  // ---- direct: the row-oriented solves from B, plain and negated. Row k's terms are its entries
+  // above the diagonal in descending column order (the column-oriented solve applies them so).
+  const RP = new Functions(1, []), RN = new Functions(1, []);
+  if (direct) {
+    const rowStart = new Int32Array(n + 1);
+    for (let j = 0; j < n; j++) for (let t = cs[j]; t < dpos[j]; t++) rowStart[LUi[t] + 1]++;
+    for (let k = 0; k < n; k++) rowStart[k + 1] += rowStart[k];
+    const next = rowStart.slice(0, n), slotOf = new Int32Array(rowStart[n]), colOf = new Int32Array(rowStart[n]);
+    for (let j = n - 1; j >= 0; j--) {
+      for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; slotOf[e] = t; colOf[e] = j; }
+    }
+    const X0 = 0;
+    for (const [fs, neg] of [[RP, false], [RN, true]] as const) {
+      for (let k = n - 1; k >= 0; k--) {
+        b = fs.group(2 + rowStart[k + 1] - rowStart[k]);
+        load(bO + c.p[k]); if (neg) b.byte(0x9a /* f64.neg */); set(X0);
+        for (let e = rowStart[k]; e < rowStart[k + 1]; e++) {
+          get(X0); load(xs(slotOf[e])); load(outO + q[colOf[e]]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); set(X0);
+        }
+        addr(); get(X0); load(xs(dpos[k])); b.byte(OP.f64Div); store(outO + q[k]);
+      }
+      fs.close();
+    }
+  }
   // ---- direct: X from the source
   const SX = new Functions(0, []);
   if (direct) {
@@ -503,10 +534,12 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     }
     SX.close();
   }
-  if (factorStatements + S.statements > c.maxStatements) return null;
+  const statements = factorStatements + S.statements + RP.statements;
+  if (statements > c.maxStatements) return null;
   const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
     { bodies: F.bodies, type: 0 }, { bodies: compileSolve ? S.bodies : [], type: 1 }, { bodies: compileSparse ? Z.bodies : [], type: 0 },
     { bodies: WP.bodies, type: 1 }, { bodies: WN.bodies, type: 1 }, { bodies: direct ? SX.bodies : [], type: 1 },
+    { bodies: direct ? RP.bodies : [], type: 1 }, { bodies: direct ? RN.bodies : [], type: 1 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -525,6 +558,12 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   for (let i = 0; i < WN.bodies.length; i++) wnfns.push(ex[`f${w0 + WP.bodies.length + i}`]);
   const sxfns: (() => number)[] = [];
   if (direct) for (let i = 0; i < SX.bodies.length; i++) sxfns.push(ex[`f${w0 + WP.bodies.length + WN.bodies.length + i}`]);
+  const rpfns: (() => number)[] = [], rnfns: (() => number)[] = [];
+  const r0 = w0 + WP.bodies.length + WN.bodies.length + (direct ? SX.bodies.length : 0);
+  if (direct) {
+    for (let i = 0; i < RP.bodies.length; i++) rpfns.push(ex[`f${r0 + i}`]);
+    for (let i = 0; i < RN.bodies.length; i++) rnfns.push(ex[`f${r0 + RP.bodies.length + i}`]);
+  }
   const buf = memory.buffer;
   return {
     X: new Float64Array(buf, xO * 8, nX),
@@ -544,8 +583,9 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
     solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
     syncX: direct ? () => { for (let i = 0; i < sxfns.length; i++) sxfns[i](); } : null,
+    solveB: direct ? (negate: boolean) => { const fns = negate ? rnfns : rpfns; for (let i = 0; i < fns.length; i++) fns[i](); } : null,
     kind: 'straight',
-    statements: factorStatements + S.statements,
+    statements,
     bytes: bytes.length,
   };
 }

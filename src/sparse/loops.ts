@@ -444,6 +444,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     solve: c.refine <= 1 ? () => { solve(); } : null,
     solveSparse: sparse ? solveSparse : null,
     syncX: sync === null ? null : () => { sync(); },
+    solveB: null,
     kind: 'loops',
     statements: 0,
     bytes: bytes.length,

@@ -1204,10 +1204,15 @@ export class NumericLU {
     const S = this.symbolic;
     const { n, p, q } = S;
     const { cs, Rs } = this;
-    const solveCode = this.compiledSolves() ? this.code!.solve : null;
-    if (solveCode !== null) {
-      const code = this.code!, cw = code.w;
-      if (this.scaling === 'none') {
+    const code = this.compiledSolves() ? this.code! : null;
+    const solveCode = code === null ? null : code.solve;
+    if (code !== null && (solveCode !== null || code.solveB !== null)) {
+      const cw = code.w;
+      if (code.solveB !== null) {
+        if (bo === 0 && B.length === n) code.B.set(B);
+        else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
+        code.solveB(negate);
+      } else if (this.scaling === 'none') {
         // b copied in whole, permuted (and negated) by the module's straight-line copies
         if (bo === 0 && B.length === n) code.B.set(B);
         else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
@@ -1216,8 +1221,8 @@ export class NumericLU {
         const sg = negate ? -1 : 1;
         for (let k = 0; k < n; k++) cw[k] = (sg * B[bo + p[k]]) * Rs[p[k]];
       }
-      solveCode();
-      X.set(this.code!.out, xo);
+      if (solveCode !== null) solveCode();
+      X.set(code.out, xo);
       const fl = cs[n] - n;
       this.solveMuls += fl + this.cRefMuls + (this.scaling === 'none' ? 0 : n);
       this.solveAdds += fl + this.cRefAdds;
