@@ -129,6 +129,21 @@ describe('compiled LU', () => {
     }
   });
 
+  it('robot inverse dynamics as shipped (compiled at the 16th step, from the source, ±1 entries applied without multiplying): the generic solution and counts bit for bit', () => {
+    for (const model of [chain(9), randomTree(20, 6, { floatingBase: true })]) {
+      const g = new LuInverseDynamics(model, { compile: 'never' }), c = new LuInverseDynamics(model);
+      const r = new Rng(5);
+      for (let t = 0; t < 24; t++) {
+        const q = randomConfiguration(model, r), v = r.array(model.nv, -1, 1), x = r.array(model.nv, -1, 1);
+        expect(Array.from(c.solve(q, v, x))).toEqual(Array.from(g.solve(q, v, x)));
+        expect(Array.from(c.solver.d)).toEqual(Array.from(g.solver.d));
+        expect(counts(c.solver.lu)).toEqual(counts(g.solver.lu));
+      }
+      expect(c.solver.lu.compiledSize?.kind).toBe('straight');
+      expect(Array.from(c.solver.lu.LUx)).toEqual(Array.from(g.solver.lu.LUx));
+    }
+  });
+
   it('gathered values (FactorOptions.gather) and negated right-hand sides: the same factors, solutions and counts', () => {
     const rand = rng(47);
     for (let trial = 0; trial < 8; trial++) {
@@ -186,13 +201,17 @@ describe('compiled LU', () => {
       const S = analyze(A);
       expect(S.nblocks).toBe(n);
       const nnz = S.nnz;
-      // source: the entries of A in order; the diagonal's even columns are fixed (±1 or 2)
+      // source: the entries of A in order; the diagonal's even columns are fixed (±1 or 2), and
+      // every third entry off the diagonal (±1, −2 or 0.5: the solve applies ±1 without multiplying)
       const map = Int32Array.from({ length: nnz }, (_, t) => t);
       const fixed = new Uint8Array(nnz), fixedVal = new Float64Array(nnz);
+      const diag = new Uint8Array(nnz);
       for (let k = 0; k < n; k++) {
         const t = S.Bslot[S.Bp[k]];
+        diag[t] = 1;
         if (k % 2 === 0) { fixed[t] = 1; fixedVal[t] = [1, -1, 2][k % 3]; }
       }
+      for (let t = 0; t < nnz; t++) if (diag[t] === 0 && t % 3 === 0) { fixed[t] = 1; fixedVal[t] = [1, -1, -2, 0.5][t % 4]; }
       const opts = { refine: trial % 2, kernel: 'mapped' as const };
       const plain = new NumericLU(S, { ...opts, compile: 'never' });
       const lus = [true, false].flatMap((solveFromSource) => (['always', 'loops', 'auto'] as const).map((compile) => new NumericLU(S, { ...opts, compile, compileAfter: 2, gather: { map, size: nnz, fixed, solveFromSource } })));

@@ -481,7 +481,7 @@ export class NumericLU {
       maxStatements: this.compileOption === 'always' ? Infinity : this.compileLimit,
       ...(gathered ? { gather: this.gmap!, nsrc: this.src.length } : {}),
       ...(gathered && this.gFromSource ? { direct: true } : {}),
-      ...(gathered && this.gfixed !== null ? { fixed: this.gfixed } : {}),
+      ...(gathered && this.gfixed !== null ? { fixed: this.gfixed, values: this.src } : {}),
     };
     // straight-line code up to compileLimit (Tp[n] + cs[n], multiplications + slots, bounds its
     // statements from below), the loop kernels above: larger straight-line code runs slower
