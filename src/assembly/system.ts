@@ -348,8 +348,8 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
           Ax[xSlotF[e]] = v;
         }
       }
-      // b(3a) = c_i
-      for (let k = 0; k < 6; k++) b[rA + k] = C[o + k];
+      // b(3a) = c_i (written out: a 6-iteration loop ran ~2.5× slower here)
+      b[rA] = C[o]; b[rA + 1] = C[o + 1]; b[rA + 2] = C[o + 2]; b[rA + 3] = C[o + 3]; b[rA + 4] = C[o + 4]; b[rA + 5] = C[o + 5];
     } else {
       // b(3a) = ⁱX_0 a_0 + c_i, with c_i = 0 for a body hanging from the fixed world (xApplyMotion)
       const wx = a0[0], wy = a0[1], wz = a0[2];
@@ -386,8 +386,9 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
     } else {
       for (let k = 0; k < 6; k++) b[rF + k] = 0;
     }
-    const rT = rowTau[i];
-    for (let k = 0; k < nvi[i]; k++) b[rT + k] = 0;
+    const rT = rowTau[i], ni = nvi[i];
+    if (ni === 1) b[rT] = 0;
+    else for (let k = 0; k < ni; k++) b[rT + k] = 0;
   }
   fl.mul = mul; fl.add = add;
   // known scalars: z − y = 0 (their rows are consecutive: knownRow[k] = knownRow[0] + k)

@@ -109,8 +109,9 @@ export interface FactorOptions extends MatrixNames {
    * instead (default 25,000: below, straight-line code ran 2–15% faster than the loops on the
    * machine measured, from ~36,000 statements up to 3× slower; 4,000 for a triangular matrix, all
    * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts;
-   * 12,000 for a triangular matrix solved from its source (gather.solveFromSource), whose
-   * straight-line solve ran 10–13% faster than the loops up to ~12,500 slots and lost from ~25,000)
+   * 60,000 for a triangular matrix solved from its source (gather.solveFromSource), whose
+   * straight-line solve, one statement per slot and two per row, ran 20–25% faster than the loops
+   * on chains of 96 to 600 links (8,000 to 51,000 statements) and 20% slower at 1,000 (85,000))
    */
   readonly compileLimit?: number;
 }
@@ -280,7 +281,7 @@ export class NumericLU {
     this.compileAfter = options.compileAfter ?? 16;
     // a triangular matrix solved from its source has no factor code: its solve alone is compiled
     const fromSource = options.gather?.solveFromSource === true && (options.scale ?? 'none') === 'none';
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 12000 : 4000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 60000 : 4000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
@@ -444,7 +445,8 @@ export class NumericLU {
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
     this.code = null;
     this.refactors = 0;
-    if ((this.compileOption === 'always' || this.compileOption === 'loops') && mapped && canCompile()) this.compileNow();
+    // (with fixed source values, at the first refactor: the code reads the ±1 among them)
+    if ((this.compileOption === 'always' || this.compileOption === 'loops') && mapped && canCompile() && this.gfixed === null) this.compileNow();
   }
 
   /** whether the refactor and solve run compiled code (FactorOptions.compile) */
@@ -485,7 +487,8 @@ export class NumericLU {
     };
     // straight-line code up to compileLimit (Tp[n] + cs[n], multiplications + slots, bounds its
     // statements from below), the loop kernels above: larger straight-line code runs slower
-    const straight = this.compileOption === 'always' || (this.compileOption === 'auto' && this.Tp[n] + cs[n] <= this.compileLimit);
+    const direct = gathered && this.gFromSource && nblocks === n;
+    const straight = this.compileOption === 'always' || (this.compileOption === 'auto' && this.Tp[n] + cs[n] + (direct ? n : 0) <= this.compileLimit);
     const code = (straight ? compileLU(input) : null) ?? (this.compileOption === 'always' ? null : loopLU(input));
     if (code === null) {
       this.compileFailed = true;
