@@ -11,7 +11,8 @@ import { Flops } from '../spatial/flops.ts';
 import { analyze, type AnalyzeOptions } from '../sparse/analyze.ts';
 import { NumericLU } from '../sparse/numeric.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
-import { fillSource, fillSystem, sourceGather, SystemValues, type SymbolicSystem } from './system.ts';
+import { FillCode } from './fill-code.ts';
+import { fillSource, fillSourceCompiled, fillSystem, sourceGather, SystemValues, type SymbolicSystem } from './system.ts';
 
 /** Flops of one step of a sparse solver, by part. */
 export interface StepFlops {
@@ -92,6 +93,7 @@ export class SparseSolver {
   readonly d: Float64Array;
   /** −b of the last step (formed when read: the step solves with b itself, NumericLU.solveNegated) */
   get rhs(): Float64Array {
+    this.syncB();
     const r = this.negb, b = this.vals.b;
     for (let k = 0; k < r.length; k++) r[k] = -b[k];
     return r;
@@ -105,6 +107,11 @@ export class SparseSolver {
   /** SolverOptions.gather: the map of D's entries into lu.source (null: plain fill); whether vals.Ax lags behind the source */
   private readonly gmap: Int32Array | null;
   private stale = false;
+  /** the generated fill of the compiled factorization (gather; rebuilt when its code changes), and whether vals.b lags behind the code's right-hand side buffer */
+  private fillCode: FillCode | null = null;
+  private fillFailed = false;
+  private bStale = false;
+  private bBuf: Float64Array = new Float64Array(0);
 
   constructor(readonly sys: SymbolicSystem, opts: SolverOptions = {}) {
     if (sys.m !== sys.n) {
@@ -154,7 +161,16 @@ export class SparseSolver {
    * brings all of D up to date.
    */
   get valuesLagging(): SystemValues {
+    this.syncB();
     return this.vals;
+  }
+
+  /** vals.b from the compiled code's right-hand side buffer, where the generated fill wrote it */
+  private syncB(): void {
+    if (this.bStale) {
+      this.vals.b.set(this.bBuf);
+      this.bStale = false;
+    }
   }
 
   /** whether valuesLagging.Ax lags behind lu.source (read D's entry t as lu.source[gatherMap[t]]) */
@@ -169,6 +185,7 @@ export class SparseSolver {
 
   /** the values of D and b of the last step (D brought up to date from the source with SolverOptions.gather) */
   get values(): SystemValues {
+    this.syncB();
     if (this.stale) {
       const g = this.gmap!, src = this.lu.source, Ax = this.vals.Ax;
       for (let t = 0; t < Ax.length; t++) Ax[t] = src[g[t]];
@@ -180,20 +197,53 @@ export class SparseSolver {
   /** step without the entry checks. Allocation free. */
   stepUnchecked(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): Float64Array {
     const vals = this.vals, lu = this.lu, fl = this.flops;
-    if (this.gmap !== null) {
-      fillSource(vals, lu.source, q, qd, y);
+    const code = this.gmap === null ? null : this.generatedFill();
+    if (code !== null) {
+      // compiled: the generated fill writes b into the factorization's buffer, solved where it stands
+      const B = lu.rhsBuffer!;
+      fillSourceCompiled(vals, lu.source, B, code, q, qd, y);
       this.stale = true;
+      this.bStale = true;
+      this.bBuf = B;
       lu.refactorSource();
+      // (a re-pivot in the refactor replaces the code and its buffer: b is read from the one filled)
+      if (lu.rhsBuffer === B) lu.solveBufferNegated(this.d);
+      else lu.solveNegated(this.d, B);
     } else {
-      fillSystem(vals, q, qd, y);
-      lu.refactor(vals.Ax);
+      if (this.gmap !== null) {
+        fillSource(vals, lu.source, q, qd, y);
+        this.stale = true;
+        lu.refactorSource();
+      } else {
+        fillSystem(vals, q, qd, y);
+        lu.refactor(vals.Ax);
+      }
+      this.bStale = false;
+      lu.solveNegated(this.d, vals.b);
     }
-    lu.solveNegated(this.d, vals.b);
     copyFlops(fl.kinematics, vals.kin.flops);
     copyFlops(fl.fill, vals.flops);
     fl.factor.reset(); fl.factor.mul = lu.factorMuls; fl.factor.add = lu.factorAdds; fl.factor.div = lu.factorDivs;
     fl.solve.reset(); fl.solve.mul = lu.solveMuls; fl.solve.add = lu.solveAdds; fl.solve.div = lu.solveDivs;
     return this.d;
+  }
+
+  /**
+   * The generated fill (FillCode) for the factorization's current compiled code, built when that code
+   * appears or changes; null while the factorization runs the generic kernels, or when the engine
+   * refused the module (the JavaScript fill then goes on).
+   */
+  private generatedFill(): FillCode | null {
+    const lu = this.lu, mem = lu.codeMemory;
+    if (mem === null || lu.rhsBuffer === null || this.fillFailed) return null;
+    if (this.fillCode !== null && this.fillCode.memory === mem) return this.fillCode;
+    try {
+      this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8);
+    } catch {
+      this.fillCode = null;
+      this.fillFailed = true;
+    }
+    return this.fillCode;
   }
 
   /** value of a named unknown in the last solution (e.g. "tau[knee]", "fx[l_sole].fz") */

@@ -17,6 +17,7 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { compress } from '../sparse/compress.ts';
 import type { CscMatrix } from '../sparse/csc.ts';
+import type { FillCode } from './fill-code.ts';
 import { inertiaPattern, transformPattern } from './patterns.ts';
 import { FORCE_COMPONENTS, MOTION_COMPONENTS, VariableLayout, type VariableKind } from './variables.ts';
 
@@ -270,7 +271,7 @@ export class SystemValues implements FillContext {
  * transform entries, the bias terms and the inputs. Inputs are not validated here.
  */
 export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, null);
+  fillValues(vals, q, qd, y, null, null, vals.b);
 }
 
 /**
@@ -295,7 +296,8 @@ export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: numb
       }
     }
   }
-  return { map, size: nnz + 18 * nb };
+  // then 9 scratch values per body for the generated fill (fill-code.ts): r, v_i
+  return { map, size: nnz + 27 * nb };
 }
 
 /**
@@ -305,16 +307,28 @@ export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: numb
  * transform entries and block entries keep older values), vals.b is. Same values, same flops.
  */
 export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, src);
+  fillValues(vals, q, qd, y, src, null, vals.b);
 }
 
-function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null): void {
+/**
+ * fillSource with the generated fill kernels (FillCode, in the compiled factorization's memory):
+ * E, r and v_i go to the source (its scratch after nnz + 18 nb), the code computes −E r× there and
+ * ν_i into `b`, the factorization's right-hand side buffer, which receives all of b (vals.b is not
+ * written). Same values bit for bit, same flops.
+ */
+export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: FillCode, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
+  fillValues(vals, q, qd, y, src, code, b);
+}
+
+function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null, code: FillCode | null, b: Float64Array): void {
   const sys = vals.sys, model = sys.model, kin = vals.kin, fl = vals.flops;
   forwardKinematics(kin, q, qd);
   fl.reset();
   // written out on flat arrays with the flops summed in locals (the per-sample hot path): the
   // arithmetic of xApplyMotion, inertiaMulMotion and crossForce, in the same order, with their counts
-  const Ax = vals.Ax, b = vals.b;
+  const Ax = vals.Ax;
+  /** the generated code's scratch in the source: r, then v_i, 9 per body */
+  const scratch = sys.nnz + 18 * model.nb;
   const E = src ?? vals.skew;
   const nb = model.nb, nnz = sys.nnz, parents = model.parents, nvi = model.nvi;
   const X = kin.XupFlat, V = kin.vFlat, C = kin.cFlat, a0 = kin.a0, I = vals.Iflat;
@@ -329,7 +343,14 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
       // E, then −E r× restricted to its structural terms: (E r×)_k0 = E_k1 r2 − E_k2 r1,
       // _k1 = E_k2 r0 − E_k0 r2, _k2 = E_k0 r1 − E_k1 r0 (skewTerms: bit 1 the first product, bit 2 the second)
       const eo = src === null ? 0 : nnz + 18 * i, so = 9 * i;
-      for (let k = 0; k < 3; k++) {
+      if (code !== null) {
+        // E and r for the generated code, which writes −E r×
+        const s = src!;
+        s[eo] = X[xo]; s[eo + 1] = X[xo + 1]; s[eo + 2] = X[xo + 2]; s[eo + 3] = X[xo + 3]; s[eo + 4] = X[xo + 4];
+        s[eo + 5] = X[xo + 5]; s[eo + 6] = X[xo + 6]; s[eo + 7] = X[xo + 7]; s[eo + 8] = X[xo + 8];
+        const ro = scratch + 9 * i;
+        s[ro] = r0; s[ro + 1] = r1; s[ro + 2] = r2;
+      } else for (let k = 0; k < 3; k++) {
         const e0 = X[xo + 3 * k], e1 = X[xo + 3 * k + 1], e2 = X[xo + 3 * k + 2];
         const w = eo + 3 * k, s = so + 3 * k;
         E[w] = e0; E[w + 1] = e1; E[w + 2] = e2;
@@ -366,7 +387,12 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
       mul += 24; add += 18;
     }
     // b(3f) = ν_i = v_i ×* I_i v_i (inertiaMulMotion, then crossForce)
-    if (qd !== null) {
+    if (qd !== null && code !== null) {
+      // v_i for the generated code, which writes ν_i
+      const s = src!, vo = scratch + 9 * i + 3;
+      s[vo] = V[o]; s[vo + 1] = V[o + 1]; s[vo + 2] = V[o + 2]; s[vo + 3] = V[o + 3]; s[vo + 4] = V[o + 4]; s[vo + 5] = V[o + 5];
+      mul += 42; add += 30;
+    } else if (qd !== null) {
       const io = 10 * i;
       const m = I[io], hx = I[io + 1], hy = I[io + 2], hz = I[io + 3];
       const w0 = V[o], w1 = V[o + 1], w2 = V[o + 2], u0 = V[o + 3], u1 = V[o + 4], u2 = V[o + 5];
@@ -397,6 +423,10 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
   const blocks = sys.blocks;
   for (let k = 0; k < blocks.length; k++) {
     blocks[k].fill(vals, src ?? Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
+  }
+  if (code !== null) {
+    code.skew();
+    if (qd !== null) code.bias();
   }
 }
 

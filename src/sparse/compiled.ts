@@ -141,6 +141,8 @@ export interface CompiledLU {
    * `factor` writes X itself
    */
   readonly syncX: (() => void) | null;
+  /** the module's memory (other generated code may work in it: NumericLU.codeMemory) */
+  readonly memory: WebAssembly.Memory;
   /** 'straight': straight-line code of this layout; 'loops': the fixed loop kernels over tables (loops.ts) */
   readonly kind: 'straight' | 'loops';
   /** statements generated (straight-line code; 0 for the loop kernels) and bytes of WebAssembly */
@@ -612,6 +614,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
     syncX: direct ? () => { for (let i = 0; i < sxfns.length; i++) sxfns[i](); } : null,
     solveB: direct ? (negate: boolean) => { const fns = negate ? rnfns : rpfns; for (let i = 0; i < fns.length; i++) fns[i](); } : null,
+    memory,
     kind: 'straight',
     statements,
     bytes: bytes.length,

@@ -445,6 +445,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     solveSparse: sparse ? solveSparse : null,
     syncX: sync === null ? null : () => { sync(); },
     solveB: null,
+    memory,
     kind: 'loops',
     statements: 0,
     bytes: bytes.length,

@@ -449,6 +449,30 @@ export class NumericLU {
     if ((this.compileOption === 'always' || this.compileOption === 'loops') && mapped && canCompile() && this.gfixed === null) this.compileNow();
   }
 
+  /**
+   * The compiled code's right-hand side buffer (b, unpermuted; null without compiled code or with
+   * row scaling): write b there and call `solveBufferNegated`. It belongs to the current code (a
+   * new layout brings new code): fetch it before each step.
+   */
+  get rhsBuffer(): Float64Array | null {
+    return this.code === null || this.scaling !== 'none' ? null : this.code.B;
+  }
+
+  /** the WebAssembly memory of the compiled code (null without), for code generated to work beside it */
+  get codeMemory(): WebAssembly.Memory | null {
+    return this.code === null ? null : this.code.memory;
+  }
+
+  /** x = A \ (−b) with b in `rhsBuffer`, as solveNegated(x, b) bit for bit, counts included. No allocation. */
+  solveBufferNegated(x: Float64Array): Float64Array {
+    const B = this.rhsBuffer;
+    if (B === null) throw new RangeError('solveBufferNegated: no compiled code with a right-hand side buffer (rhsBuffer is null)');
+    if (x.length !== this.symbolic.n) throw new RangeError(`x has length ${x.length}, expected n = ${this.symbolic.n}`);
+    this.resetSolveCounts();
+    this.solveInto(x, 0, B, 0, true);
+    return x;
+  }
+
   /** whether the refactor and solve run compiled code (FactorOptions.compile) */
   get compiled(): boolean {
     return this.code !== null;
@@ -1212,12 +1236,12 @@ export class NumericLU {
     if (code !== null && (solveCode !== null || code.solveB !== null)) {
       const cw = code.w;
       if (code.solveB !== null) {
-        if (bo === 0 && B.length === n) code.B.set(B);
+        if (B === code.B) { /* b is in the buffer already (solveBufferNegated) */ } else if (bo === 0 && B.length === n) code.B.set(B);
         else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
         code.solveB(negate);
       } else if (this.scaling === 'none') {
         // b copied in whole, permuted (and negated) by the module's straight-line copies
-        if (bo === 0 && B.length === n) code.B.set(B);
+        if (B === code.B) { /* in the buffer already */ } else if (bo === 0 && B.length === n) code.B.set(B);
         else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
         code.wFromB(negate);
       } else {
