@@ -18,8 +18,8 @@ const OP = {
   f64Neg: 0x9a, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
 } as const;
 
-/** bodies per generated function (each ~100 statements) */
-const BODIES_PER_FUNCTION = 40;
+/** bodies per generated function (~100 statements each; small functions are optimized by the engine sooner) */
+const BODIES_PER_FUNCTION = 16;
 
 /** The generated fill kernels of one system, bound to one WebAssembly memory. */
 export class FillCode {

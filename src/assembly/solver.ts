@@ -230,12 +230,15 @@ export class SparseSolver {
 
   /**
    * The generated fill (FillCode) for the factorization's current compiled code, built when that code
-   * appears or changes; null while the factorization runs the generic kernels, or when the engine
-   * refused the module (the JavaScript fill then goes on).
+   * appears or changes; null while the factorization runs the generic kernels or the loop kernels,
+   * or when the engine refused the module (the JavaScript fill then goes on).
    */
   private generatedFill(): FillCode | null {
     const lu = this.lu, mem = lu.codeMemory;
     if (mem === null || lu.rhsBuffer === null || this.fillFailed) return null;
+    // straight-line fill beside straight-line factors only: above the factors' limit (large robots)
+    // the engine took a second or more to optimize it, for no gain once it had (1,000 bodies)
+    if (lu.compiledSize!.kind !== 'straight') return null;
     if (this.fillCode !== null && this.fillCode.memory === mem) return this.fillCode;
     try {
       this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8);
