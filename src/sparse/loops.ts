@@ -16,8 +16,11 @@
  * whole forward dynamics ~3×; against the straight-line code it is 2–15% slower on small systems
  * and does not degrade on large ones (compiled.ts, "Size").
  *
- * A triangular matrix solved from its source (CompileInput.direct) reads each entry through a table
- * of source positions in its solves, and its `factor` checks only the pivots that may change.
+ * A triangular matrix solved from its source (CompileInput.direct) is solved row by row (solveB, as
+ * in compiled.ts: each row's sum in a register, its terms read through tables of source and
+ * unknown addresses in the column-oriented solve's order), and its `factor` checks only the pivots
+ * that may change. Measured against the column-oriented loops reading the source: inverse
+ * dynamics of a 1,000-link chain 257 → 242 µs, of a 1,000-body tree 365 → 332 µs.
  *
  * Memory (f64 slots, then i32 tables): X = LU values, A = C's values in A's order or the source
  * vector (CompileInput.gather), Cb (refinement), w, rb, dz, out, B; then the tables, every position
@@ -144,6 +147,29 @@ export function loopLU(c: CompileInput): CompiledLU {
       nchk = chk.length;
       CHKt = i32s(Int32Array.from(chk), (v) => v);
     }
+  }
+  // direct: the row-oriented solve's tables (NumericLU's solveB, as compiled.ts): per row its first
+  // entry (×4), the addresses of its b (B[p_k]), its pivot's value and its unknown (out[q_k]); per
+  // entry, in descending column order (the column-oriented solve's), the addresses of its value and
+  // of its column's unknown
+  let RSt = 0, RBt = 0, RPt = 0, RQt = 0, ESt = 0, ECt = 0;
+  if (direct) {
+    const rowStart = new Int32Array(n + 1);
+    for (let j = 0; j < n; j++) for (let t = cs[j]; t < dpos[j]; t++) rowStart[LUi[t] + 1]++;
+    for (let k = 0; k < n; k++) rowStart[k + 1] += rowStart[k];
+    const next = rowStart.slice(0, n), eSrc = new Int32Array(rowStart[n]), eCol = new Int32Array(rowStart[n]);
+    const slotSrc = new Int32Array(nX);
+    for (let e = 0; e < Op[n]; e++) slotSrc[Opos[e]] = AB + 8 * src(Oslot[e]);
+    for (let k = 0; k < n; k++) slotSrc[dpos[k]] = AB + 8 * src(Bslot[Bp[k]]);
+    for (let j = n - 1; j >= 0; j--) {
+      for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; eSrc[e] = slotSrc[t]; eCol[e] = OB + 8 * q[j]; }
+    }
+    RSt = i32s(rowStart, (v) => 4 * v);
+    RBt = i32s(p, (v) => BB + 8 * v);
+    RPt = i32s(Int32Array.from(dpos, (d) => slotSrc[d]), (v) => v);
+    RQt = i32s(q, (v) => OB + 8 * v);
+    ESt = i32s(eSrc, (v) => v);
+    ECt = i32s(eCol, (v) => v);
   }
   // the mapped kernel's slot map as it is (16 bits, relative to the column's first slot)
   const Tt = off;
@@ -391,6 +417,25 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const sparseBody = z.finish(false);
 
+  // ---- direct: row by row from B (plain and negated): s = ±b_{p_k} − Σ u x (register), x_{q_k} = s / u_kk
+  const rowBody = (neg: boolean) => {
+    const r = new Body();
+    if (!direct) return r.finish(false);
+    r.i32(0).set(LO).i32(n).set(HI);
+    r.down(K, LO, HI, 1, () => {
+      r.tab(S, RBt, K).get(S).ldf(0);
+      if (neg) r.op(O.f64Neg);
+      r.set(X0);
+      r.tab(E, RSt, K).get(K).i32(1).op(O.i32Add).set(J).tab(E1, RSt, J);
+      r.up(TT, E, E1, 4, () => {
+        r.get(X0).get(TT).ldi(ESt).ldf(0).get(TT).ldi(ECt).ldf(0).op(O.f64Mul, O.f64Sub).set(X0);
+      });
+      r.tab(S, RQt, K).get(S).get(X0);
+      r.tab(D, RPt, K).get(D).ldf(0).op(O.f64Div).stf(0);
+    });
+    return r.finish(false);
+  };
+
   // ---- direct: X from the source, slot by slot
   const sx = new Body();
   if (direct) {
@@ -415,7 +460,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   };
   const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
     { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true)], type: 1 },
-    { bodies: sparse ? [sparseBody] : [], type: 0 }, { bodies: direct ? [syncBody] : [], type: 1 },
+    { bodies: sparse ? [sparseBody] : [], type: 0 }, { bodies: direct ? [syncBody, rowBody(false), rowBody(true)] : [], type: 1 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -428,7 +473,8 @@ export function loopLU(c: CompileInput): CompiledLU {
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
   const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solveSparse = ex.f4;
-  const sync = direct ? ex[sparse ? 'f5' : 'f4'] : null;
+  const d0 = sparse ? 5 : 4;
+  const sync = direct ? ex[`f${d0}`] : null, rowPlus = direct ? ex[`f${d0 + 1}`] : null, rowMinus = direct ? ex[`f${d0 + 2}`] : null;
   return {
     X: new Float64Array(buf, XB, nX),
     A: new Float64Array(buf, AB, nA),
@@ -441,10 +487,10 @@ export function loopLU(c: CompileInput): CompiledLU {
       else wPlus();
     },
     factor: () => factor() !== 0,
-    solve: c.refine <= 1 ? () => { solve(); } : null,
+    solve: c.refine <= 1 && !direct ? () => { solve(); } : null,
     solveSparse: sparse ? solveSparse : null,
     syncX: sync === null ? null : () => { sync(); },
-    solveB: null,
+    solveB: direct ? (negate: boolean) => { if (negate) rowMinus!(); else rowPlus!(); } : null,
     memory,
     kind: 'loops',
     statements: 0,
