@@ -110,6 +110,7 @@ export class SparseSolver {
   /** the generated fill of the compiled factorization (gather; rebuilt when its code changes), and whether vals.b lags behind the code's right-hand side buffer */
   private fillCode: FillCode | null = null;
   private fillFailed = false;
+  private fillMem: WebAssembly.Memory | null = null;
   private bStale = false;
   private bBuf: Float64Array = new Float64Array(0);
 
@@ -235,11 +236,13 @@ export class SparseSolver {
    */
   private generatedFill(): FillCode | null {
     const lu = this.lu, mem = lu.codeMemory;
-    if (mem === null || lu.rhsBuffer === null || this.fillFailed) return null;
+    // decided once per compiled code (its memory)
+    if (mem === this.fillMem) return this.fillCode;
+    this.fillMem = mem;
+    this.fillCode = null;
     // straight-line fill beside straight-line factors only: above the factors' limit (large robots)
     // the engine took a second or more to optimize it, for no gain once it had (1,000 bodies)
-    if (lu.compiledSize!.kind !== 'straight') return null;
-    if (this.fillCode !== null && this.fillCode.memory === mem) return this.fillCode;
+    if (mem === null || lu.rhsBuffer === null || this.fillFailed || lu.compiledSize!.kind !== 'straight') return null;
     try {
       this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8);
     } catch {
