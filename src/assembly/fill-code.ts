@@ -26,7 +26,7 @@ export class FillCode {
   /** the memory the code works in (the factorization's) */
   readonly memory: WebAssembly.Memory;
   private readonly skewFns: (() => void)[];
-  private readonly nuFns: (() => void)[];
+  private readonly bothFns: (() => void)[];
 
   /**
    * @param srcBase slot (f64 index) of the source vector in the memory
@@ -58,10 +58,8 @@ export class FillCode {
       };
     };
     // ---- −E r×: locals 0–2 e0..e2 (row k of E), 3–5 r0..r2
-    const skew = bodies(6);
-    let inFn = 0;
-    for (let i = 0; i < nb; i++) {
-      if (model.parents[i] < 0) continue;
+    const skewOf = (i: number) => {
+      if (model.parents[i] < 0) return;
       const eo = srcBase + nnz + 18 * i, ro = srcBase + scratch + 9 * i;
       load(ro); set(3); load(ro + 1); set(4); load(ro + 2); set(5);
       for (let k = 0; k < 3; k++) {
@@ -78,14 +76,10 @@ export class FillCode {
           store(eo + 9 + 3 * k + j);
         }
       }
-      if (++inFn === BODIES_PER_FUNCTION) { skew.close(); inFn = 0; }
-    }
-    if (inFn > 0 || skew.out.length === 0) skew.close();
+    };
     // ---- ν_i = v ×* (I v): locals 0–2 w, 3–5 u, 6–8 n, 9–11 f (system.ts fillValues, same order)
-    const nu = bodies(12);
-    inFn = 0;
     const W = 0, U = 3, N = 6, F = 9;
-    for (let i = 0; i < nb; i++) {
+    const nuOf = (i: number) => {
       const I = model.I[i], vo = srcBase + scratch + 9 * i + 3, rF = bBase + sys.rowF[i];
       const m = I[0], hx = I[1], hy = I[2], hz = I[3];
       for (let k = 0; k < 3; k++) { load(vo + k); set(W + k); load(vo + 3 + k); set(U + k); }
@@ -114,27 +108,31 @@ export class FillCode {
       addr(); cross(W + 1, F + 2, W + 2, F + 1); store(rF + 3);
       addr(); cross(W + 2, F, W, F + 2); store(rF + 4);
       addr(); cross(W, F + 1, W + 1, F); store(rF + 5);
-      if (++inFn === BODIES_PER_FUNCTION) { nu.close(); inFn = 0; }
+    };
+    // two sets of functions, BODIES_PER_FUNCTION bodies each: −E r× alone (no q̇), and −E r× with ν_i
+    const skewOnly = bodies(6), both = bodies(12);
+    for (const [set, withNu] of [[skewOnly, false], [both, true]] as const) {
+      for (let i0 = 0; i0 < nb; i0 += BODIES_PER_FUNCTION) {
+        for (let i = i0; i < Math.min(nb, i0 + BODIES_PER_FUNCTION); i++) {
+          skewOf(i);
+          if (withNu) nuOf(i);
+        }
+        set.close();
+      }
+      if (set.out.length === 0) set.close();
     }
-    if (inFn > 0 || nu.out.length === 0) nu.close();
     const pages = memory.buffer.byteLength / 65536;
-    const bytes = assemble([{ bodies: skew.out, type: 1 }, { bodies: nu.out, type: 1 }], pages);
+    const bytes = assemble([{ bodies: skewOnly.out, type: 1 }, { bodies: both.out, type: 1 }], pages);
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
     const ex = instance.exports as Record<string, () => void>;
     this.memory = memory;
-    this.skewFns = skew.out.map((_, k) => ex[`f${k}`]);
-    this.nuFns = nu.out.map((_, k) => ex[`f${skew.out.length + k}`]);
+    this.skewFns = skewOnly.out.map((_, k) => ex[`f${k}`]);
+    this.bothFns = both.out.map((_, k) => ex[`f${skewOnly.out.length + k}`]);
   }
 
-  /** −E r× of every body into the source (from E and r there) */
-  skew(): void {
-    const fns = this.skewFns;
-    for (let k = 0; k < fns.length; k++) fns[k]();
-  }
-
-  /** ν_i of every body into the right-hand side buffer (from v_i in the source's scratch) */
-  bias(): void {
-    const fns = this.nuFns;
+  /** −E r× of every body into the source (from E and r there) and, `withVelocity`, ν_i into the right-hand side buffer (from v_i in the source's scratch) */
+  run(withVelocity: boolean): void {
+    const fns = withVelocity ? this.bothFns : this.skewFns;
     for (let k = 0; k < fns.length; k++) fns[k]();
   }
 }

@@ -424,9 +424,6 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
   for (let k = 0; k < blocks.length; k++) {
     blocks[k].fill(vals, src ?? Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
   }
-  if (code !== null) {
-    code.skew();
-    if (qd !== null) code.bias();
-  }
+  if (code !== null) code.run(qd !== null);
 }
 

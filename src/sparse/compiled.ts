@@ -606,7 +606,8 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       const fns = negate ? wnfns : wpfns;
       for (let i = 0; i < fns.length; i++) fns[i]();
     },
-    factor(): boolean {
+    // (nothing to check or copy, e.g. a triangular matrix solved from its fixed source: no call)
+    factor: factorStatements === 0 ? () => true : (): boolean => {
       for (let i = 0; i < ffns.length; i++) if (ffns[i]() === 0) return false;
       return true;
     },
