@@ -64,6 +64,13 @@ export interface SolverOptions extends AnalyzeOptions {
    * reads them where they stand, where the plain fill scatters every entry into two slots of D and
    * copies D into the code's memory. `values.Ax` is then brought up to date when `values` is read
    * (so keep no reference to `values` across steps). Same factors, solutions and flops.
+   *
+   * D's constant entries are declared fixed (FactorOptions.gather.fixed) and the source is left
+   * unchanged until the step's solve (gather.solveFromSource): a triangular D (inverse dynamics) is
+   * then solved from the source row by row, its refactor copying and checking nothing. Once the
+   * factorization runs straight-line code, the fill's arithmetic (−E r×, the bias wrenches ν_i)
+   * runs as generated WebAssembly in the code's memory (fill-code.ts) and b is written into the
+   * code's right-hand side buffer, from which `values.b` is brought up to date when read.
    */
   gather?: boolean;
 }
