@@ -1,17 +1,16 @@
 /**
- * The arithmetic of the fill as straight-line WebAssembly, generated for one system once its
- * factorization runs compiled code (FactorOptions.gather), in that code's memory: per body the
- * structural terms of −E r× (sys.skewTerms) into the source, and the bias wrench
- * ν_i = v_i ×* I_i v_i into the right-hand side buffer (NumericLU.rhsBuffer), with the model's
- * inertias as constants. The JavaScript fill (system.ts, fillSource with a FillCode) writes E, r
- * and v_i where this code reads them. The same IEEE operations in the same order as the JavaScript
- * fill, so the same values bit for bit, and the same flop counts (which the caller keeps).
- *
- * Source layout (sourceGather): D's own values (nnz), 18 values per body (E row-major, then
- * −E r×), then 9 scratch values per body (r, then v_i) at nnz + 18 nb + 9 i.
+ * The fill as straight-line WebAssembly, generated for one system once its factorization runs
+ * compiled code (FactorOptions.gather), in that code's memory: per body the structural terms of
+ * −E r× (sys.skewTerms) into the source, and into the right-hand side buffer (NumericLU.rhsBuffer)
+ * b(3a) = c_i, b(3f) = ν_i = v_i ×* I_i v_i (the model's inertias as constants), the zero rows of
+ * τ (and of c_i, ν_i without q̇), and −y on the known inputs' rows. The JavaScript side
+ * (system.ts, fillSourceCompiled) copies the kinematics and the inputs in whole into the source's
+ * regions (sourceRegions) and writes the base bodies' ⁱX_0 a_0 and the measurement blocks. The
+ * same IEEE operations in the same order as the JavaScript fill, so the same values bit for bit;
+ * the flop counts are the JavaScript fill's (`mul`, `add`; with q̇ `mulWithVelocity`, …).
  */
 import { assemble, Bytes } from '../sparse/compiled.ts';
-import type { SymbolicSystem } from './system.ts';
+import { sourceRegions, type SymbolicSystem } from './system.ts';
 
 const OP = {
   end: 0x0b, localGet: 0x20, localSet: 0x21, i32Const: 0x41, f64Const: 0x44, f64Load: 0x2b, f64Store: 0x39,
@@ -25,6 +24,15 @@ const BODIES_PER_FUNCTION = 16;
 export class FillCode {
   /** the memory the code works in (the factorization's) */
   readonly memory: WebAssembly.Memory;
+  /** the source's regions (sourceRegions) */
+  readonly regions: ReturnType<typeof sourceRegions>;
+  /** the bodies hanging from the fixed world (their b(3a) = ⁱX_0 a_0 is the JavaScript side's) */
+  readonly roots: Int32Array;
+  /** flops of the fill this code stands for, without and with q̇ (the kinematics' and the blocks' apart) */
+  readonly mul: number;
+  readonly add: number;
+  readonly mulWithVelocity: number;
+  readonly addWithVelocity: number;
   private readonly skewFns: (() => void)[];
   private readonly bothFns: (() => void)[];
 
@@ -33,8 +41,10 @@ export class FillCode {
    * @param bBase slot of the right-hand side buffer (b, unpermuted)
    */
   constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number) {
-    const model = sys.model, nb = model.nb, nnz = sys.nnz, st = sys.skewTerms;
-    const scratch = nnz + 18 * nb;
+    const model = sys.model, nb = model.nb, st = sys.skewTerms;
+    const R = sourceRegions(sys);
+    this.regions = R;
+    this.roots = Int32Array.from(Array.from(model.parents).flatMap((p, i) => (p < 0 ? [i] : [])));
     let b = new Bytes();
     const load = (slot: number) => { b.byte(OP.i32Const); b.byte(0); b.byte(OP.f64Load); b.byte(3); b.u32(slot * 8); };
     const store = (slot: number) => { b.byte(OP.f64Store); b.byte(3); b.u32(slot * 8); };
@@ -58,9 +68,10 @@ export class FillCode {
       };
     };
     // ---- −E r×: locals 0–2 e0..e2 (row k of E), 3–5 r0..r2
-    const skewOf = (i: number) => {
+    let skewMul = 0, skewAdd = 0;
+    const skewOf = (i: number, count: boolean) => {
       if (model.parents[i] < 0) return;
-      const eo = srcBase + nnz + 18 * i, ro = srcBase + scratch + 9 * i;
+      const eo = srcBase + R.x + 12 * i, ro = eo + 9, so = srcBase + R.skew + 9 * i;
       load(ro); set(3); load(ro + 1); set(4); load(ro + 2); set(5);
       for (let k = 0; k < 3; k++) {
         load(eo + 3 * k); set(0); load(eo + 3 * k + 1); set(1); load(eo + 3 * k + 2); set(2);
@@ -68,19 +79,20 @@ export class FillCode {
         const terms: [number, number, number, number][] = [[1, 5, 2, 4], [2, 3, 0, 5], [0, 4, 1, 3]];
         for (let j = 0; j < 3; j++) {
           const c = st[9 * i + 3 * k + j], [ea, rb, ec, rd] = terms[j];
+          if (count) { skewMul += c === 0 ? 0 : c === 3 ? 2 : 1; skewAdd += c === 3 ? 1 : 0; }
           addr();
           if (c === 0) fconst(0);
           else if (c === 1) { get(ea); get(rb); op(OP.f64Mul); op(OP.f64Neg); }
           else if (c === 2) { get(ec); get(rd); op(OP.f64Mul); }
           else { get(ec); get(rd); op(OP.f64Mul); get(ea); get(rb); op(OP.f64Mul); op(OP.f64Sub); }
-          store(eo + 9 + 3 * k + j);
+          store(so + 3 * k + j);
         }
       }
     };
     // ---- ν_i = v ×* (I v): locals 0–2 w, 3–5 u, 6–8 n, 9–11 f (system.ts fillValues, same order)
     const W = 0, U = 3, N = 6, F = 9;
     const nuOf = (i: number) => {
-      const I = model.I[i], vo = srcBase + scratch + 9 * i + 3, rF = bBase + sys.rowF[i];
+      const I = model.I[i], vo = srcBase + R.v + 6 * i, rF = bBase + sys.rowF[i];
       const m = I[0], hx = I[1], hy = I[2], hz = I[3];
       for (let k = 0; k < 3; k++) { load(vo + k); set(W + k); load(vo + 3 + k); set(U + k); }
       const mulc = (x: number, l: number) => { fconst(x); get(l); op(OP.f64Mul); };
@@ -109,18 +121,45 @@ export class FillCode {
       addr(); cross(W + 2, F, W, F + 2); store(rF + 4);
       addr(); cross(W, F + 1, W + 1, F); store(rF + 5);
     };
-    // two sets of functions, BODIES_PER_FUNCTION bodies each: −E r× alone (no q̇), and −E r× with ν_i
+    /** b's rows of body i besides ν_i: c_i (or 0) on c3a (but the base's), 0 on c3τ (and on c3f without q̇) */
+    const rowsOf = (i: number, withV: boolean) => {
+      const rA = bBase + sys.rowA[i], rT = bBase + sys.rowTau[i], rF = bBase + sys.rowF[i];
+      if (model.parents[i] >= 0) {
+        for (let k = 0; k < 6; k++) {
+          addr();
+          if (withV) load(srcBase + R.c + 6 * i + k); else fconst(0);
+          store(rA + k);
+        }
+      }
+      if (!withV) for (let k = 0; k < 6; k++) { addr(); fconst(0); store(rF + k); }
+      for (let k = 0; k < model.nvi[i]; k++) { addr(); fconst(0); store(rT + k); }
+    };
+    // two sets of functions, BODIES_PER_FUNCTION bodies each, without and with q̇; then −y
+    const nk = sys.knownRow.length, r0 = nk > 0 ? sys.knownRow[0] : 0;
     const skewOnly = bodies(6), both = bodies(12);
-    for (const [set, withNu] of [[skewOnly, false], [both, true]] as const) {
+    for (const [set, withV] of [[skewOnly, false], [both, true]] as const) {
       for (let i0 = 0; i0 < nb; i0 += BODIES_PER_FUNCTION) {
         for (let i = i0; i < Math.min(nb, i0 + BODIES_PER_FUNCTION); i++) {
-          skewOf(i);
-          if (withNu) nuOf(i);
+          skewOf(i, !withV);
+          if (withV) nuOf(i);
+          rowsOf(i, withV);
+        }
+        set.close();
+      }
+      // known scalars: b = −y (their rows consecutive)
+      for (let k0 = 0; k0 < nk; k0 += 16 * BODIES_PER_FUNCTION) {
+        for (let k = k0; k < Math.min(nk, k0 + 16 * BODIES_PER_FUNCTION); k++) {
+          addr(); load(srcBase + R.y + k); op(OP.f64Neg); store(bBase + r0 + k);
         }
         set.close();
       }
       if (set.out.length === 0) set.close();
     }
+    const base = 24 * this.roots.length, baseAdd = 18 * this.roots.length;
+    this.mul = skewMul + base;
+    this.add = skewAdd + baseAdd;
+    this.mulWithVelocity = this.mul + 42 * nb;
+    this.addWithVelocity = this.add + 30 * nb;
     const pages = memory.buffer.byteLength / 65536;
     const bytes = assemble([{ bodies: skewOnly.out, type: 1 }, { bodies: both.out, type: 1 }], pages);
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });

@@ -271,66 +271,115 @@ export class SystemValues implements FillContext {
  * transform entries, the bias terms and the inputs. Inputs are not validated here.
  */
 export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, null, null, vals.b);
+  fillValues(vals, q, qd, y, null, vals.b);
 }
 
 /**
  * The gather map of a system's values (NumericLU's FactorOptions.gather) for fillSource: entry t of
  * D is source[map[t]], where the source holds D's own values (constants, measurement blocks: map[t]
- * = t) and, from position nnz, 18 values per body (E row-major, then −E r×, as SystemValues.skew),
- * which the two slots of each transform entry (in c3a[i] and, transposed, in c3f[λ]) share.
+ * = t) and, in the regions of sourceRegions, each body's E and −E r×, which the two slots of each
+ * transform entry (in c3a[i] and, transposed, in c3f[λ]) share.
  * Null when two kinds of value fall on one slot (the fill would then sum them).
  */
 export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: number } | null {
-  const nnz = sys.nnz, nb = sys.model.nb;
+  const nnz = sys.nnz, nb = sys.model.nb, R = sourceRegions(sys);
   const map = Int32Array.from({ length: nnz }, (_, t) => t);
   const own = new Uint8Array(nnz);
   for (let k = 0; k < sys.constSlot.length; k++) own[sys.constSlot[k]] = 1;
   for (const slots of sys.blockSlots) for (let k = 0; k < slots.length; k++) own[slots[k]] = 1;
   for (let i = 0; i < nb; i++) {
     for (let e = sys.xStart[i]; e < sys.xStart[i + 1]; e++) {
-      const s = nnz + 18 * i + sys.xSrc[e];
+      const k = sys.xSrc[e], s = k < 9 ? R.x + 12 * i + k : R.skew + 9 * i + k - 9;
       for (const t of [sys.xSlotA[e], sys.xSlotF[e]]) {
         if (own[t] === 1 || (map[t] !== t && map[t] !== s)) return null;
         map[t] = s;
       }
     }
   }
-  // then 9 scratch values per body for the generated fill (fill-code.ts): r, v_i
-  return { map, size: nnz + 27 * nb };
+  return { map, size: R.size };
 }
 
 /**
- * fillSystem for a gathered factorization (sourceGather): the transform values go to
- * src[nnz + 18 i ..] and the measurement blocks write into src (whose first nnz positions stand for
+ * Where the source vector of a gathered system (sourceGather) keeps its values, as offsets: D's own
+ * values from 0 (nnz); `x`: 12 per body, ⁱX_λ as the kinematics store it (E row-major, then r), E
+ * being D's transform entries; `skew`: 9 per body, −E r× row-major; and, for the generated fill
+ * (fill-code.ts), `v` and `c`: 6 per body, v_i and c_i as the kinematics store them, and `y`: the
+ * known inputs (sys.knownRow's), so that each is one copy.
+ */
+export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v: number; c: number; y: number; size: number } {
+  const nb = sys.model.nb, x = sys.nnz, skew = x + 12 * nb, v = skew + 9 * nb, c = v + 6 * nb, y = c + 6 * nb;
+  return { x, skew, v, c, y, size: y + sys.knownRow.length };
+}
+
+/**
+ * fillSystem for a gathered factorization (sourceGather): the transform values go to the
+ * source's regions (sourceRegions) and the measurement blocks write into src (whose first nnz positions stand for
  * D's own values, constants included, written once by the caller); vals.Ax is not written (its
  * transform entries and block entries keep older values), vals.b is. Same values, same flops.
  */
 export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, src, null, vals.b);
+  fillValues(vals, q, qd, y, src, vals.b);
 }
 
 /**
  * fillSource with the generated fill kernels (FillCode, in the compiled factorization's memory):
- * E, r and v_i go to the source (its scratch after nnz + 18 nb), the code computes −E r× there and
- * ν_i into `b`, the factorization's right-hand side buffer, which receives all of b (vals.b is not
- * written). Same values bit for bit, same flops.
+ * the kinematics (ⁱX_λ, v_i, c_i) and the known inputs are copied in whole into the source's
+ * regions (sourceRegions), and the code computes −E r× there and the rest of b (c_i, ν_i, the
+ * zero rows, −y) into `b`, the factorization's right-hand side buffer, which receives all of b
+ * (vals.b is not written). Same values bit for bit, same flops.
  */
 export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: FillCode, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, src, code, b);
+  const sys = vals.sys, kin = vals.kin, fl = vals.flops;
+  forwardKinematics(kin, q, qd);
+  // the kinematics and the known inputs, one copy each, where the generated code reads them
+  const R = code.regions, nk = sys.knownRow.length;
+  src.set(kin.XupFlat, R.x);
+  if (qd !== null) {
+    src.set(kin.vFlat, R.v);
+    src.set(kin.cFlat, R.c);
+  }
+  if (y.length === nk) src.set(y, R.y);
+  else for (let k = 0; k < nk; k++) src[R.y + k] = y[k];
+  // b(3a) = ⁱX_0 a_0 of the bodies hanging from the fixed world
+  const roots = code.roots, X = kin.XupFlat, rowA = sys.rowA, a0 = kin.a0;
+  for (let k = 0; k < roots.length; k++) baseAcceleration(b, rowA[roots[k]], X, 12 * roots[k], a0);
+  const blocks = sys.blocks;
+  fl.reset();
+  for (let k = 0; k < blocks.length; k++) {
+    blocks[k].fill(vals, src, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
+  }
+  code.run(qd !== null);
+  // the JavaScript fill's counts (the blocks count their own)
+  fl.mul += qd !== null ? code.mulWithVelocity : code.mul;
+  fl.add += qd !== null ? code.addWithVelocity : code.add;
 }
 
-function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null, code: FillCode | null, b: Float64Array): void {
+/** b(3a) = ⁱX_0 a_0 (+ c_i = 0) for a body hanging from the fixed world (xApplyMotion): 24 mul, 18 add */
+function baseAcceleration(b: Float64Array, rA: number, X: Float64Array, xo: number, a0: Float64Array): void {
+  const r0 = X[xo + 9], r1 = X[xo + 10], r2 = X[xo + 11];
+  const wx = a0[0], wy = a0[1], wz = a0[2];
+  const tx = a0[3] - (r1 * wz - r2 * wy);
+  const ty = a0[4] - (r2 * wx - r0 * wz);
+  const tz = a0[5] - (r0 * wy - r1 * wx);
+  const e0 = X[xo], e1 = X[xo + 1], e2 = X[xo + 2], e3 = X[xo + 3], e4 = X[xo + 4], e5 = X[xo + 5], e6 = X[xo + 6], e7 = X[xo + 7], e8 = X[xo + 8];
+  b[rA] = e0 * wx + e1 * wy + e2 * wz;
+  b[rA + 1] = e3 * wx + e4 * wy + e5 * wz;
+  b[rA + 2] = e6 * wx + e7 * wy + e8 * wz;
+  b[rA + 3] = e0 * tx + e1 * ty + e2 * tz;
+  b[rA + 4] = e3 * tx + e4 * ty + e5 * tz;
+  b[rA + 5] = e6 * tx + e7 * ty + e8 * tz;
+}
+
+function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null, b: Float64Array): void {
   const sys = vals.sys, model = sys.model, kin = vals.kin, fl = vals.flops;
   forwardKinematics(kin, q, qd);
   fl.reset();
   // written out on flat arrays with the flops summed in locals (the per-sample hot path): the
   // arithmetic of xApplyMotion, inertiaMulMotion and crossForce, in the same order, with their counts
   const Ax = vals.Ax;
-  /** the generated code's scratch in the source: r, then v_i, 9 per body */
-  const scratch = sys.nnz + 18 * model.nb;
-  const E = src ?? vals.skew;
-  const nb = model.nb, nnz = sys.nnz, parents = model.parents, nvi = model.nvi;
+  // E and −E r× go to the source's regions (sourceRegions), or to the 18 scratch values of vals.skew
+  const E = src ?? vals.skew, xR = sys.nnz, skR = sys.nnz + 12 * model.nb;
+  const nb = model.nb, parents = model.parents, nvi = model.nvi;
   const X = kin.XupFlat, V = kin.vFlat, C = kin.cFlat, a0 = kin.a0, I = vals.Iflat;
   const st = sys.skewTerms, rowA = sys.rowA, rowF = sys.rowF, rowTau = sys.rowTau;
   const xStart = sys.xStart, xSrc = sys.xSrc, xSlotA = sys.xSlotA, xSlotF = sys.xSlotF;
@@ -342,24 +391,17 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
     if (parents[i] >= 0) {
       // E, then −E r× restricted to its structural terms: (E r×)_k0 = E_k1 r2 − E_k2 r1,
       // _k1 = E_k2 r0 − E_k0 r2, _k2 = E_k0 r1 − E_k1 r0 (skewTerms: bit 1 the first product, bit 2 the second)
-      const eo = src === null ? 0 : nnz + 18 * i, so = 9 * i;
-      if (code !== null) {
-        // E and r for the generated code, which writes −E r×
-        const s = src!;
-        s[eo] = X[xo]; s[eo + 1] = X[xo + 1]; s[eo + 2] = X[xo + 2]; s[eo + 3] = X[xo + 3]; s[eo + 4] = X[xo + 4];
-        s[eo + 5] = X[xo + 5]; s[eo + 6] = X[xo + 6]; s[eo + 7] = X[xo + 7]; s[eo + 8] = X[xo + 8];
-        const ro = scratch + 9 * i;
-        s[ro] = r0; s[ro + 1] = r1; s[ro + 2] = r2;
-      } else for (let k = 0; k < 3; k++) {
+      const eo = src === null ? 0 : xR + 12 * i, ko = src === null ? 9 : skR + 9 * i, so = 9 * i;
+      for (let k = 0; k < 3; k++) {
         const e0 = X[xo + 3 * k], e1 = X[xo + 3 * k + 1], e2 = X[xo + 3 * k + 2];
-        const w = eo + 3 * k, s = so + 3 * k;
+        const w = eo + 3 * k, u = ko + 3 * k, s = so + 3 * k;
         E[w] = e0; E[w + 1] = e1; E[w + 2] = e2;
         let c = st[s];
-        E[w + 9] = c === 0 ? 0 : c === 1 ? -(e1 * r2) : c === 2 ? e2 * r1 : e2 * r1 - e1 * r2;
+        E[u] = c === 0 ? 0 : c === 1 ? -(e1 * r2) : c === 2 ? e2 * r1 : e2 * r1 - e1 * r2;
         c = st[s + 1];
-        E[w + 10] = c === 0 ? 0 : c === 1 ? -(e2 * r0) : c === 2 ? e0 * r2 : e0 * r2 - e2 * r0;
+        E[u + 1] = c === 0 ? 0 : c === 1 ? -(e2 * r0) : c === 2 ? e0 * r2 : e0 * r2 - e2 * r0;
         c = st[s + 2];
-        E[w + 11] = c === 0 ? 0 : c === 1 ? -(e0 * r1) : c === 2 ? e1 * r0 : e1 * r0 - e0 * r1;
+        E[u + 2] = c === 0 ? 0 : c === 1 ? -(e0 * r1) : c === 2 ? e1 * r0 : e1 * r0 - e0 * r1;
       }
       mul += vals.skewMul[i]; add += vals.skewAdd[i];
       if (src === null) {
@@ -372,27 +414,11 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
       // b(3a) = c_i (written out: a 6-iteration loop ran ~2.5× slower here)
       b[rA] = C[o]; b[rA + 1] = C[o + 1]; b[rA + 2] = C[o + 2]; b[rA + 3] = C[o + 3]; b[rA + 4] = C[o + 4]; b[rA + 5] = C[o + 5];
     } else {
-      // b(3a) = ⁱX_0 a_0 + c_i, with c_i = 0 for a body hanging from the fixed world (xApplyMotion)
-      const wx = a0[0], wy = a0[1], wz = a0[2];
-      const tx = a0[3] - (r1 * wz - r2 * wy);
-      const ty = a0[4] - (r2 * wx - r0 * wz);
-      const tz = a0[5] - (r0 * wy - r1 * wx);
-      const e0 = X[xo], e1 = X[xo + 1], e2 = X[xo + 2], e3 = X[xo + 3], e4 = X[xo + 4], e5 = X[xo + 5], e6 = X[xo + 6], e7 = X[xo + 7], e8 = X[xo + 8];
-      b[rA] = e0 * wx + e1 * wy + e2 * wz;
-      b[rA + 1] = e3 * wx + e4 * wy + e5 * wz;
-      b[rA + 2] = e6 * wx + e7 * wy + e8 * wz;
-      b[rA + 3] = e0 * tx + e1 * ty + e2 * tz;
-      b[rA + 4] = e3 * tx + e4 * ty + e5 * tz;
-      b[rA + 5] = e6 * tx + e7 * ty + e8 * tz;
+      baseAcceleration(b, rA, X, xo, a0);
       mul += 24; add += 18;
     }
     // b(3f) = ν_i = v_i ×* I_i v_i (inertiaMulMotion, then crossForce)
-    if (qd !== null && code !== null) {
-      // v_i for the generated code, which writes ν_i
-      const s = src!, vo = scratch + 9 * i + 3;
-      s[vo] = V[o]; s[vo + 1] = V[o + 1]; s[vo + 2] = V[o + 2]; s[vo + 3] = V[o + 3]; s[vo + 4] = V[o + 4]; s[vo + 5] = V[o + 5];
-      mul += 42; add += 30;
-    } else if (qd !== null) {
+    if (qd !== null) {
       const io = 10 * i;
       const m = I[io], hx = I[io + 1], hy = I[io + 2], hz = I[io + 3];
       const w0 = V[o], w1 = V[o + 1], w2 = V[o + 2], u0 = V[o + 3], u1 = V[o + 4], u2 = V[o + 5];
@@ -424,6 +450,5 @@ function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<numb
   for (let k = 0; k < blocks.length; k++) {
     blocks[k].fill(vals, src ?? Ax, sys.blockSlots[k], b, sys.blockRow0[k], y, sys.blockInput0[k]);
   }
-  if (code !== null) code.run(qd !== null);
 }
 
