@@ -247,9 +247,10 @@ export class SparseSolver {
     if (mem === this.fillMem) return this.fillCode;
     this.fillMem = mem;
     this.fillCode = null;
-    // straight-line fill beside straight-line factors only: above the factors' limit (large robots)
-    // the engine took a second or more to optimize it, for no gain once it had (1,000 bodies)
-    if (mem === null || lu.rhsBuffer === null || this.fillFailed || lu.compiledSize!.kind !== 'straight') return null;
+    // straight-line fill beside straight-line factors, or beside the loop kernels up to 400 bodies:
+    // beside the loops of a 1,000-body system the engine once took a second or more to optimize it
+    const big = this.sys.model.nb > 400 && lu.compiledSize!.kind !== 'straight';
+    if (mem === null || lu.rhsBuffer === null || this.fillFailed || big) return null;
     try {
       this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8);
     } catch {
