@@ -109,11 +109,11 @@ export interface FactorOptions extends MatrixNames {
    * instead (default 25,000: below, straight-line code ran 2–15% faster than the loops on the
    * machine measured, from ~36,000 statements up to 3× slower; 4,000 for a triangular matrix, all
    * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts;
-   * 100,000 for a triangular matrix solved from its source (gather.solveFromSource), whose
+   * 60,000 for a triangular matrix solved from its source (gather.solveFromSource), whose
    * straight-line solve, one statement per slot and two per row, ran 20–25% faster than the loops
-   * on chains of 96 to 600 links (8,000 to 51,000 statements) and, with the generated fill that
-   * comes with it (assembly/fill-code.ts), 1.3× faster at 1,000 links (85,000); a 1,000-body tree
-   * (129,000) once took seconds to be optimized by the engine)
+   * on chains of 96 to 600 links (8,000 to 51,000 statements); at 1,000 links (85,000) it ran 1.3×
+   * faster once optimized, but in a benchmark with other modules compiling it ran 4× slower for
+   * the first seconds, before the engine had optimized it)
    */
   readonly compileLimit?: number;
 }
@@ -283,7 +283,7 @@ export class NumericLU {
     this.compileAfter = options.compileAfter ?? 16;
     // a triangular matrix solved from its source has no factor code: its solve alone is compiled
     const fromSource = options.gather?.solveFromSource === true && (options.scale ?? 'none') === 'none';
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 100000 : 4000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 60000 : 4000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
