@@ -133,8 +133,9 @@ export function loopLU(c: CompileInput): CompiledLU {
   // `factor` checks the pivots whose values are not fixed (CHKt) and copies nothing
   const direct = tri && c.direct === true && gather !== undefined;
   let CHKt = 0, nchk = 0;
+  /** the address of each slot's value in the source (triangular) */
+  const SRC8 = new Int32Array(tri ? nX : 0);
   if (tri) {
-    const SRC8 = new Int32Array(nX);
     for (let e = 0; e < Op[n]; e++) SRC8[Opos[e]] = AB + 8 * src(Oslot[e]);
     for (let k = 0; k < n; k++) SRC8[dpos[k]] = AB + 8 * src(Bslot[Bp[k]]);
     SRCt = i32s(SRC8, (v) => v);
@@ -158,15 +159,12 @@ export function loopLU(c: CompileInput): CompiledLU {
     for (let j = 0; j < n; j++) for (let t = cs[j]; t < dpos[j]; t++) rowStart[LUi[t] + 1]++;
     for (let k = 0; k < n; k++) rowStart[k + 1] += rowStart[k];
     const next = rowStart.slice(0, n), eSrc = new Int32Array(rowStart[n]), eCol = new Int32Array(rowStart[n]);
-    const slotSrc = new Int32Array(nX);
-    for (let e = 0; e < Op[n]; e++) slotSrc[Opos[e]] = AB + 8 * src(Oslot[e]);
-    for (let k = 0; k < n; k++) slotSrc[dpos[k]] = AB + 8 * src(Bslot[Bp[k]]);
     for (let j = n - 1; j >= 0; j--) {
-      for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; eSrc[e] = slotSrc[t]; eCol[e] = OB + 8 * q[j]; }
+      for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; eSrc[e] = SRC8[t]; eCol[e] = OB + 8 * q[j]; }
     }
     RSt = i32s(rowStart, (v) => 4 * v);
     RBt = i32s(p, (v) => BB + 8 * v);
-    RPt = i32s(Int32Array.from(dpos, (d) => slotSrc[d]), (v) => v);
+    RPt = i32s(Int32Array.from(dpos, (d) => SRC8[d]), (v) => v);
     RQt = i32s(q, (v) => OB + 8 * v);
     ESt = i32s(eSrc, (v) => v);
     ECt = i32s(eCol, (v) => v);
@@ -275,17 +273,9 @@ export function loopLU(c: CompileInput): CompiledLU {
   /** v[LUi[t]] −= X[t] x0 for the slots t (byte offsets) in [lo, hi), v at byte `vB` */
   const update = (vB: number, lo: number, hi: number) => {
     s.up(TT, lo, hi, 8, () => {
-      s.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).tee(SL).ldi(LUIt).tee(S);
-      s.get(S).ldf(vB);
-      if (direct) s.get(SL).ldi(SRCt).ldf(0);
-      else s.get(TT).ldf(0);
-      s.get(X0).op(O.f64Mul, O.f64Sub).stf(vB);
+      s.get(TT).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(LUIt).tee(S);
+      s.get(S).ldf(vB).get(TT).ldf(0).get(X0).op(O.f64Mul, O.f64Sub).stf(vB);
     });
-  };
-  /** the value of slot D (byte offset in X) as the solves read it: X[D], or its source value (direct) */
-  const slotValue = (body: Body) => {
-    if (direct) body.get(D).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(SRCt).ldf(0);
-    else body.get(D).ldf(0);
   };
   /** local i = 8 j (byte offset of entry j of an f64 vector) */
   const j8 = (i: number, j: number) => { s.get(j).i32(3).op(O.i32Shl).set(i); };
@@ -309,15 +299,15 @@ export function loopLU(c: CompileInput): CompiledLU {
       update(vB, C0, D);
     });
   };
-  if (c.refine <= 1 && tri) {
+  if (direct) {
+    // (solved row by row: rowBody below)
+  } else if (c.refine <= 1 && tri) {
     // y_j = w_j / u_jj, x(q_j) = y_j, w(rows above) −= C(:, j) y_j, from the last column up
     s.i32(0).set(LO).i32(n).set(HI);
     s.down(J, LO, HI, 1, () => {
       j8(PU, J);
       s.tab(D, DPt, J);
-      s.get(PU).ldf(WB);
-      slotValue(s);
-      s.op(O.f64Div).set(X0);
+      s.get(PU).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
       s.tab(S1, Qt, J).get(S1).get(X0).stf(0);
       s.tab(C0, CSt, J);
       update(WB, C0, D);
@@ -406,7 +396,9 @@ export function loopLU(c: CompileInput): CompiledLU {
       z.down(J, K1, K2, 1, () => {
         z.tab(D, DPt, J);
         z.get(J).i32(3).op(O.i32Shl).ldf(WB);
-        slotValue(z);
+        // u_jj: X[d], or (direct) its source value
+        if (direct) z.get(D).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).ldi(SRCt).ldf(0);
+        else z.get(D).ldf(0);
         z.op(O.f64Div).set(X0);
         z.tab(S1, Qt, J).get(S1).get(X0).stf(0);
         z.tab(C0, CSt, J);
