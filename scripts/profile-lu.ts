@@ -9,7 +9,8 @@ import { loadavg } from 'node:os';
 import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { aba, AbaWorkspace } from '../src/algorithms/aba.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
-import { fillSource } from '../src/assembly/system.ts';
+import type { FillCode } from '../src/assembly/fill-code.ts';
+import { fillSource, fillSourceCompiled } from '../src/assembly/system.ts';
 import { forwardKinematics } from '../src/algorithms/kinematics.ts';
 import { checkDynamicsInputs } from '../src/algorithms/validate.ts';
 import { LuForwardDynamicsDerivatives, LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
@@ -64,11 +65,13 @@ for (const name of pick) {
     const S = D.solver, lu = S.lu, vals = S.valuesLagging, y = D.y;
     const tChk = best(() => checkDynamicsInputs(model, q, v, 'a', a, undefined));
     const tKin = best(() => forwardKinematics(vals.kin, q, v));
-    const tFill = best(() => fillSource(vals, lu.source, q, v, y));
+    // the step's own fill: generated beside compiled factors (a private field read for profiling), else JavaScript
+    const fc = (S as unknown as { fillCode: FillCode | null }).fillCode;
+    const tFill = fc !== null ? best(() => fillSourceCompiled(vals, lu.source, lu.rhsBuffer!, fc, q, v, y)) : best(() => fillSource(vals, lu.source, q, v, y));
     const tFac = best(() => lu.refactorSource());
-    const tSol = best(() => lu.solveNegated(S.d, vals.b));
+    const tSol = fc !== null ? best(() => lu.solveBufferNegated(S.d)) : best(() => lu.solveNegated(S.d, vals.b));
     const tAll = best(() => D.solve(q, v, a));
-    out.push(`  ${D instanceof LuInverseDynamics ? 'ID' : 'FD'} step: all ${f(tAll)} | checks ${f(tChk)} kinematics ${f(tKin)} rest of the fill ${f(tFill - tKin)} refactor ${f(tFac)} solve ${f(tSol)}`);
+    out.push(`  ${D instanceof LuInverseDynamics ? 'ID' : 'FD'} step: all ${f(tAll)} | checks ${f(tChk)} kinematics ${f(tKin)} rest of the fill (${fc !== null ? 'generated' : 'JavaScript'}) ${f(tFill - tKin)} refactor ${f(tFac)} solve ${f(tSol)}`);
   }
   const fd0 = new LuForwardDynamics(model, { refine: 0 });
   for (let k = 0; k < 20; k++) fd0.solve(q, v, a);
