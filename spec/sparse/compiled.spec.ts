@@ -144,6 +144,23 @@ describe('compiled LU', () => {
     }
   });
 
+  it('a large system (loop kernels, more than 400 bodies): the generated fill in its loop form gives the plain fill\'s solution, flops and values of D and b', () => {
+    const model = randomTree(420, 3, { floatingBase: true });
+    const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
+    const plain = new SparseSolver(sys, { refine: 1, compile: 'never' });
+    const gathered = new SparseSolver(sys, { refine: 1, compile: 'loops', gather: true });
+    const r = new Rng(13);
+    for (let t = 0; t < 4; t++) {
+      const q = randomConfiguration(model, r), v = t === 2 ? null : r.array(model.nv, -1, 1), y = r.array(sys.ny, -1, 1);
+      expect(Array.from(gathered.step(q, v, y))).toEqual(Array.from(plain.step(q, v, y)));
+      expect(gathered.totalFlops()).toEqual(plain.totalFlops());
+      expect(Array.from(gathered.values.b)).toEqual(Array.from(plain.values.b));
+      expect(Array.from(gathered.values.Ax)).toEqual(Array.from(plain.values.Ax));
+    }
+    expect(gathered.lu.compiledSize?.kind).toBe('loops');
+    expect((gathered as unknown as { fillCode: unknown }).fillCode).not.toBeNull();
+  });
+
   it('gathered values (FactorOptions.gather) and negated right-hand sides: the same factors, solutions and counts', () => {
     const rand = rng(47);
     for (let trial = 0; trial < 8; trial++) {

@@ -10,6 +10,7 @@
  * the flop counts are the JavaScript fill's (`mul`, `add`; with q̇ `mulWithVelocity`, …).
  */
 import { assemble, Bytes } from '../sparse/compiled.ts';
+import { Body, O } from '../sparse/loops.ts';
 import { sourceRegions, type SymbolicSystem } from './system.ts';
 
 const OP = {
@@ -39,12 +40,32 @@ export class FillCode {
   /**
    * @param srcBase slot (f64 index) of the source vector in the memory
    * @param bBase slot of the right-hand side buffer (b, unpermuted)
+   * @param form 'straight': one statement per operation (BODIES_PER_FUNCTION bodies a function);
+   *   'loops': a loop over the bodies reading their rows, inertias and term codes from tables in
+   *   the source (sourceRegions), for large systems, whose straight-line code the engine takes long
+   *   to optimize
    */
-  constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number) {
+  constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number, form: 'straight' | 'loops' = 'straight') {
     const model = sys.model, nb = model.nb, st = sys.skewTerms;
     const R = sourceRegions(sys);
     this.regions = R;
     this.roots = Int32Array.from(Array.from(model.parents).flatMap((p, i) => (p < 0 ? [i] : [])));
+    let skewMul = 0, skewAdd = 0;
+    for (let i = 0; i < nb; i++) {
+      if (model.parents[i] < 0) continue;
+      for (let k = 0; k < 9; k++) { const c = st[9 * i + k]; skewMul += c === 0 ? 0 : c === 3 ? 2 : 1; skewAdd += c === 3 ? 1 : 0; }
+    }
+    this.mul = skewMul + 24 * this.roots.length;
+    this.add = skewAdd + 18 * this.roots.length;
+    this.mulWithVelocity = this.mul + 42 * nb;
+    this.addWithVelocity = this.add + 30 * nb;
+    this.memory = memory;
+    if (form === 'loops') {
+      const [without, withV] = fillLoops(sys, memory, srcBase, bBase);
+      this.skewFns = [without];
+      this.bothFns = [withV];
+      return;
+    }
     let b = new Bytes();
     const load = (slot: number) => { b.byte(OP.i32Const); b.byte(0); b.byte(OP.f64Load); b.byte(3); b.u32(slot * 8); };
     const store = (slot: number) => { b.byte(OP.f64Store); b.byte(3); b.u32(slot * 8); };
@@ -68,8 +89,7 @@ export class FillCode {
       };
     };
     // ---- −E r×: locals 0–2 e0..e2 (row k of E), 3–5 r0..r2
-    let skewMul = 0, skewAdd = 0;
-    const skewOf = (i: number, count: boolean) => {
+    const skewOf = (i: number) => {
       if (model.parents[i] < 0) return;
       const eo = srcBase + R.x + 12 * i, ro = eo + 9, so = srcBase + R.skew + 9 * i;
       load(ro); set(3); load(ro + 1); set(4); load(ro + 2); set(5);
@@ -79,7 +99,6 @@ export class FillCode {
         const terms: [number, number, number, number][] = [[1, 5, 2, 4], [2, 3, 0, 5], [0, 4, 1, 3]];
         for (let j = 0; j < 3; j++) {
           const c = st[9 * i + 3 * k + j], [ea, rb, ec, rd] = terms[j];
-          if (count) { skewMul += c === 0 ? 0 : c === 3 ? 2 : 1; skewAdd += c === 3 ? 1 : 0; }
           addr();
           if (c === 0) fconst(0);
           else if (c === 1) { get(ea); get(rb); op(OP.f64Mul); op(OP.f64Neg); }
@@ -140,7 +159,7 @@ export class FillCode {
     for (const [set, withV] of [[skewOnly, false], [both, true]] as const) {
       for (let i0 = 0; i0 < nb; i0 += BODIES_PER_FUNCTION) {
         for (let i = i0; i < Math.min(nb, i0 + BODIES_PER_FUNCTION); i++) {
-          skewOf(i, !withV);
+          skewOf(i);
           if (withV) nuOf(i);
           rowsOf(i, withV);
         }
@@ -155,16 +174,10 @@ export class FillCode {
       }
       if (set.out.length === 0) set.close();
     }
-    const base = 24 * this.roots.length, baseAdd = 18 * this.roots.length;
-    this.mul = skewMul + base;
-    this.add = skewAdd + baseAdd;
-    this.mulWithVelocity = this.mul + 42 * nb;
-    this.addWithVelocity = this.add + 30 * nb;
     const pages = memory.buffer.byteLength / 65536;
     const bytes = assemble([{ bodies: skewOnly.out, type: 1 }, { bodies: both.out, type: 1 }], pages);
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
     const ex = instance.exports as Record<string, () => void>;
-    this.memory = memory;
     this.skewFns = skewOnly.out.map((_, k) => ex[`f${k}`]);
     this.bothFns = both.out.map((_, k) => ex[`f${skewOnly.out.length + k}`]);
   }
@@ -174,4 +187,115 @@ export class FillCode {
     const fns = withVelocity ? this.bothFns : this.skewFns;
     for (let k = 0; k < fns.length; k++) fns[k]();
   }
+}
+
+/**
+ * The loop form of the fill (FillCode 'loops'), without and with q̇: the same operations in the
+ * same order as the straight-line form, over the bodies, with each body's rows, term codes and
+ * inertia read from the source's table and inertia regions (written here, once).
+ */
+function fillLoops(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number): [() => void, () => void] {
+  const model = sys.model, nb = model.nb, st = sys.skewTerms, R = sourceRegions(sys);
+  const src = (slot: number) => 8 * (srcBase + slot), bAddr = (row: number) => 8 * (bBase + row);
+  // per body 16 i32: addresses of b's rows c3a, c3f, c3τ, the number of τ rows, whether a base body, the 9 term codes of −E r×
+  const tab = new Int32Array(memory.buffer, src(R.table), 16 * nb);
+  const inertia = new Float64Array(memory.buffer, src(R.inertia), 10 * nb);
+  for (let i = 0; i < nb; i++) {
+    const t = 16 * i;
+    tab[t] = bAddr(sys.rowA[i]); tab[t + 1] = bAddr(sys.rowF[i]); tab[t + 2] = bAddr(sys.rowTau[i]);
+    tab[t + 3] = model.nvi[i]; tab[t + 4] = model.parents[i] < 0 ? 1 : 0;
+    for (let k = 0; k < 9; k++) tab[t + 5 + k] = st[9 * i + k];
+    inertia.set(model.I[i], 10 * i);
+  }
+  // locals: i32 0 body, 1 table address, 2 E address, 3 code, 4 row address, 5 k, 6 bound, 7 v address, 8 c address, 9 inertia address;
+  // f64 20–22 e0..e2, 23–25 r0..r2, 26–28 w, 29–31 u, 32–34 n, 35–37 f, 38 m, 39–41 h
+  const I_ = 0, T = 1, EA = 2, CODE = 3, ROW = 4, K = 5, HI = 6, VA = 7, CA = 8, IA = 9;
+  const E0 = 20, R0 = 23, W = 26, U = 29, N = 32, F = 35, M = 38, H = 39;
+  const make = (withV: boolean): Uint8Array => {
+    const f = new Body();
+    const IF_F64 = () => f.op(O.if, 0x7c);
+    f.i32(0).set(K).i32(nb).set(HI);
+    f.up(I_, K, HI, 1, () => {
+      f.get(I_).i32(6).op(O.i32Shl).i32(src(R.table)).op(O.i32Add).set(T);
+      f.get(I_).i32(96).op(0x6c /* i32.mul */).i32(src(R.x)).op(O.i32Add).set(EA);
+      // not a base body: −E r× and c_i (or 0) on c3a
+      f.get(T).ldi(16).op(O.i32Eqz, O.if, O.void);
+      {
+        f.get(EA).ldf(72).set(R0).get(EA).ldf(80).set(R0 + 1).get(EA).ldf(88).set(R0 + 2);
+        const terms: [number, number, number, number][] = [[1, 2, 2, 1], [2, 0, 0, 2], [0, 1, 1, 0]];
+        for (let k = 0; k < 3; k++) {
+          f.get(EA).ldf(24 * k).set(E0).get(EA).ldf(24 * k + 8).set(E0 + 1).get(EA).ldf(24 * k + 16).set(E0 + 2);
+          for (let j = 0; j < 3; j++) {
+            const [ea, rb, ec, rd] = terms[j];
+            // address of the output: skew + 9 i + 3 k + j
+            f.get(I_).i32(72).op(0x6c).i32(src(R.skew) + 8 * (3 * k + j)).op(O.i32Add);
+            f.get(T).ldi(20 + 4 * (3 * k + j)).set(CODE);
+            // code 0: 0; 1: −(e_a r_b); 2: e_c r_d; 3: e_c r_d − e_a r_b (as the straight-line form)
+            f.get(CODE).op(O.i32Eqz); IF_F64(); f.f64(0);
+            f.op(0x05); f.get(CODE).i32(1).op(O.i32Eq); IF_F64(); f.get(E0 + ea).get(R0 + rb).op(O.f64Mul, O.f64Neg);
+            f.op(0x05); f.get(CODE).i32(2).op(O.i32Eq); IF_F64(); f.get(E0 + ec).get(R0 + rd).op(O.f64Mul);
+            f.op(0x05); f.get(E0 + ec).get(R0 + rd).op(O.f64Mul).get(E0 + ea).get(R0 + rb).op(O.f64Mul, O.f64Sub);
+            f.op(O.end, O.end, O.end);
+            f.stf(0);
+          }
+        }
+        f.get(T).ldi(0).set(ROW);
+        if (withV) f.get(I_).i32(48).op(0x6c).i32(src(R.c)).op(O.i32Add).set(CA);
+        for (let k = 0; k < 6; k++) {
+          f.get(ROW);
+          if (withV) f.get(CA).ldf(8 * k); else f.f64(0);
+          f.stf(8 * k);
+        }
+      }
+      f.op(O.end);
+      f.get(T).ldi(4).set(ROW);
+      if (withV) {
+        // ν_i = v ×* (I v), as the straight-line form
+        f.get(I_).i32(48).op(0x6c).i32(src(R.v)).op(O.i32Add).set(VA);
+        f.get(I_).i32(80).op(0x6c).i32(src(R.inertia)).op(O.i32Add).set(IA);
+        for (let k = 0; k < 3; k++) { f.get(VA).ldf(8 * k).set(W + k); f.get(VA).ldf(24 + 8 * k).set(U + k); }
+        f.get(IA).ldf(0).set(M);
+        for (let k = 0; k < 3; k++) f.get(IA).ldf(8 + 8 * k).set(H + k);
+        const In = (k: number) => f.get(IA).ldf(8 * k);
+        const nrow = (a: number, bb: number, c: number, p1: number, u1: number, p2: number, u2: number, out: number) => {
+          In(a); f.get(W).op(O.f64Mul); In(bb); f.get(W + 1).op(O.f64Mul, O.f64Add); In(c); f.get(W + 2).op(O.f64Mul, O.f64Add);
+          f.get(p1).get(u1).op(O.f64Mul).get(p2).get(u2).op(O.f64Mul, O.f64Sub, O.f64Add).set(out);
+        };
+        const hx = H, hy = H + 1, hz = H + 2;
+        nrow(4, 5, 6, hy, U + 2, hz, U + 1, N);
+        nrow(5, 7, 8, hz, U, hx, U + 2, N + 1);
+        nrow(6, 8, 9, hx, U + 1, hy, U, N + 2);
+        const frow = (uk: number, p1: number, w1: number, p2: number, w2: number, out: number) => {
+          f.get(M).get(uk).op(O.f64Mul).get(p1).get(w1).op(O.f64Mul).get(p2).get(w2).op(O.f64Mul, O.f64Sub, O.f64Sub).set(out);
+        };
+        frow(U, hy, W + 2, hz, W + 1, F);
+        frow(U + 1, hz, W, hx, W + 2, F + 1);
+        frow(U + 2, hx, W + 1, hy, W, F + 2);
+        const cross = (x1: number, y2: number, x2: number, y1: number) => { f.get(x1).get(y2).op(O.f64Mul).get(x2).get(y1).op(O.f64Mul, O.f64Sub); };
+        f.get(ROW); cross(W + 1, N + 2, W + 2, N + 1); cross(U + 1, F + 2, U + 2, F + 1); f.op(O.f64Add).stf(0);
+        f.get(ROW); cross(W + 2, N, W, N + 2); cross(U + 2, F, U, F + 2); f.op(O.f64Add).stf(8);
+        f.get(ROW); cross(W, N + 1, W + 1, N); cross(U, F + 1, U + 1, F); f.op(O.f64Add).stf(16);
+        f.get(ROW); cross(W + 1, F + 2, W + 2, F + 1); f.stf(24);
+        f.get(ROW); cross(W + 2, F, W, F + 2); f.stf(32);
+        f.get(ROW); cross(W, F + 1, W + 1, F); f.stf(40);
+      } else {
+        for (let k = 0; k < 6; k++) f.get(ROW).f64(0).stf(8 * k);
+      }
+      // c3τ: zeros
+      f.get(T).ldi(8).set(ROW).get(T).ldi(12).i32(3).op(O.i32Shl).get(ROW).op(O.i32Add).set(CODE);
+      f.up(EA, ROW, CODE, 8, () => { f.get(EA).f64(0).stf(0); });
+    });
+    // known scalars: b = −y (their rows consecutive)
+    const nk = sys.knownRow.length, r0 = nk > 0 ? sys.knownRow[0] : 0;
+    f.i32(0).set(K).i32(8 * nk).set(HI);
+    f.up(I_, K, HI, 8, () => { f.get(I_).get(I_).ldf(src(R.y)).op(O.f64Neg).stf(bAddr(r0)); });
+    f.c.byte(O.end);
+    const body = new Bytes();
+    body.bytes([2, 20, 0x7f, 24, 0x7c]); // 20 i32 locals, 24 f64 locals
+    body.bytes(f.c.view());
+    return body.view().slice();
+  };
+  const bytes = assemble([{ bodies: [make(false), make(true)], type: 1 }], memory.buffer.byteLength / 65536);
+  const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
+  return [ex.f0, ex.f1];
 }

@@ -247,14 +247,13 @@ export class SparseSolver {
     if (mem === this.fillMem) return this.fillCode;
     this.fillMem = mem;
     this.fillCode = null;
-    // straight-line fill beside straight-line factors, or beside the loop kernels up to 400 bodies:
-    // beside the loops of 1,000 bodies it ran 1.15–1.2× faster once optimized (inverse dynamics), but
-    // in the benchmark, with other modules compiling, a 1,000-body tree's took seconds to be
-    // optimized and ran 3× slower until then
-    const big = this.sys.model.nb > 400 && lu.compiledSize!.kind !== 'straight';
-    if (mem === null || lu.rhsBuffer === null || this.fillFailed || big) return null;
+    if (mem === null || lu.rhsBuffer === null || this.fillFailed) return null;
+    // straight-line fill beside straight-line factors, or beside the loop kernels up to 400 bodies;
+    // above, its loop form: beside the loops of a 1,000-body tree the straight-line fill took the
+    // engine seconds to optimize in the benchmark (with other modules compiling), 3× slower until then
+    const form = lu.compiledSize!.kind === 'straight' || this.sys.model.nb <= 400 ? 'straight' : 'loops';
     try {
-      this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8);
+      this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8, form);
     } catch {
       this.fillCode = null;
       this.fillFailed = true;

@@ -304,11 +304,14 @@ export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: numb
  * values from 0 (nnz); `x`: 12 per body, ⁱX_λ as the kinematics store it (E row-major, then r), E
  * being D's transform entries; `skew`: 9 per body, −E r× row-major; and, for the generated fill
  * (fill-code.ts), `v` and `c`: 6 per body, v_i and c_i as the kinematics store them, and `y`: the
- * known inputs (sys.knownRow's), so that each is one copy.
+ * known inputs (sys.knownRow's), so that each is one copy; then the inertias and a table of rows
+ * and term codes, written once, for the fill's loop form.
  */
-export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v: number; c: number; y: number; size: number } {
+export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v: number; c: number; y: number; inertia: number; table: number; size: number } {
   const nb = sys.model.nb, x = sys.nnz, skew = x + 12 * nb, v = skew + 9 * nb, c = v + 6 * nb, y = c + 6 * nb;
-  return { x, skew, v, c, y, size: y + sys.knownRow.length };
+  // and for the generated fill's loop form: the inertias (10 per body) and a table of 16 i32 per body
+  const inertia = y + sys.knownRow.length, table = inertia + 10 * nb;
+  return { x, skew, v, c, y, inertia, table, size: table + 8 * nb };
 }
 
 /**
