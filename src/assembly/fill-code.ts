@@ -1,6 +1,7 @@
 /**
- * The fill as straight-line WebAssembly, generated for one system once its factorization runs
- * compiled code (FactorOptions.gather), in that code's memory: per body the structural terms of
+ * The fill as WebAssembly (straight-line, or for large systems a loop over the bodies), generated
+ * for one system once its factorization runs compiled code (FactorOptions.gather), in that code's
+ * memory: per body the structural terms of
  * −E r× (sys.skewTerms) into the source, and into the right-hand side buffer (NumericLU.rhsBuffer)
  * b(3a) = c_i, b(3f) = ν_i = v_i ×* I_i v_i (the model's inertias as constants), the zero rows of
  * τ (and of c_i, ν_i without q̇), and −y on the known inputs' rows. The JavaScript side
