@@ -268,6 +268,22 @@ export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 }[], pages:
   return m.view();
 }
 
+/**
+ * The rows of a triangular layout's entries above the diagonal (the row-oriented solves, here and
+ * in loops.ts): row k's entries are slotOf/colOf[rowStart[k] .. rowStart[k+1]), in descending
+ * column order, the order in which the column-oriented solve applies them.
+ */
+export function triangularRows(n: number, cs: Int32Array, dpos: Int32Array, LUi: Int32Array): { rowStart: Int32Array; slotOf: Int32Array; colOf: Int32Array } {
+  const rowStart = new Int32Array(n + 1);
+  for (let j = 0; j < n; j++) for (let t = cs[j]; t < dpos[j]; t++) rowStart[LUi[t] + 1]++;
+  for (let k = 0; k < n; k++) rowStart[k + 1] += rowStart[k];
+  const next = rowStart.slice(0, n), slotOf = new Int32Array(rowStart[n]), colOf = new Int32Array(rowStart[n]);
+  for (let j = n - 1; j >= 0; j--) {
+    for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; slotOf[e] = t; colOf[e] = j; }
+  }
+  return { rowStart, slotOf, colOf };
+}
+
 /** whether this JavaScript engine runs WebAssembly */
 export function canCompile(): boolean {
   return typeof WebAssembly === 'object' && typeof WebAssembly.Module === 'function';
@@ -519,13 +535,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   // above the diagonal in descending column order (the column-oriented solve applies them so).
   const RP = new Functions(1, []), RN = new Functions(1, []);
   if (direct) {
-    const rowStart = new Int32Array(n + 1);
-    for (let j = 0; j < n; j++) for (let t = cs[j]; t < dpos[j]; t++) rowStart[LUi[t] + 1]++;
-    for (let k = 0; k < n; k++) rowStart[k + 1] += rowStart[k];
-    const next = rowStart.slice(0, n), slotOf = new Int32Array(rowStart[n]), colOf = new Int32Array(rowStart[n]);
-    for (let j = n - 1; j >= 0; j--) {
-      for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; slotOf[e] = t; colOf[e] = j; }
-    }
+    const { rowStart, slotOf, colOf } = triangularRows(n, cs, dpos, LUi);
     const X0 = 0;
     /** +1 or −1 for a slot holding a fixed source value of exactly ±1, 0 otherwise */
     const vals = c.values;

@@ -26,7 +26,7 @@
  * vector (CompileInput.gather), Cb (refinement), w, rb, dz, out, B; then the tables, every position
  * stored as a byte offset so that the loops index memory without shifts.
  */
-import { assemble, Bytes, type CompiledLU, type CompileInput } from './compiled.ts';
+import { assemble, Bytes, triangularRows, type CompiledLU, type CompileInput } from './compiled.ts';
 
 export const O = {
   block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, return: 0x0f, void: 0x40,
@@ -155,13 +155,8 @@ export function loopLU(c: CompileInput): CompiledLU {
   // of its column's unknown
   let RSt = 0, RBt = 0, RPt = 0, RQt = 0, ESt = 0, ECt = 0;
   if (direct) {
-    const rowStart = new Int32Array(n + 1);
-    for (let j = 0; j < n; j++) for (let t = cs[j]; t < dpos[j]; t++) rowStart[LUi[t] + 1]++;
-    for (let k = 0; k < n; k++) rowStart[k + 1] += rowStart[k];
-    const next = rowStart.slice(0, n), eSrc = new Int32Array(rowStart[n]), eCol = new Int32Array(rowStart[n]);
-    for (let j = n - 1; j >= 0; j--) {
-      for (let t = cs[j]; t < dpos[j]; t++) { const e = next[LUi[t]]++; eSrc[e] = SRC8[t]; eCol[e] = OB + 8 * q[j]; }
-    }
+    const { rowStart, slotOf, colOf } = triangularRows(n, cs, dpos, LUi);
+    const eSrc = Int32Array.from(slotOf, (t) => SRC8[t]), eCol = Int32Array.from(colOf, (j) => OB + 8 * q[j]);
     RSt = i32s(rowStart, (v) => 4 * v);
     RBt = i32s(p, (v) => BB + 8 * v);
     RPt = i32s(Int32Array.from(dpos, (d) => SRC8[d]), (v) => v);
