@@ -271,7 +271,7 @@ export class SystemValues implements FillContext {
  * transform entries, the bias terms and the inputs. Inputs are not validated here.
  */
 export function fillSystem(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, null, vals.b);
+  fillValues(vals, q, qd, y, null);
 }
 
 /**
@@ -321,7 +321,7 @@ export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v
  * transform entries and block entries keep older values), vals.b is. Same values, same flops.
  */
 export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
-  fillValues(vals, q, qd, y, src, vals.b);
+  fillValues(vals, q, qd, y, src);
 }
 
 /**
@@ -373,13 +373,13 @@ function baseAcceleration(b: Float64Array, rA: number, X: Float64Array, xo: numb
   b[rA + 5] = e6 * tx + e7 * ty + e8 * tz;
 }
 
-function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null, b: Float64Array): void {
+function fillValues(vals: SystemValues, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, src: Float64Array | null): void {
   const sys = vals.sys, model = sys.model, kin = vals.kin, fl = vals.flops;
   forwardKinematics(kin, q, qd);
   fl.reset();
   // written out on flat arrays with the flops summed in locals (the per-sample hot path): the
   // arithmetic of xApplyMotion, inertiaMulMotion and crossForce, in the same order, with their counts
-  const Ax = vals.Ax;
+  const Ax = vals.Ax, b = vals.b;
   // E and −E r× go to the source's regions (sourceRegions), or to the 18 scratch values of vals.skew
   const E = src ?? vals.skew, xR = sys.nnz, skR = sys.nnz + 12 * model.nb;
   const nb = model.nb, parents = model.parents, nvi = model.nvi;
