@@ -118,6 +118,11 @@ export interface CompileInput {
    * stay those of the algorithm: a multiply-subtract per entry, a division per pivot)
    */
   values?: Float64Array;
+  /**
+   * loops.ts: largest total of statements of the column templates of the refactor (default
+   * TEMPLATE_LIMIT); 0 factors every column by the per-slot loop
+   */
+  templateLimit?: number;
 }
 
 /** Compiled refactor and solve of one layout, with the views on their memory. */
@@ -157,7 +162,7 @@ export interface CompiledLU {
   readonly memory: WebAssembly.Memory;
   /** 'straight': straight-line code of this layout; 'loops': the fixed loop kernels over tables (loops.ts) */
   readonly kind: 'straight' | 'loops';
-  /** statements generated (straight-line code; 0 for the loop kernels) and bytes of WebAssembly */
+  /** statements generated (straight-line code; for the loop kernels those of their column templates, 0 without) and bytes of WebAssembly */
   readonly statements: number;
   readonly bytes: number;
 }
@@ -238,8 +243,8 @@ class Functions {
   }
 }
 
-/** The module: imported memory, functions of type () → i32 (type 0) or () → () (type 1), exported as f0, f1, … in the order given */
-export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 }[], pages: number): Uint8Array<ArrayBuffer> {
+/** The module: imported memory, functions of type () → i32 (type 0), () → () (type 1) or (i32) → i32 (type 2), exported as f0, f1, … in the order given */
+export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[], pages: number): Uint8Array<ArrayBuffer> {
   const m = new Bytes();
   m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
   const section = (id: number, s: Bytes) => {
@@ -248,7 +253,7 @@ export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 }[], pages:
     m.bytes(s.view());
   };
   const types = new Bytes();
-  types.bytes([2, 0x60, 0, 1, 0x7f, 0x60, 0, 0]);
+  types.bytes([3, 0x60, 0, 1, 0x7f, 0x60, 0, 0, 0x60, 1, 0x7f, 1, 0x7f]);
   section(1, types);
   const imports = new Bytes();
   imports.bytes([1, 1, 0x65, 1, 0x6d, 0x02, 0x00]); // "e"."m": memory, min pages

@@ -105,6 +105,19 @@ export class Body {
   }
 }
 
+/** signed LEB128 */
+function sleb(b: Bytes, v: number): void {
+  for (;;) {
+    const x = v & 0x7f;
+    v >>= 7;
+    if ((v === 0 && (x & 0x40) === 0) || (v === -1 && (x & 0x40) !== 0)) { b.byte(x); return; }
+    b.byte(x | 0x80);
+  }
+}
+
+/** largest total of statements of the column templates (CompileInput.templateLimit; above it the per-slot loop factors the columns) */
+export const TEMPLATE_LIMIT = 12000;
+
 /**
  * Generates and instantiates the loop kernels of a layout (refactor; solve without refinement or
  * with one working-precision step; w = ±b(p)). Allocates; run once per layout. Needs the mapped
@@ -122,8 +135,8 @@ export function loopLU(c: CompileInput): CompiledLU {
   let off = 0;
   const f64s = (len: number) => { const o = off; off += 8 * len; return o; };
   const XB = f64s(nX), AB = f64s(nA), CB = f64s(nC), WB = f64s(n), RB = f64s(n), DB = f64s(n), OB = f64s(n), BB = f64s(n);
-  /** a slot that stays 0 */
-  const ZB = f64s(1);
+  /** a slot that stays 0; each block's growth bound (the column templates read it) */
+  const ZB = f64s(1), ULB = f64s(nblocks);
   // i32 tables (byte offsets; positions as byte offsets of their f64 slots)
   const tables: [number, ArrayLike<number>, (v: number) => number][] = [];
   const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
@@ -213,6 +226,49 @@ export function loopLU(c: CompileInput): CompiledLU {
     return i32s(start, (v) => pt + 8 * v);
   };
   const LRt = rowTables(0), URt = rowTables(1), CRt = rowTables(2);
+  // the columns of the blocks larger than 1×1 as templates: a column's code depends only on its
+  // shape (its numbers of U and L entries, which of its slots C fills, and the U entry of each
+  // update), not on its addresses, so the columns of one shape share one straight-line function
+  // that reads their addresses from a table (8·base of the column's slots, the block's growth
+  // bound, then per slot the address of its value in C when it has one and of X[s] per update).
+  // Periodic structures (chains) have few shapes whatever their length; used when the templates
+  // stay small (TEMPLATE_LIMIT statements), else the per-slot loop above
+  const templateLimit = c.templateLimit ?? TEMPLATE_LIMIT;
+  const shapeOf = new Map<string, number>();
+  const shapes: { k: number; statements: number }[] = [];
+  const colShape: number[] = [], colWord: number[] = [];
+  const words: number[] = [];
+  let templStatements = 0;
+  const tri0 = nblocks === n;
+  if (!tri0) {
+    for (let blk = 0; blk < nblocks && templStatements <= templateLimit; blk++) {
+      const k1 = r[blk], k2 = r[blk + 1];
+      if (k2 - k1 < 2) continue;
+      for (let k = k1; k < k2; k++) {
+        const key: number[] = [dpos[k] - us[k], cs[k + 1] - dpos[k]];
+        colWord.push(words.length);
+        words.push(XB + 8 * us[k], ULB + 8 * blk);
+        for (let t = us[k]; t < cs[k + 1]; t++) {
+          const init = initOf[t] !== ZB;
+          key.push(init ? 1 : 0, firstOp[t + 1] - firstOp[t]);
+          if (init) words.push(initOf[t]);
+          for (let x = firstOp[t]; x < firstOp[t + 1]; x++) { key.push((ops[2 * x + 1] - XB) / 8 - us[k]); words.push(ops[2 * x]); }
+        }
+        const id = key.join(',');
+        let sh = shapeOf.get(id);
+        if (sh === undefined) {
+          sh = shapes.length;
+          shapeOf.set(id, sh);
+          const statements = cs[k + 1] - us[k] + firstOp[cs[k + 1]] - firstOp[us[k]];
+          shapes.push({ k, statements });
+          templStatements += statements;
+        }
+        colShape.push(sh);
+      }
+    }
+  }
+  const templated = !tri0 && shapes.length > 0 && templStatements <= templateLimit;
+  const COLWt = templated ? i32s(Int32Array.from(words), (v) => v) : 0;
   // triangular matrices (every block 1×1: inverse dynamics): each column is its entries above the
   // diagonal then its pivot, and the loops run over slots and columns without the block tables
   const tri = nblocks === n;
@@ -306,6 +362,10 @@ export function loopLU(c: CompileInput): CompiledLU {
       });
       f.get(M).f64(Infinity).op(O.f64Lt, O.i32Eqz).failIf();
       f.f64(G).get(M).op(O.f64Mul).set(UL);
+      if (templated) {
+        // the columns run after the blocks (templates, the driver below): keep the bound
+        f.get(B_).i32(3).op(O.i32Shl).get(UL).stf(ULB);
+      }
       /** V = slot S's value in C minus its updates X[s] X[pu], in the kernel's order */
       const summed = () => {
         f.get(S).i32(XB).op(O.i32Sub).i32(1).op(O.i32ShrU).set(J);
@@ -315,7 +375,7 @@ export function loopLU(c: CompileInput): CompiledLU {
           f.get(V).get(TT).ldi(0).ldf(0).get(TT).ldi(4).ldf(0).op(O.f64Mul, O.f64Sub).set(V);
         });
       };
-      f.up(K, K1, K2, 1, () => {
+      if (!templated) f.up(K, K1, K2, 1, () => {
         f.tab(D, DPt, K).get(K).i32(1).op(O.i32Add).set(J).tab(C1, CSt, J);
         f.tab(E, USt, K);
         // U entries: fail unless |u| ≤ ul
@@ -346,7 +406,73 @@ export function loopLU(c: CompileInput): CompiledLU {
   f.up(E, LO, HI, 1, () => {
     f.tab(S, OPOSt, E).tab(S1, OSt, E).get(S).get(S1).ldf(0).stf(0);
   });
+  // the columns of the blocks larger than 1×1 (templated): the driver, a function after all others
+  const driverIndex = 4 + (c.refine === 0 || nblocks === n ? 1 : 0) + (direct ? 3 : 0);
+  if (templated) {
+    f.op(0x10).c.u32(driverIndex); // call
+    f.op(O.i32Eqz).failIf();
+  }
   const factorBody = f.finish(true);
+  const templateBodies: Uint8Array[] = [];
+  let driverBody: Uint8Array | null = null;
+  if (templated) {
+    // template of shape h, from its first column k: (ptr: its words) → 1, or 0 when a check fails
+    // (locals: 0 ptr, 1 base (i32); 2 acc, 3 p, 4 |p|, 5 l, 6 ul, 7… the column's U entries (f64))
+    const PTR = 0, BASE = 1, ACC = 2, PP = 3, AP = 4, LL = 5, UB = 6, U0 = 7;
+    for (const { k } of shapes) {
+      const b = new Bytes();
+      const nU = dpos[k] - us[k];
+      const get = (i: number) => { b.byte(O.get); b.u32(i); };
+      const set = (i: number) => { b.byte(O.set); b.u32(i); };
+      let w = 0;
+      /** the address in word w of the column's table, on the stack */
+      const word = () => { get(PTR); b.byte(O.i32Load); b.byte(2); b.u32(4 * w++); };
+      const ldf = () => { b.byte(O.f64Load); b.byte(3); b.byte(0); };
+      const fail = () => { b.byte(O.if); b.byte(O.void); b.byte(O.i32Const); b.byte(0); b.byte(O.return); b.byte(O.end); };
+      const absLe = (x: number, lim: number) => { get(x); b.byte(O.f64Abs); get(lim); b.byte(O.f64Le); b.byte(O.i32Eqz); fail(); };
+      word(); set(BASE);
+      word(); ldf(); set(UB);
+      for (let t = us[k]; t < cs[k + 1]; t++) {
+        const pos = t - us[k];
+        if (initOf[t] !== ZB) { word(); ldf(); } else { b.byte(O.f64Const); b.f64(0); }
+        for (let x = firstOp[t]; x < firstOp[t + 1]; x++) {
+          word(); ldf(); get(U0 + (ops[2 * x + 1] - XB) / 8 - us[k]); b.byte(O.f64Mul); b.byte(O.f64Sub);
+        }
+        set(ACC);
+        if (t < dpos[k]) {
+          get(ACC); set(U0 + pos);
+          get(BASE); get(ACC); b.byte(O.f64Store); b.byte(3); b.u32(8 * pos);
+          absLe(ACC, UB);
+        } else if (t === dpos[k]) {
+          get(BASE); get(ACC); b.byte(O.f64Store); b.byte(3); b.u32(8 * pos);
+          // pivot: fail unless 0 < |p| ≤ ul; l = |p| / checkTol
+          get(ACC); set(PP); get(PP); b.byte(O.f64Abs); set(AP);
+          get(AP); b.byte(O.f64Const); b.f64(0); b.byte(O.f64Gt); get(AP); get(UB); b.byte(O.f64Le); b.byte(O.i32And); b.byte(O.i32Eqz); fail();
+          get(AP); b.byte(O.f64Const); b.f64(RT); b.byte(O.f64Mul); set(LL);
+        } else {
+          absLe(ACC, LL);
+          get(BASE); get(ACC); get(PP); b.byte(O.f64Div); b.byte(O.f64Store); b.byte(3); b.u32(8 * pos);
+        }
+      }
+      b.byte(O.i32Const); b.byte(1); b.byte(O.end);
+      const body = new Bytes();
+      body.bytes([2, 1, 0x7f]); body.u32(5 + nU); body.byte(0x7c);
+      body.bytes(b.view());
+      templateBodies.push(body.view().slice());
+    }
+    // the driver: every templated column in turn
+    const b = new Bytes();
+    for (let x = 0; x < colShape.length; x++) {
+      b.byte(O.i32Const); sleb(b, COLWt + 4 * colWord[x]);
+      b.byte(0x10); b.u32(driverIndex + 1 + colShape[x]);
+      b.byte(O.i32Eqz); b.byte(O.if); b.byte(O.void); b.byte(O.i32Const); b.byte(0); b.byte(O.return); b.byte(O.end);
+    }
+    b.byte(O.i32Const); b.byte(1); b.byte(O.end);
+    const body = new Bytes();
+    body.byte(0);
+    body.bytes(b.view());
+    driverBody = body.view().slice();
+  }
 
   // ---- solve: () → ()
   const s = new Body();
@@ -536,9 +662,10 @@ export function loopLU(c: CompileInput): CompiledLU {
     });
     return w.finish(false);
   };
-  const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
+  const groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[] = [
     { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true)], type: 1 },
     { bodies: sparse ? [sparseBody] : [], type: 0 }, { bodies: direct ? [syncBody, rowBody(false), rowBody(true)] : [], type: 1 },
+    { bodies: driverBody ? [driverBody] : [], type: 0 }, { bodies: templateBodies, type: 2 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -570,7 +697,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     solveB: direct ? (negate: boolean) => { if (negate) rowMinus!(); else rowPlus!(); } : null,
     memory,
     kind: 'loops',
-    statements: 0,
+    statements: templated ? templStatements : 0,
     bytes: bytes.length,
   };
 }
