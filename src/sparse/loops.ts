@@ -41,8 +41,8 @@
  * templates for 96 or 384 links alike, 6,500 for 1,000; a random tree of 200 bodies: 815 shapes for
  * 2,290 columns, past the limit). Used while the templates total at most TEMPLATE_LIMIT statements, else
  * the per-slot loop. Measured (best of 15 rounds, alternated): the 96-link chain's refactor 31 → 22
- * µs, its forward dynamics 69–71 → 62 µs (ABA 41); at 384 links no change (129 µs: the factors and
- * the tables, ~2.5 kB per body, no longer stay in the second-level cache). The same templates for
+ * µs, its forward dynamics 69–71 → 62 µs (ABA 41); at 384 links no change (129 µs: the module's
+ * memory, ~7.4 kB per body, no longer stays in the second-level cache). The same templates for
  * the refined solve (windows of 8 rows keyed by their lengths) gained nothing: its terms load their
  * unknown's and value's addresses either way, and only the loop control went.
  *
@@ -198,9 +198,6 @@ export function loopLU(c: CompileInput): CompiledLU {
       }
     }
   }
-  const INITt = i32s(initOf, (v) => v);
-  const OPSt = i32s(ops, (v) => v);
-  const FOt = i32s(firstOp, (v) => OPSt + 8 * v);
   // the refined solve of a block larger than 1×1, row by row (as compiled.ts): per row i, its L
   // entries (columns ascending), its U entries above the diagonal (columns descending) and its
   // entries of C_bb (columns ascending, the residual), each as a pair (8 j, address of the value);
@@ -282,6 +279,10 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const templated = !tri0 && shapes.length > 0 && templStatements <= templateLimit;
   const COLWt = templated ? i32s(Int32Array.from(words), (v) => v) : 0;
+  // the per-slot loop's tables (not needed with templates)
+  const INITt = templated ? 0 : i32s(initOf, (v) => v);
+  const OPSt = templated ? 0 : i32s(ops, (v) => v);
+  const FOt = templated ? 0 : i32s(firstOp, (v) => OPSt + 8 * v);
   // triangular matrices (every block 1×1: inverse dynamics): each column is its entries above the
   // diagonal then its pivot, and the loops run over slots and columns without the block tables
   const tri = nblocks === n;
