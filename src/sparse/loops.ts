@@ -511,15 +511,19 @@ export function loopLU(c: CompileInput): CompiledLU {
       update(vB, D, C1);
     });
   };
+  /** X0 −= v[j] · value over the pairs of row J in table `tab` */
+  const rowTerms = (tab: number, vB: number) => {
+    s.get(J).i32(2).op(O.i32Shl).tee(S).ldi(tab).set(E).get(S).ldi(tab + 4).set(E1);
+    s.up(TT, E, E1, 8, () => {
+      s.get(X0).get(TT).ldi(0).ldf(vB).get(TT).ldi(4).ldf(0).op(O.f64Mul, O.f64Sub).set(X0);
+    });
+  };
   /** v[i] = f[i] − Σ v'[j] · value over row i's pairs of table `tab` (rows K1..K2−1 ascending), each sum in X0 */
   const rowSum = (tab: number, fB: number, vB: number, outB: number) => {
     s.up(J, K1, K2, 1, () => {
       j8(PU, J);
       s.get(PU).ldf(fB).set(X0);
-      s.get(J).i32(2).op(O.i32Shl).tee(S).ldi(tab).set(E).get(S).ldi(tab + 4).set(E1);
-      s.up(TT, E, E1, 8, () => {
-        s.get(X0).get(TT).ldi(0).ldf(vB).get(TT).ldi(4).ldf(0).op(O.f64Mul, O.f64Sub).set(X0);
-      });
+      rowTerms(tab, vB);
       s.get(PU).get(X0).stf(outB);
     });
   };
@@ -530,10 +534,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     s.down(J, K1, K2, 1, () => {
       j8(PU, J);
       s.get(PU).ldf(vB).set(X0);
-      s.get(J).i32(2).op(O.i32Shl).tee(S).ldi(URt).set(E).get(S).ldi(URt + 4).set(E1);
-      s.up(TT, E, E1, 8, () => {
-        s.get(X0).get(TT).ldi(0).ldf(vB).get(TT).ldi(4).ldf(0).op(O.f64Mul, O.f64Sub).set(X0);
-      });
+      rowTerms(URt, vB);
       s.tab(D, DPt, J);
       s.get(PU).get(X0).get(D).ldf(0).op(O.f64Div).stf(vB);
     });
