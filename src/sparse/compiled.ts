@@ -2,9 +2,9 @@
  * code = compileLU(layout): the refactor and the solve of one NumericLU as straight-line
  * WebAssembly, generated from its fixed patterns and pivot order (the symbolic factorization is
  * known before the first step, as in robot-specific code generators). Every multiply-subtract of the
- * mapped kernel becomes `x −= X[s] · u` with s a constant memory offset and x, u in registers (below,
- * "Sums in registers"): no index is loaded at run time, and V8 compiles the module at once (its baseline compiler; the optimizing one
- * follows in the background).
+ * mapped kernel becomes `x −= X[s] · u` with s a constant memory offset and x, u in registers
+ * (below, "Sums in registers"): no index is loaded at run time, and V8 compiles the module at once
+ * (its baseline compiler; the optimizing one follows in the background).
  *
  * The generated code performs the same IEEE operations in the same order as the generic kernels
  * (numeric.ts: blockMapped, solveInto with one step of working-precision refinement), so factors
@@ -301,6 +301,39 @@ export function triangularRows(n: number, cs: Int32Array, dpos: Int32Array, LUi:
   return { rowStart, slotOf, colOf };
 }
 
+/**
+ * The refactor's updates gathered by target slot (columns of the blocks larger than 1×1; here and in
+ * loops.ts): slot t's value is C's minus X[s[x]] · X[pu[x]] for x in [first[t], first[t+1]), in
+ * the kernel's order. A U entry is final before it is used, because the kernel's U entries are in
+ * topological order (every update of one comes from an earlier one): checked, an internal error
+ * otherwise (the caller then runs the generic kernels).
+ */
+export function slotUpdates(c: Pick<CompileInput, 'n' | 'r' | 'nblocks' | 'cs' | 'us' | 'dpos' | 'T' | 'Tp' | 'Llo' | 'Lhi'>): { first: Int32Array; s: Int32Array; pu: Int32Array } {
+  const { n, r, nblocks, cs, us, dpos, T, Tp, Llo, Lhi } = c;
+  const nX = cs[n];
+  const first = new Int32Array(nX + 1);
+  /** calls visit(k, t, s, pu) for every update, in the kernel's order */
+  const each = (visit: (k: number, t: number, s: number, pu: number) => void) => {
+    for (let blk = 0; blk < nblocks; blk++) {
+      const k1 = r[blk], k2 = r[blk + 1];
+      if (k2 - k1 < 2) continue;
+      for (let k = k1, o = Tp[k1]; k < k2; k++) {
+        for (let pu = us[k]; pu < dpos[k]; pu++) {
+          for (let s = Llo[pu]; s < Lhi[pu]; s++, o++) visit(k, cs[k] + T[o], s, pu);
+        }
+      }
+    }
+  };
+  each((k, t, _s, pu) => {
+    if (t < dpos[k] && t <= pu) throw new Error(`internal error: column ${k}'s U entries are not in topological order`);
+    first[t + 1]++;
+  });
+  for (let t = 0; t < nX; t++) first[t + 1] += first[t];
+  const next = first.slice(0, nX), sOf = new Int32Array(first[nX]), puOf = new Int32Array(first[nX]);
+  each((_k, t, s, pu) => { const x = next[t]++; sOf[x] = s; puOf[x] = pu; });
+  return { first, s: sOf, pu: puOf };
+}
+
 /** whether this JavaScript engine runs WebAssembly */
 export function canCompile(): boolean {
   return typeof WebAssembly === 'object' && typeof WebAssembly.Module === 'function';
@@ -311,7 +344,7 @@ export function canCompile(): boolean {
  * with one working-precision step). Allocates; run once per layout.
  */
 export function compileLU(c: CompileInput): CompiledLU | null {
-  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos, T, Tp, Llo, Lhi } = c;
+  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos } = c;
   const nX = cs[n];
   const nC = c.refine > 0 ? Bp[n] : 0;
   const gather = c.gather;
@@ -358,6 +391,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     get(AA); fconst(0); b.byte(OP.f64Gt); get(AA); get(UL); b.byte(OP.f64Le); b.byte(OP.i32And); b.byte(OP.i32Eqz); failIf();
     get(AA); fconst(RT); b.byte(OP.f64Mul); set(L);
   };
+  const ups = slotUpdates(c);
   for (let blk = 0; blk < nblocks; blk++) {
     const k1 = r[blk];
     const k2 = r[blk + 1];
@@ -378,17 +412,6 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       if (!direct) { addr(); get(V); store(xO + dpos[k1]); }
       continue;
     }
-    // each slot of a column is summed in a local from C's value (below): a U entry is final before
-    // it is used, because the kernel's U entries are in topological order (every update of one comes
-    // from an earlier one; checked)
-    for (let k = k1, e = Tp[k1]; k < k2; k++) {
-      for (let pu = us[k]; pu < dpos[k]; pu++) {
-        for (let s = Llo[pu]; s < Lhi[pu]; s++, e++) {
-          const t = cs[k] + T[e];
-          if (t < dpos[k] && t <= pu) throw new Error(`internal error: column ${k}'s U entries are not in topological order`);
-        }
-      }
-    }
     // m = max |C_bb|; ul = G m kept in the scratch slot (C_bb is not scattered into X: the columns
     // read it where it stands)
     const fromC = new Int32Array(cs[k2] - cs[k1]).fill(-1);
@@ -403,36 +426,20 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     addr(); fconst(G); get(M); b.byte(OP.f64Mul); store(scO);
     /** C's value of slot t of the block (0 where C has no entry) on the stack */
     const initial = (t: number) => { const sp = fromC[t - cs[k1]]; if (sp < 0) fconst(0); else load(at(sp)); };
-    let o = Tp[k1];
     for (let k = k1; k < k2; k++) {
-      const c0 = cs[k];
       const d = dpos[k];
       const c1 = cs[k + 1];
-      // the column's updates, gathered by target slot in the kernel's order: slot t's sum stays in
-      // a local from its first value to its last update (one load and one store per slot instead of
-      // per update), and each final U entry stays in a local (U0 + its index) for the updates it
-      // makes; the same operations on each slot in the same order, so the same bits
-      const o0 = o;
-      let nops = 0;
-      for (let pu = us[k]; pu < d; pu++) nops += Lhi[pu] - Llo[pu];
-      const first = new Int32Array(c1 - c0 + 1);
-      for (let e = 0; e < nops; e++) first[T[o0 + e] + 1]++;
-      for (let t = 0; t < c1 - c0; t++) first[t + 1] += first[t];
-      const next = first.slice(0, c1 - c0), opS = new Int32Array(nops), opU = new Int32Array(nops);
-      for (let pu = us[k], e = o0; pu < d; pu++) {
-        for (let s = Llo[pu]; s < Lhi[pu]; s++, e++) {
-          const j = next[T[e]]++;
-          opS[j] = s; opU[j] = pu - us[k];
-        }
-      }
-      o = o0 + nops;
-      const size = 2 + (c1 - d) + (d - us[k]) + nops;
+      // slot by slot (slotUpdates): a slot's sum stays in a local from its first value to its last
+      // update (one load and one store per slot instead of per update), and each final U entry stays
+      // in a local (U0 + its index) for the updates it makes; the same operations on each slot in the
+      // same order, so the same bits
+      const size = 2 + (c1 - d) + (d - us[k]) + ups.first[c1] - ups.first[us[k]];
       b = F.group(size);
       load(scO); set(UL);
       /** the slot's value after its updates, on the stack */
       const summed = (t: number) => {
         initial(t);
-        for (let j = first[t - c0]; j < first[t - c0 + 1]; j++) { load(xO + opS[j]); get(U0 + opU[j]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+        for (let x = ups.first[t]; x < ups.first[t + 1]; x++) { load(xO + ups.s[x]); get(U0 + ups.pu[x] - us[k]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
       };
       for (let pu = us[k]; pu < d; pu++) {
         const lu = U0 + pu - us[k];

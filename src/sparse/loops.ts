@@ -53,7 +53,7 @@
  * vector (CompileInput.gather), Cb (refinement), w, rb, dz, out, B, a slot that stays 0; then the tables, every position
  * stored as a byte offset so that the loops index memory without shifts.
  */
-import { assemble, Bytes, triangularRows, type CompiledLU, type CompileInput } from './compiled.ts';
+import { assemble, Bytes, slotUpdates, triangularRows, type CompiledLU, type CompileInput } from './compiled.ts';
 
 export const O = {
   block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, return: 0x0f, void: 0x40,
@@ -140,7 +140,7 @@ export const TEMPLATE_LIMIT = 12000;
  * kernel's tables (T, Tp, Llo, Lhi).
  */
 export function loopLU(c: CompileInput): CompiledLU {
-  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, p, q, cs, us, dpos, LUi, Bpos, Opos, T, Tp, Llo, Lhi } = c;
+  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, p, q, cs, us, dpos, LUi, Bpos, Opos } = c;
   const nX = cs[n];
   const refine = c.refine > 0;
   const nC = refine ? Bp[n] : 0;
@@ -169,38 +169,13 @@ export function loopLU(c: CompileInput): CompiledLU {
   // slot the address of its value in C (or of ZB, a slot that stays 0) and its first update; per
   // update, in the kernel's order for its slot, the addresses of X[s] and of its U entry X[pu]
   const initOf = new Int32Array(nX).fill(ZB);
-  const firstOp = new Int32Array(nX + 1);
   for (let blk = 0; blk < nblocks; blk++) {
-    const k1 = r[blk], k2 = r[blk + 1];
-    if (k2 - k1 < 2) continue;
-    for (let e = Bp[k1]; e < Bp[k2]; e++) initOf[Bpos[e]] = AB + 8 * src(Bslot[e]);
-    for (let k = k1, o = Tp[k1]; k < k2; k++) {
-      for (let pu = us[k]; pu < dpos[k]; pu++) {
-        for (let s = Llo[pu]; s < Lhi[pu]; s++, o++) {
-          const t = cs[k] + T[o];
-          if (t < dpos[k] && t <= pu) throw new Error(`internal error: column ${k}'s U entries are not in topological order`);
-          firstOp[t + 1]++;
-        }
-      }
-    }
+    if (r[blk + 1] - r[blk] < 2) continue;
+    for (let e = Bp[r[blk]]; e < Bp[r[blk + 1]]; e++) initOf[Bpos[e]] = AB + 8 * src(Bslot[e]);
   }
-  for (let t = 0; t < nX; t++) firstOp[t + 1] += firstOp[t];
+  const ups = slotUpdates(c), firstOp = ups.first;
   const ops = new Int32Array(2 * firstOp[nX]);
-  {
-    const next = firstOp.slice(0, nX);
-    for (let blk = 0; blk < nblocks; blk++) {
-      const k1 = r[blk], k2 = r[blk + 1];
-      if (k2 - k1 < 2) continue;
-      for (let k = k1, o = Tp[k1]; k < k2; k++) {
-        for (let pu = us[k]; pu < dpos[k]; pu++) {
-          for (let s = Llo[pu]; s < Lhi[pu]; s++, o++) {
-            const j = next[cs[k] + T[o]]++;
-            ops[2 * j] = XB + 8 * s; ops[2 * j + 1] = XB + 8 * pu;
-          }
-        }
-      }
-    }
-  }
+  for (let x = 0; x < firstOp[nX]; x++) { ops[2 * x] = XB + 8 * ups.s[x]; ops[2 * x + 1] = XB + 8 * ups.pu[x]; }
   // the refined solve of a block larger than 1×1, row by row (as compiled.ts): per row i, its L
   // entries (columns ascending), its U entries above the diagonal (columns descending) and its
   // entries of C_bb (columns ascending, the residual), each as a pair (8 j, address of the value);
