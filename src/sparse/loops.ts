@@ -1,9 +1,11 @@
 /**
  * code = loopLU(layout): the refactor and the solve of one NumericLU as WebAssembly loops over the
- * tables of its layout (the mapped kernel's slot map, the column pointers, the pivot positions), in
- * the module's memory. Where compiled.ts unrolls every multiply-subtract into a statement, whose
- * code grows with the factors and runs slower than the generic kernels past ~60,000 statements,
- * this module is ~2.4 kB for any size: memory, not code, grows with the factors.
+ * tables of its layout (the refactor's updates by target slot, the column pointers, the pivot
+ * positions, the rows of the solves), in the module's memory. Where compiled.ts unrolls every
+ * multiply-subtract into a statement, whose code grows with the factors and runs slower than the
+ * generic kernels past ~60,000 statements, this module's loops are ~2.4 kB for any size, plus the
+ * column templates (below), which the layout's repetitions bound (at most TEMPLATE_LIMIT
+ * statements) and a driver of one call per column: memory, not code, grows with the factors.
  *
  * The loops perform the same IEEE operations in the same order as the generic kernels (numeric.ts:
  * blockMapped; solveInto with none or one working-precision refinement step), so factors,
