@@ -334,6 +334,38 @@ export function slotUpdates(c: Pick<CompileInput, 'n' | 'r' | 'nblocks' | 'cs' |
   return { first, s: sOf, pu: puOf };
 }
 
+/**
+ * The rows of the solves of the blocks larger than 1×1 (here and in loops.ts), one list per kind:
+ * 0, L's entries below the diagonal (columns ascending); 1, U's above it within the block (columns
+ * descending); 2, C_bb's (columns ascending: the refinement's residual) — the order in which the
+ * column-oriented kernel applies them to a row. Row i's terms are col/at[start[i] .. start[i+1]),
+ * `at` a slot of X (kinds 0 and 1) or an in-block entry of C (kind 2).
+ */
+export function blockSolveRows(c: Pick<CompileInput, 'n' | 'r' | 'nblocks' | 'cs' | 'us' | 'dpos' | 'LUi' | 'Bp' | 'Bi'>, kind: 0 | 1 | 2): { start: Int32Array; col: Int32Array; at: Int32Array } {
+  const { n, r, nblocks, cs, us, dpos, LUi, Bp, Bi } = c;
+  /** calls visit(row, column, slot or entry) for every term, in the kernel's order */
+  const each = (visit: (i: number, j: number, a: number) => void) => {
+    for (let blk = 0; blk < nblocks; blk++) {
+      const k1 = r[blk], k2 = r[blk + 1];
+      if (k2 - k1 < 2) continue;
+      if (kind === 1) {
+        for (let j = k2 - 1; j >= k1; j--) for (let t = us[j]; t < dpos[j]; t++) visit(LUi[t], j, t);
+      } else {
+        for (let j = k1; j < k2; j++) {
+          if (kind === 0) for (let t = dpos[j] + 1; t < cs[j + 1]; t++) visit(LUi[t], j, t);
+          else for (let e = Bp[j]; e < Bp[j + 1]; e++) visit(Bi[e], j, e);
+        }
+      }
+    }
+  };
+  const start = new Int32Array(n + 1);
+  each((i) => { start[i + 1]++; });
+  for (let i = 0; i < n; i++) start[i + 1] += start[i];
+  const next = start.slice(0, n), col = new Int32Array(start[n]), at = new Int32Array(start[n]);
+  each((i, j, a) => { const x = next[i]++; col[x] = j; at[x] = a; });
+  return { start, col, at };
+}
+
 /** whether this JavaScript engine runs WebAssembly */
 export function canCompile(): boolean {
   return typeof WebAssembly === 'object' && typeof WebAssembly.Module === 'function';
@@ -344,7 +376,7 @@ export function canCompile(): boolean {
  * with one working-precision step). Allocates; run once per layout.
  */
 export function compileLU(c: CompileInput): CompiledLU | null {
-  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos } = c;
+  const { n, nnz, r, nblocks, Bp, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos } = c;
   const nX = cs[n];
   const nC = c.refine > 0 ? Bp[n] : 0;
   const gather = c.gather;
@@ -485,31 +517,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
         addr(); load(vO + LUi[t]); load(xs(t)); get(X0); b.byte(OP.f64Mul); b.byte(OP.f64Sub); store(vO + LUi[t]);
       }
     };
-    /**
-     * the rows of block [k1, k2): L's entries of row i (columns ascending), U's above the diagonal
-     * (columns descending), C_bb's (columns ascending), as positions j and slots t (e for C_bb)
-     */
-    const blockRows = (k1: number, k2: number) => {
-      const nb = k2 - k1;
-      const Lp = new Int32Array(nb + 1), Up = new Int32Array(nb + 1), Cp = new Int32Array(nb + 1);
-      for (let j = k1; j < k2; j++) {
-        for (let t = dpos[j] + 1; t < cs[j + 1]; t++) Lp[LUi[t] - k1 + 1]++;
-        for (let t = us[j]; t < dpos[j]; t++) Up[LUi[t] - k1 + 1]++;
-        for (let e = Bp[j]; e < Bp[j + 1]; e++) Cp[Bi[e] - k1 + 1]++;
-      }
-      for (let i = 0; i < nb; i++) { Lp[i + 1] += Lp[i]; Up[i + 1] += Up[i]; Cp[i + 1] += Cp[i]; }
-      const Lj = new Int32Array(Lp[nb]), Lt = new Int32Array(Lp[nb]), Uj = new Int32Array(Up[nb]), Ut = new Int32Array(Up[nb]);
-      const Cj = new Int32Array(Cp[nb]), Ce = new Int32Array(Cp[nb]);
-      const nl = Lp.slice(0, nb), nu = Up.slice(0, nb), nc = Cp.slice(0, nb);
-      for (let j = k1; j < k2; j++) {
-        for (let t = dpos[j] + 1; t < cs[j + 1]; t++) { const x = nl[LUi[t] - k1]++; Lj[x] = j; Lt[x] = t; }
-        for (let e = Bp[j]; e < Bp[j + 1]; e++) { const x = nc[Bi[e] - k1]++; Cj[x] = j; Ce[x] = e; }
-      }
-      for (let j = k2 - 1; j >= k1; j--) {
-        for (let t = us[j]; t < dpos[j]; t++) { const x = nu[LUi[t] - k1]++; Uj[x] = j; Ut[x] = t; }
-      }
-      return { Lp, Lj, Lt, Up, Uj, Ut, Cp, Cj, Ce };
-    };
+    const [rowsL, rowsU, rowsC] = ([0, 1, 2] as const).map((kind) => blockSolveRows(c, kind));
     for (let blk = nblocks - 1; blk >= 0; blk--) {
       const k1 = r[blk];
       const k2 = r[blk + 1];
@@ -523,19 +531,18 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       }
       // a larger block, row by row (each row's sum on the stack, its terms in the order the
       // column-oriented kernel applies them, so the same bits)
-      const rows = blockRows(k1, k2);
       /** v = C_bb \ v in place (vO), or from the right-hand side fO into vO */
       const rowSolve = (fO: number, vO: number) => {
         for (let i = k1; i < k2; i++) {
-          b = S.group(1 + rows.Lp[i - k1 + 1] - rows.Lp[i - k1]);
+          b = S.group(1 + rowsL.start[i + 1] - rowsL.start[i]);
           addr(); load(fO + i);
-          for (let e = rows.Lp[i - k1]; e < rows.Lp[i - k1 + 1]; e++) { load(vO + rows.Lj[e]); load(xs(rows.Lt[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+          for (let e = rowsL.start[i]; e < rowsL.start[i + 1]; e++) { load(vO + rowsL.col[e]); load(xs(rowsL.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
           store(vO + i);
         }
         for (let i = k2 - 1; i >= k1; i--) {
-          b = S.group(1 + rows.Up[i - k1 + 1] - rows.Up[i - k1]);
+          b = S.group(1 + rowsU.start[i + 1] - rowsU.start[i]);
           addr(); load(vO + i);
-          for (let e = rows.Up[i - k1]; e < rows.Up[i - k1 + 1]; e++) { load(vO + rows.Uj[e]); load(xs(rows.Ut[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+          for (let e = rowsU.start[i]; e < rowsU.start[i + 1]; e++) { load(vO + rowsU.col[e]); load(xs(rowsU.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
           load(xs(dpos[i])); b.byte(OP.f64Div);
           store(vO + i);
         }
@@ -555,9 +562,9 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       // the rows above
       rowSolve(wO, rbO);
       for (let i = k1; i < k2; i++) {
-        b = S.group(1 + rows.Cp[i - k1 + 1] - rows.Cp[i - k1]);
+        b = S.group(1 + rowsC.start[i + 1] - rowsC.start[i]);
         addr(); load(wO + i);
-        for (let e = rows.Cp[i - k1]; e < rows.Cp[i - k1 + 1]; e++) { load(rbO + rows.Cj[e]); load(cO + rows.Ce[e]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+        for (let e = rowsC.start[i]; e < rowsC.start[i + 1]; e++) { load(rbO + rowsC.col[e]); load(cO + rowsC.at[e]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
         store(dzO + i);
       }
       rowSolve(dzO, dzO);

@@ -55,7 +55,7 @@
  * vector (CompileInput.gather), Cb (refinement), w, rb, dz, out, B, a slot that stays 0; then the tables, every position
  * stored as a byte offset so that the loops index memory without shifts.
  */
-import { assemble, Bytes, slotUpdates, triangularRows, type CompiledLU, type CompileInput } from './compiled.ts';
+import { assemble, blockSolveRows, Bytes, slotUpdates, triangularRows, type CompiledLU, type CompileInput } from './compiled.ts';
 
 export const O = {
   block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, return: 0x0f, void: 0x40,
@@ -142,7 +142,7 @@ export const TEMPLATE_LIMIT = 12000;
  * kernel's tables (T, Tp, Llo, Lhi).
  */
 export function loopLU(c: CompileInput): CompiledLU {
-  const { n, nnz, r, nblocks, Bp, Bi, Bslot, Op, Oslot, p, q, cs, us, dpos, LUi, Bpos, Opos } = c;
+  const { n, nnz, r, nblocks, Bp, Bslot, Op, Oslot, p, q, cs, us, dpos, LUi, Bpos, Opos } = c;
   const nX = cs[n];
   const refine = c.refine > 0;
   const nC = refine ? Bp[n] : 0;
@@ -183,35 +183,9 @@ export function loopLU(c: CompileInput): CompiledLU {
   // entries of C_bb (columns ascending, the residual), each as a pair (8 j, address of the value);
   // per row the address of its first pair (one table per kind, n + 1 entries)
   const rowTables = (kind: 0 | 1 | 2) => {
-    const start = new Int32Array(n + 1);
-    if (refine) {
-      for (let blk = 0; blk < nblocks; blk++) {
-        const k1 = r[blk], k2 = r[blk + 1];
-        if (k2 - k1 < 2) continue;
-        for (let j = k1; j < k2; j++) {
-          if (kind === 0) for (let t = dpos[j] + 1; t < cs[j + 1]; t++) start[LUi[t] + 1]++;
-          else if (kind === 1) for (let t = us[j]; t < dpos[j]; t++) start[LUi[t] + 1]++;
-          else for (let e = Bp[j]; e < Bp[j + 1]; e++) start[Bi[e] + 1]++;
-        }
-      }
-    }
-    for (let i = 0; i < n; i++) start[i + 1] += start[i];
-    const pairs = new Int32Array(2 * start[n]), next = start.slice(0, n);
-    const put = (i: number, j: number, addr: number) => { const x = next[i]++; pairs[2 * x] = 8 * j; pairs[2 * x + 1] = addr; };
-    if (refine) {
-      for (let blk = 0; blk < nblocks; blk++) {
-        const k1 = r[blk], k2 = r[blk + 1];
-        if (k2 - k1 < 2) continue;
-        if (kind === 1) {
-          for (let j = k2 - 1; j >= k1; j--) for (let t = us[j]; t < dpos[j]; t++) put(LUi[t], j, XB + 8 * t);
-        } else {
-          for (let j = k1; j < k2; j++) {
-            if (kind === 0) for (let t = dpos[j] + 1; t < cs[j + 1]; t++) put(LUi[t], j, XB + 8 * t);
-            else for (let e = Bp[j]; e < Bp[j + 1]; e++) put(Bi[e], j, CB + 8 * e);
-          }
-        }
-      }
-    }
+    const { start, col, at } = refine ? blockSolveRows(c, kind) : { start: new Int32Array(n + 1), col: new Int32Array(0), at: new Int32Array(0) };
+    const pairs = new Int32Array(2 * start[n]);
+    for (let x = 0; x < start[n]; x++) { pairs[2 * x] = 8 * col[x]; pairs[2 * x + 1] = (kind === 2 ? CB : XB) + 8 * at[x]; }
     const pt = i32s(pairs, (v) => v);
     return i32s(start, (v) => pt + 8 * v);
   };
@@ -229,8 +203,10 @@ export function loopLU(c: CompileInput): CompiledLU {
   const colShape: number[] = [], colWord: number[] = [];
   const words: number[] = [];
   let templStatements = 0;
-  const tri0 = nblocks === n;
-  if (!tri0) {
+  // triangular matrices (every block 1×1: inverse dynamics): each column is its entries above the
+  // diagonal then its pivot, and the loops run over slots and columns without the block tables
+  const tri = nblocks === n;
+  if (!tri) {
     for (let blk = 0; blk < nblocks && templStatements <= templateLimit; blk++) {
       const k1 = r[blk], k2 = r[blk + 1];
       if (k2 - k1 < 2) continue;
@@ -257,15 +233,12 @@ export function loopLU(c: CompileInput): CompiledLU {
       }
     }
   }
-  const templated = !tri0 && shapes.length > 0 && templStatements <= templateLimit;
+  const templated = !tri && shapes.length > 0 && templStatements <= templateLimit;
   const COLWt = templated ? i32s(Int32Array.from(words), (v) => v) : 0;
   // the per-slot loop's tables (not needed with templates)
   const INITt = templated ? 0 : i32s(initOf, (v) => v);
   const OPSt = templated ? 0 : i32s(ops, (v) => v);
   const FOt = templated ? 0 : i32s(firstOp, (v) => OPSt + 8 * v);
-  // triangular matrices (every block 1×1: inverse dynamics): each column is its entries above the
-  // diagonal then its pivot, and the loops run over slots and columns without the block tables
-  const tri = nblocks === n;
   let SRCt = 0;
   // direct (CompileInput.direct): the solves read each slot's source value where it stands (SRCt),
   // `factor` checks the pivots whose values are not fixed (CHKt) and copies nothing
@@ -401,7 +374,9 @@ export function loopLU(c: CompileInput): CompiledLU {
     f.tab(S, OPOSt, E).tab(S1, OSt, E).get(S).get(S1).ldf(0).stf(0);
   });
   // the columns of the blocks larger than 1×1 (templated): the driver, a function after all others
-  const driverIndex = 4 + (c.refine === 0 || nblocks === n ? 1 : 0) + (direct ? 3 : 0);
+  /** the sparse solve (no refinement) is compiled */
+  const sparse = c.refine === 0 || nblocks === n;
+  const driverIndex = 4 + (sparse ? 1 : 0) + (direct ? 3 : 0);
   if (templated) {
     f.op(0x10).c.u32(driverIndex); // call
     f.op(O.i32Eqz).failIf();
@@ -572,7 +547,6 @@ export function loopLU(c: CompileInput): CompiledLU {
 
   // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
   // returns the multiply-subtracts done (local CNT)
-  const sparse = c.refine === 0 || nblocks === n;
   const z = new Body();
   if (sparse) {
     const CNT = 18;
