@@ -3,7 +3,8 @@
  * 24-link chain and the shipped humanoid: the dynamics step (LuInverseDynamics / LuForwardDynamics)
  * part by part, and the derivatives by factor reuse part by part. For profiling the per-call path
  * (node --cpu-prof) and for the figures of README "Time of the sparse path".
- * Run: npx tsx scripts/profile-lu.ts [model ...]   (models: chain24, humanoid, talos; default chain24 humanoid)
+ * Run: npx tsx scripts/profile-lu.ts [model ...]   ([--no-derivatives] models: chain24, humanoid, talos, chainN, treeN and
+ * treeNf (a random tree of N bodies, fixed or floating); default chain24 humanoid)
  */
 import { loadavg } from 'node:os';
 import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
@@ -15,7 +16,7 @@ import { forwardKinematics } from '../src/algorithms/kinematics.ts';
 import { checkDynamicsInputs } from '../src/algorithms/validate.ts';
 import { LuForwardDynamicsDerivatives, LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
-import { chain } from '../src/model/generators.ts';
+import { chain, randomTree } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { randomConfiguration } from '../src/model/random.ts';
 import { Rng } from '../src/model/rng.ts';
@@ -32,7 +33,9 @@ function best(fn: () => void, rounds = 15): number {
   return b;
 }
 const f = (x: number) => x.toFixed(2);
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const noDerivatives = argv.includes('--no-derivatives');
+const args = argv.filter((x) => x !== '--no-derivatives');
 const pick = args.length > 0 ? args : ['chain24', 'humanoid'];
 const talos = '../shared/models/talos_reduced.urdf';
 const all: Record<string, () => Model> = {
@@ -41,7 +44,12 @@ const all: Record<string, () => Model> = {
   talos: () => loadUrdf(talos, { floatingBase: true }),
 };
 for (const name of pick) {
-  if (!(name in all)) throw new Error(`profile-lu: unknown model "${name}" (chain24, humanoid, talos)`);
+  const sized = /^(chain|tree)(\d+)(f?)$/.exec(name);
+  if (sized !== null) {
+    const n = Number(sized[2]), floatingBase = sized[3] === 'f';
+    all[name] = sized[1] === 'chain' ? () => chain(n, { floatingBase }) : () => randomTree(n, floatingBase ? 8 : 7, { floatingBase });
+  }
+  if (!(name in all)) throw new Error(`profile-lu: unknown model "${name}" (chain24, humanoid, talos, chainN, treeN, treeNf)`);
   if (name === 'talos' && !existsSync(talos)) {
     process.stderr.write(`profile-lu: talos skipped: TALOS's robot file (another project's) is not here (${talos})\n`);
     continue;
@@ -50,13 +58,9 @@ for (const name of pick) {
   const rng = new Rng(1);
   const q = randomConfiguration(model, rng), v = rng.array(model.nv, -1, 1), a = rng.array(model.nv, -1, 1);
   const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model);
-  const dI = new LuInverseDynamicsDerivatives(model), dF = new LuForwardDynamicsDerivatives(model);
-  const rI = new RecursiveInverseDynamicsDerivatives(model), rF = new RecursiveForwardDynamicsDerivatives(model);
-  for (let k = 0; k < 20; k++) { dI.compute(q, v, a); dF.compute(q, v, a); }
-  const id = dI.dynamics;
-  const out: string[] = [`${name} (nv ${model.nv}, n ID ${id.solver.sys.n}, load ${loadavg()[0].toFixed(1)})`];
-  // the solvers as shipped (the derivatives' forward dynamics is unrefined)
   const idS = new LuInverseDynamics(model), fdS = new LuForwardDynamics(model);
+  const out: string[] = [`${name} (nv ${model.nv}, n ID ${idS.solver.sys.n}, load ${loadavg()[0].toFixed(1)})`];
+  // the solvers as shipped (the derivatives' forward dynamics is unrefined)
   for (let k = 0; k < 20; k++) { idS.solve(q, v, a); fdS.solve(q, v, a); }
   out.push(`  RNEA ${f(best(() => rnea(model, rw, q, v, a)))}  ID ${f(best(() => idS.solve(q, v, a)))}  ABA ${f(best(() => aba(model, aw, q, v, a)))}  FD ${f(best(() => fdS.solve(q, v, a)))}`);
   // the step part by part (each timed alone), and forward dynamics without its refinement step
@@ -76,6 +80,10 @@ for (const name of pick) {
   const fd0 = new LuForwardDynamics(model, { refine: 0 });
   for (let k = 0; k < 20; k++) fd0.solve(q, v, a);
   out.push(`  FD unrefined ${f(best(() => fd0.solve(q, v, a)))} (refined ${f(best(() => fdS.solve(q, v, a)))}, ABA ${f(best(() => aba(model, aw, q, v, a)))})`);
+  if (noDerivatives) { process.stdout.write(out.join('\n') + '\n'); continue; }
+  const dI = new LuInverseDynamicsDerivatives(model), dF = new LuForwardDynamicsDerivatives(model);
+  const rI = new RecursiveInverseDynamicsDerivatives(model), rF = new RecursiveForwardDynamicsDerivatives(model);
+  for (let k = 0; k < 20; k++) { dI.compute(q, v, a); dF.compute(q, v, a); }
   for (const [lbl, D, R] of [['ID', dI, rI], ['FD', dF, rF]] as const) {
     const sens = D.sens!;
     const y = D.dynamics.y;

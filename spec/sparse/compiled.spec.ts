@@ -12,6 +12,7 @@ import { chain, randomTree } from '../../src/model/generators.ts';
 import { randomConfiguration } from '../../src/model/random.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { analyze, compress, NumericLU, SingularPivotError, type CscMatrix } from '../../src/sparse/index.ts';
+import { DRIVER_LIMIT } from '../../src/sparse/loops.ts';
 import { randomPermutation, randomSparse, rng } from './util.ts';
 
 function counts(lu: NumericLU): number[] {
@@ -42,6 +43,10 @@ describe('compiled LU', () => {
           const xc = c.solveMany(new Float64Array(2 * n), B, 2);
           expect(Array.from(xc), `trial ${trial} ${kind}`).toEqual(Array.from(xg));
           expect(counts(c), `trial ${trial} ${kind}`).toEqual(counts(g));
+          // the transposed solve runs the generic kernels, their refinement on the values of C that
+          // the compiled refactor kept (or, for the loop kernels, left in A: CompiledLU.residualFromA)
+          const bt = B.subarray(0, n);
+          expect(Array.from(c.solveTransposed(new Float64Array(n), bt)), `trial ${trial} ${kind}`).toEqual(Array.from(g.solveTransposed(new Float64Array(n), bt)));
           // sparse right-hand sides (unit vectors and a sparse column): same solutions and counts
           const E = new Float64Array(3 * n);
           E[0] = 1; E[n + n - 1] = 1; E[2 * n + (n >> 1)] = -2; E[2 * n + 1] = 0.5;
@@ -57,13 +62,21 @@ describe('compiled LU', () => {
   it('the loop kernels factor by column templates (few column shapes) or slot by slot (many): both give the generic factors, solutions and counts', () => {
     const rand = rng(77);
     const cases: { A: CscMatrix; templated: boolean }[] = [
-      // a band matrix: its columns repeat a few shapes (templates); one whose half-width varies at
-      // random from column to column: thousands of shapes (slot by slot)
+      // a band matrix: its columns repeat a few shapes (templates), called by straight-line code
+      // (400 columns) or by a loop over a table (4,000 columns, above DRIVER_LIMIT); one whose
+      // half-width varies at random from column to column: thousands of shapes (slot by slot)
       { A: compress(400, 400, ...band(400, () => 3, rand)).A, templated: true },
+      { A: compress(4000, 4000, ...band(4000, () => 3, rand)).A, templated: true },
       { A: compress(3000, 3000, ...band(3000, () => 1 + Math.floor(6 * rand()), rand)).A, templated: false },
     ];
     for (const { A, templated } of cases) {
       const S = analyze(A);
+      // the driver's code: a call per column (≥ 10 bytes each) up to DRIVER_LIMIT columns, a loop above
+      if (templated) {
+        const bytes = new NumericLU(S, { kernel: 'mapped', compile: 'loops' }).compiledSize!.bytes;
+        if (A.n > DRIVER_LIMIT) expect(bytes).toBeLessThan(10 * A.n);
+        else expect(bytes).toBeGreaterThan(10 * A.n);
+      }
       for (const refine of [0, 1]) {
         const g = new NumericLU(S, { refine, kernel: 'mapped', compile: 'never' });
         const c = new NumericLU(S, { refine, kernel: 'mapped', compile: 'loops' });
@@ -78,6 +91,7 @@ describe('compiled LU', () => {
           const B = Float64Array.from({ length: A.n }, () => rand() - 0.5);
           expect(Array.from(c.solveMany(new Float64Array(A.n), B, 1))).toEqual(Array.from(g.solveMany(new Float64Array(A.n), B, 1)));
           expect(counts(c)).toEqual(counts(g));
+          expect(Array.from(c.solveTransposed(new Float64Array(A.n), B))).toEqual(Array.from(g.solveTransposed(new Float64Array(A.n), B)));
         }
       }
     }

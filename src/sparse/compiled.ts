@@ -56,7 +56,8 @@
  * Memory (one WebAssembly.Memory, f64 slots): X = LU values (NumericLU.LUx is a view on it), A =
  * C's values in A's order (copied in at each refactor), or the source vector they are gathered from
  * (CompileInput.gather: the caller fills it in place, and each entry is loaded from its source
- * position, so no copy and no scatter), Cb = in-block values of C (refinement), then the solve's w,
+ * position, so no copy and no scatter), Cb = in-block values of C (refinement, when the residual
+ * cannot read them from A: CompiledLU.residualFromA), then the solve's w,
  * rb, dz and out (out[q_j] = y_j), one scratch slot, and B, an unpermuted right-hand side that
  * straight-line copies permute (and negate) into w.
  */
@@ -123,6 +124,11 @@ export interface CompileInput {
    * TEMPLATE_LIMIT); 0 factors every column by the per-slot loop
    */
   templateLimit?: number;
+  /**
+   * loops.ts: most templated columns that the driver calls by straight-line code (default
+   * DRIVER_LIMIT); above it the driver loops over a table
+   */
+  driverLimit?: number;
 }
 
 /** Compiled refactor and solve of one layout, with the views on their memory. */
@@ -131,8 +137,14 @@ export interface CompiledLU {
   readonly X: Float64Array;
   /** C's values in A's order (or the source vector, CompileInput.gather): set before `factor` */
   readonly A: Float64Array;
-  /** in-block values of C (refinement; length Bp[n] or 0) */
+  /** in-block values of C (refinement; length Bp[n], or 0 without refinement or with `residualFromA`) */
   readonly Cb: Float64Array;
+  /**
+   * the refinement's residual reads C_bb where it stands in A, and `factor` keeps no copy in Cb: A
+   * is the module's own copy, or a source that the caller leaves unchanged until its last solve
+   * (CompileInput.direct, FactorOptions.gather.solveFromSource)
+   */
+  readonly residualFromA: boolean;
   /** right-hand side, permuted (w_k = b_{p_k}, scaled): set before `solve` */
   readonly w: Float64Array;
   /** solution after `solve` (in A's column order) */
@@ -244,7 +256,7 @@ class Functions {
 }
 
 /** The module: imported memory, functions of type () → i32 (type 0), () → () (type 1) or (i32) → i32 (type 2), exported as f0, f1, … in the order given */
-export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[], pages: number): Uint8Array<ArrayBuffer> {
+export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[], pages: number, table?: number[]): Uint8Array<ArrayBuffer> {
   const m = new Bytes();
   m.bytes([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
   const section = (id: number, s: Bytes) => {
@@ -265,6 +277,12 @@ export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[], pa
   funcs.u32(nf);
   for (const f of all) funcs.byte(f.type);
   section(3, funcs);
+  if (table !== undefined) {
+    const t = new Bytes();
+    t.bytes([1, 0x70, 0x00]); // one funcref table, min size
+    t.u32(table.length);
+    section(4, t);
+  }
   const exports = new Bytes();
   exports.u32(nf);
   for (let i = 0; i < nf; i++) {
@@ -275,6 +293,13 @@ export function assemble(groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[], pa
     exports.u32(i);
   }
   section(7, exports);
+  if (table !== undefined) {
+    const e = new Bytes();
+    e.bytes([1, 0x00, 0x41, 0x00, 0x0b]); // one active segment at offset 0 of table 0
+    e.u32(table.length);
+    for (const x of table) e.u32(x);
+    section(9, e);
+  }
   const code = new Bytes();
   code.u32(nf);
   for (const f of all) {
@@ -378,8 +403,10 @@ export function canCompile(): boolean {
 export function compileLU(c: CompileInput): CompiledLU | null {
   const { n, nnz, r, nblocks, Bp, Bslot, Op, Oslot, q, cs, us, dpos, LUi, Bpos, Opos } = c;
   const nX = cs[n];
-  const nC = c.refine > 0 ? Bp[n] : 0;
   const gather = c.gather;
+  /** the refinement's residual reads C_bb where it stands in A (as loops.ts: CompiledLU.residualFromA) */
+  const residualFromA = gather === undefined || c.direct === true;
+  const nC = c.refine > 0 && !residualFromA ? Bp[n] : 0;
   const nA = gather ? c.nsrc! : nnz;
   /** memory position of entry t of A */
   const at = gather ? (t: number) => aO + gather[t] : (t: number) => aO + t;
@@ -564,7 +591,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       for (let i = k1; i < k2; i++) {
         b = S.group(1 + rowsC.start[i + 1] - rowsC.start[i]);
         addr(); load(wO + i);
-        for (let e = rowsC.start[i]; e < rowsC.start[i + 1]; e++) { load(rbO + rowsC.col[e]); load(cO + rowsC.at[e]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+        for (let e = rowsC.start[i]; e < rowsC.start[i + 1]; e++) { load(rbO + rowsC.col[e]); load(residualFromA ? at(Bslot[rowsC.at[e]]) : cO + rowsC.at[e]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
         store(dzO + i);
       }
       rowSolve(dzO, dzO);
@@ -702,6 +729,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     X: new Float64Array(buf, xO * 8, nX),
     A: new Float64Array(buf, aO * 8, nA),
     Cb: new Float64Array(buf, cO * 8, nC),
+    residualFromA,
     w: new Float64Array(buf, wO * 8, n),
     out: new Float64Array(buf, outO * 8, n),
     B: new Float64Array(buf, bO * 8, n),

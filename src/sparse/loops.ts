@@ -137,6 +137,12 @@ function sleb(b: Bytes, v: number): void {
 export const TEMPLATE_LIMIT = 12000;
 
 /**
+ * most templated columns called by straight-line code (CompileInput.driverLimit); above it the
+ * driver is a loop over a table (measured: "Column templates" above)
+ */
+export const DRIVER_LIMIT = 3000;
+
+/**
  * Generates and instantiates the loop kernels of a layout (refactor; solve without refinement or
  * with one working-precision step; w = ±b(p)). Allocates; run once per layout. Needs the mapped
  * kernel's tables (T, Tp, Llo, Lhi).
@@ -145,8 +151,14 @@ export function loopLU(c: CompileInput): CompiledLU {
   const { n, nnz, r, nblocks, Bp, Bslot, Op, Oslot, p, q, cs, us, dpos, LUi, Bpos, Opos } = c;
   const nX = cs[n];
   const refine = c.refine > 0;
-  const nC = refine ? Bp[n] : 0;
   const gather = c.gather;
+  /**
+   * the refinement's residual reads C_bb where it stands in A (CompiledLU.residualFromA): A is the
+   * module's own copy, or a source that the caller leaves unchanged until its last solve
+   * (CompileInput.direct); else `factor` copies C_bb into Cb
+   */
+  const residualFromA = gather === undefined || c.direct === true;
+  const nC = refine && !residualFromA ? Bp[n] : 0;
   const nA = gather ? c.nsrc! : nnz;
   const src = gather ? (t: number) => gather[t] : (t: number) => t;
   // f64 regions (byte offsets)
@@ -185,7 +197,8 @@ export function loopLU(c: CompileInput): CompiledLU {
   const rowTables = (kind: 0 | 1 | 2) => {
     const { start, col, at } = refine ? blockSolveRows(c, kind) : { start: new Int32Array(n + 1), col: new Int32Array(0), at: new Int32Array(0) };
     const pairs = new Int32Array(2 * start[n]);
-    for (let x = 0; x < start[n]; x++) { pairs[2 * x] = 8 * col[x]; pairs[2 * x + 1] = (kind === 2 ? CB : XB) + 8 * at[x]; }
+    const addr = kind !== 2 ? (a: number) => XB + 8 * a : residualFromA ? (e: number) => AB + 8 * src(Bslot[e]) : (e: number) => CB + 8 * e;
+    for (let x = 0; x < start[n]; x++) { pairs[2 * x] = 8 * col[x]; pairs[2 * x + 1] = addr(at[x]); }
     const pt = i32s(pairs, (v) => v);
     return i32s(start, (v) => pt + 8 * v);
   };
@@ -235,6 +248,10 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const templated = !tri && shapes.length > 0 && templStatements <= templateLimit;
   const COLWt = templated ? i32s(Int32Array.from(words), (v) => v) : 0;
+  // many columns: the driver loops over a table of (words, template) pairs and calls through the
+  // function table, where straight-line calls would stream their code (DRIVER_LIMIT)
+  const loopDriver = templated && colShape.length > (c.driverLimit ?? DRIVER_LIMIT);
+  const DRVt = loopDriver ? i32s(Int32Array.from({ length: 2 * colShape.length }, (_, i) => (i & 1) === 0 ? COLWt + 4 * colWord[i >> 1] : colShape[i >> 1]), (v) => v) : 0;
   // the per-slot loop's tables (not needed with templates)
   const INITt = templated ? 0 : i32s(initOf, (v) => v);
   const OPSt = templated ? 0 : i32s(ops, (v) => v);
@@ -319,12 +336,13 @@ export function loopLU(c: CompileInput): CompiledLU {
     }
     f.op(0x05); // else
     {
-      // m = max |C_bb| (and C_bb kept for the refinement); the columns read C where it stands
+      // m = max |C_bb| (and C_bb kept for the refinement unless it is read from A); the columns
+      // read C where it stands
       f.f64(0).set(M);
       f.tab(E, BPt, K1).tab(E1, BPt, K2);
       f.up(TT, E, E1, 1, () => {
         f.tab(S, BSt, TT).get(S).ldf(0).set(V);
-        if (refine) f.get(TT).i32(3).op(O.i32Shl).get(V).stf(CB);
+        if (refine && !residualFromA) f.get(TT).i32(3).op(O.i32Shl).get(V).stf(CB);
         f.get(M).get(V).op(O.f64Abs, O.f64Max).set(M);
       });
       f.get(M).f64(Infinity).op(O.f64Lt, O.i32Eqz).failIf();
@@ -429,18 +447,30 @@ export function loopLU(c: CompileInput): CompiledLU {
       body.bytes(b.view());
       templateBodies.push(body.view().slice());
     }
-    // the driver: every templated column in turn
-    const b = new Bytes();
-    for (let x = 0; x < colShape.length; x++) {
-      b.byte(O.i32Const); sleb(b, COLWt + 4 * colWord[x]);
-      b.byte(0x10); b.u32(driverIndex + 1 + colShape[x]);
-      b.byte(O.i32Eqz); b.byte(O.if); b.byte(O.void); b.byte(O.i32Const); b.byte(0); b.byte(O.return); b.byte(O.end);
+    // the driver: every templated column in turn, by one straight-line call per column up to
+    // DRIVER_LIMIT columns, else by a loop over (words, template) pairs with call_indirect
+    if (loopDriver) {
+      const d = new Body();
+      d.i32(DRVt).set(LO).i32(DRVt + 8 * colShape.length).set(HI);
+      d.up(E, LO, HI, 8, () => {
+        d.get(E).ldi(0).get(E).ldi(4);
+        d.op(0x11, 2, 0); // call_indirect (type 2, table 0)
+        d.op(O.i32Eqz).failIf();
+      });
+      driverBody = d.finish(true);
+    } else {
+      const b = new Bytes();
+      for (let x = 0; x < colShape.length; x++) {
+        b.byte(O.i32Const); sleb(b, COLWt + 4 * colWord[x]);
+        b.byte(0x10); b.u32(driverIndex + 1 + colShape[x]);
+        b.byte(O.i32Eqz); b.byte(O.if); b.byte(O.void); b.byte(O.i32Const); b.byte(0); b.byte(O.return); b.byte(O.end);
+      }
+      b.byte(O.i32Const); b.byte(1); b.byte(O.end);
+      const body = new Bytes();
+      body.byte(0);
+      body.bytes(b.view());
+      driverBody = body.view().slice();
     }
-    b.byte(O.i32Const); b.byte(1); b.byte(O.end);
-    const body = new Bytes();
-    body.byte(0);
-    body.bytes(b.view());
-    driverBody = body.view().slice();
   }
 
   // ---- solve: () → ()
@@ -636,7 +666,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     { bodies: sparse ? [sparseBody] : [], type: 0 }, { bodies: direct ? [syncBody, rowBody(false), rowBody(true)] : [], type: 1 },
     { bodies: driverBody ? [driverBody] : [], type: 0 }, { bodies: templateBodies, type: 2 },
   ];
-  const bytes = assemble(groups, pages);
+  const bytes = assemble(groups, pages, loopDriver ? Array.from(templateBodies, (_, i) => driverIndex + 1 + i) : undefined);
   const memory = new WebAssembly.Memory({ initial: pages });
   const buf = memory.buffer;
   for (const [o, a, tf] of tables) {
@@ -652,6 +682,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     X: new Float64Array(buf, XB, nX),
     A: new Float64Array(buf, AB, nA),
     Cb: new Float64Array(buf, CB, nC),
+    residualFromA,
     w: new Float64Array(buf, WB, n),
     out: new Float64Array(buf, OB, n),
     B: new Float64Array(buf, BB, n),

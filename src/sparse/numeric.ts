@@ -99,7 +99,9 @@ export interface FactorOptions extends MatrixNames {
    * pivot there once. `solveFromSource`: the caller leaves the source unchanged from
    * `refactorSource` until its last solve with those factors; a triangular A (every block 1×1,
    * whose factors are its own entries) is then solved by the compiled code from the source where
-   * it stands, `refactorSource` copies nothing, and LUx is written when it is read.
+   * it stands, `refactorSource` copies nothing, and LUx is written when it is read; with
+   * refinement, the compiled solves' residuals read C's in-block values from the source too (no
+   * copy kept; the generic kernels copy them when they need them).
    */
   readonly gather?: { readonly map: Int32Array; readonly size: number; readonly fixed?: Uint8Array; readonly solveFromSource?: boolean };
   /** refactors before 'auto' compiles (default 16: one-off factorizations stay generic) */
@@ -158,6 +160,8 @@ export class NumericLU {
   /** LUx's storage, and whether it lags behind the source (FactorOptions.gather.solveFromSource) */
   private xv: Float64Array;
   private xStale = false;
+  /** Cx lags behind the compiled code's A (CompiledLU.residualFromA): synced when the generic refinement reads it */
+  private cxStale = false;
   /** the last refactor ran the compiled code that solves from the source (its solves may run); false after a generic one */
   private fromSource = false;
   /** row (of C) of every slot of LUx */
@@ -445,6 +449,7 @@ export class NumericLU {
     this.Tp = Tp;
     this.kernel = mapped ? 'mapped' : 'scatter';
     if (this.refine > 0) this.Cx = new Float64Array(Bp[n]);
+    this.cxStale = false;
     this.code = null;
     this.refactors = 0;
     // (with fixed source values, at the first refactor: the code reads the ±1 among them)
@@ -529,7 +534,7 @@ export class NumericLU {
     // the factors live in the module's memory from now on (the generic kernels work on the same views)
     code.X.set(this.LUx);
     this.xv = code.X;
-    if (this.refine > 0) {
+    if (this.refine > 0 && !code.residualFromA) {
       code.Cb.set(this.Cx);
       this.Cx = code.Cb;
     }
@@ -573,6 +578,7 @@ export class NumericLU {
     }
     this.fromSource = false;
     if (this.code !== null && !this.codeGathered && this.loadAndFactor(A)) {
+      this.cxStale = this.refine > 0 && this.code.residualFromA;
       this.factorMuls = this.cFactorMuls + this.scaleMuls;
       this.factorAdds = this.cFactorMuls;
       this.factorDivs = this.cFactorDivs;
@@ -584,6 +590,10 @@ export class NumericLU {
     if (nfail > 0) this.repivotAndRefactor(A, nfail);
     this.factorMuls += this.scaleMuls;
     if (this.refine > 0) this.keepBlockValues(A);
+    this.cxStale = false;
+    // compiled code compiled by the re-pivot, or whose checks failed: its refinement reads A there
+    const code = this.code;
+    if (this.refine > 0 && code !== null && !this.codeGathered && code.residualFromA) this.loadA(A);
     return this;
   }
 
@@ -609,6 +619,7 @@ export class NumericLU {
     if (code !== null && this.codeGathered && !this.fixedChecked) this.checkFixedPivots();
     if (code !== null && this.codeGathered && code.factor()) {
       this.xStale = this.fromSource = code.syncX !== null;
+      this.cxStale = this.refine > 0 && code.residualFromA;
       this.factorMuls = this.cFactorMuls;
       this.factorAdds = this.cFactorMuls;
       this.factorDivs = this.cFactorDivs;
@@ -645,11 +656,15 @@ export class NumericLU {
 
   /** compiled refactor: A into the module's memory, then its factor code */
   private loadAndFactor(A: Float64Array): boolean {
-    const code = this.code!;
-    const CA = code.A;
+    this.loadA(A);
+    return this.code!.factor();
+  }
+
+  /** A into the compiled code's memory */
+  private loadA(A: Float64Array): void {
+    const CA = this.code!.A;
     if (A.length === CA.length) CA.set(A);
     else for (let t = 0; t < CA.length; t++) CA[t] = A[t];
-    return code.factor();
   }
 
   /** As = R·A (R by powers of two: the largest entry of each row, or the fixed factors); returns As. */
@@ -668,6 +683,20 @@ export class NumericLU {
     for (let t = 0; t < nz; t++) As[t] = Ax[t] * Rs[Ai[t]];
     this.scaleMuls = nz;
     return As;
+  }
+
+  /**
+   * Cx from the compiled code's A after a compiled refactor that read the residual's C_bb there
+   * (CompiledLU.residualFromA) and kept no copy: the generic refinement needs it.
+   */
+  private syncCx(): void {
+    const { r, nblocks, Bp, Bslot } = this.symbolic;
+    const A = this.code!.A, g = this.codeGathered ? this.gmap! : null, Cx = this.Cx;
+    for (let b = 0; b < nblocks; b++) {
+      if (r[b + 1] - r[b] < 2) continue;
+      for (let e = Bp[r[b]]; e < Bp[r[b + 1]]; e++) Cx[e] = A[g === null ? Bslot[e] : g[Bslot[e]]];
+    }
+    this.cxStale = false;
   }
 
   /** Refinement: the in-block values of C (in the order of symbolic.Bp/Bi) for the residuals. */
@@ -1353,6 +1382,7 @@ export class NumericLU {
   private refineBlock(v: Float64Array, k1: number, k2: number, transposed: boolean): void {
     const S = this.symbolic;
     const { Bp, Bi } = S;
+    if (this.cxStale) this.syncCx();
     const { Cx, rb, dz, rlo, cs, us } = this;
     const extended = this.residual === 'extended';
     const nb = k2 - k1;
