@@ -511,14 +511,16 @@ export function loopLU(c: CompileInput): CompiledLU {
   };
   /** v = L_bb⁻¹ f, row by row (f and v may be the same vector) */
   const rowLower = (fB: number, vB: number) => rowSum(LRt, fB, vB, vB);
-  /** v = U_bb⁻¹ v, row by row from the last */
-  const rowUpper = (vB: number) => {
+  /** v = U_bb⁻¹ v, row by row from the last; with `plusB`, also w_i = y_i + v_i (y at plusB) as each row is final */
+  const rowUpper = (vB: number, plusB = -1) => {
     s.down(J, K1, K2, 1, () => {
       j8(PU, J);
       s.get(PU).ldf(vB).set(X0);
       rowTerms(URt, vB);
       s.tab(D, DPt, J);
-      s.get(PU).get(X0).get(D).ldf(0).op(O.f64Div).stf(vB);
+      s.get(X0).get(D).ldf(0).op(O.f64Div).set(X0);
+      s.get(PU).get(X0).stf(vB);
+      if (plusB >= 0) s.get(PU).get(PU).ldf(plusB).get(X0).op(O.f64Add).stf(WB);
     });
   };
   if (direct) {
@@ -558,10 +560,16 @@ export function loopLU(c: CompileInput): CompiledLU {
         s.op(0x05); // else, row by row: y = C_bb \ w into rb (w kept); dz = w − C_bb y; dz = C_bb \ dz; w = y + dz; then the rows above
         rowLower(WB, RB);
         rowUpper(RB);
-        rowSum(CRt, WB, RB, DB);
-        rowLower(DB, DB);
-        rowUpper(DB);
-        s.up(J, K1, K2, 1, () => { j8(PU, J); s.get(PU).get(PU).ldf(RB).get(PU).ldf(DB).op(O.f64Add).stf(WB); });
+        // dz_i = (w_i − Σ C_ij y_j) − Σ L_ij dz_j in one pass over the rows (the residual's row, then
+        // the forward substitution's: the same operations in the same order as two passes)
+        s.up(J, K1, K2, 1, () => {
+          j8(PU, J);
+          s.get(PU).ldf(WB).set(X0);
+          rowTerms(CRt, RB);
+          rowTerms(LRt, DB);
+          s.get(PU).get(X0).stf(DB);
+        });
+        rowUpper(DB, RB);
         s.up(J, K1, K2, 1, () => {
           j8(PU, J);
           s.get(PU).ldf(WB).set(X0);
