@@ -51,6 +51,18 @@
  * repeat (307 templates for 390 windows on the 96-link chain: the pivot order is not periodic row
  * by row), past the limit.
  *
+ * The driver calls the templated columns by straight-line code (a call per column) up to
+ * DRIVER_LIMIT columns, and above by a loop over a table of (words, template) pairs through the
+ * function table (call_indirect): measured (best of 15 rounds, alternated, refactor µs) straight /
+ * loop: 96-link chain 21.9 / 23.5, 192: 46.8 / 48.2, 256: 64.7 / 66.3, 288: 86.6 / 76.1, 384:
+ * 116.6 / 102.4, 1,000: 401 / 311 — past ~3,000 columns (~40 kB of calls) the straight-line driver's
+ * code streams from the caches at every call. The refinement's residual reads C_bb where it stands
+ * in A when A is the module's copy or a source left unchanged until the last solve (CompiledLU.
+ * residualFromA; the refactor then keeps no copy of C_bb). Folding |C_bb| and |u| into per-block
+ * maxima inside the templates, checked after the block (no pass over C_bb before it), was slower
+ * (96-link chain 35.8 → 39.2 µs, 384: 156 → 187, under load): each f64.max is a compare and branches
+ * on x86 (NaN and ±0), where the pass it replaced was one loop over C_bb.
+ *
  * Memory (f64 slots, then i32 tables): X = LU values, A = C's values in A's order or the source
  * vector (CompileInput.gather), Cb (refinement), w, rb, dz, out, B, a slot that stays 0; then the tables, every position
  * stored as a byte offset so that the loops index memory without shifts.
