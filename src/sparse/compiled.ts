@@ -40,6 +40,10 @@
  * (refined, best of 15 rounds): the refactor went from 7.2 to 4.6 µs (4.7 with the scatter kept), the
  * solve from 5.0 to 4.2 µs, the step from 17.1 to 12.8 µs (ABA 10.4–10.9). The cliff in size stays
  * where it was (a 32-link chain, 24,800 statements: 1.32× ABA; 40 links, 31,400: 1.93×, the loops 1.71×).
+ * V8's optimized code is ~29 bytes per statement (`node --print-wasm-code --no-liftoff`: chains of
+ * 24 / 32 / 40 / 48 links, 505 / 673 / 848 / 1,033 kB with the generated fill), all of it run at
+ * every call: past ~28,000 statements it and the step's data no longer fit the 1 MB second-level
+ * cache of this machine's cores.
  *
  * A triangular matrix (every block 1×1: inverse dynamics) whose values are gathered from a source
  * that stays unchanged until its solves (CompileInput.direct) has its own entries as factors: its
