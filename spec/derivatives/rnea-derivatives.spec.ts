@@ -12,7 +12,9 @@ import { eidamb, EidambWorkspace } from '../../src/algorithms/eidamb.ts';
 import { minvCholesky, MinvCholeskyWorkspace } from '../../src/algorithms/minv.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { relativeErrors } from '../../src/derivatives/finite-differences.ts';
+import { MinvSolveWorkspace, negMinvSolve } from '../../src/derivatives/minv-solve.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../../src/derivatives/recursive.ts';
+import { Flops } from '../../src/spatial/flops.ts';
 import { chain, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
@@ -99,6 +101,37 @@ describe('world-frame RNEA derivatives and −M⁻¹ solves give the previous re
       }
     });
   }
+
+  it('−M⁻¹ B and M⁻¹ by the generated WebAssembly (one-DoF joints) equal the JavaScript passes bit for bit, with the same counts', () => {
+    const models: [string, Model, boolean][] = [
+      ['chain 1', chain(1), true], ['chain 2', chain(2), true], ['chain 7', chain(7), true], ['chain 30', chain(30), true],
+      ['tree:25 fixed, one-DoF joints of every kind', randomTree(25, 74, { mix: { spherical: 0 } }), true],
+      ['humanoid fixed', loadUrdf('models/humanoid.urdf'), true],
+      // joints of several degrees of freedom: the JavaScript
+      ['chain 7 floating', chain(7, { floatingBase: true }), false],
+      ['tree:20 with spherical joints', randomTree(20, 71, { mix: { spherical: 2 } }), false],
+    ];
+    for (const [name, model, compiled] of models) {
+      const nv = model.nv;
+      const wsJ = new MinvSolveWorkspace(model, false), wsC = new MinvSolveWorkspace(model);
+      expect(wsC.code !== null, name).toBe(compiled);
+      if (!compiled) continue;
+      const fd = new RecursiveForwardDynamicsDerivatives(model);
+      for (const seed of [5, 6]) {
+        const s = randomState(model, new Rng(seed));
+        fd.compute(s.q, s.v, s.tau);
+        const J = fd.id.rd!.J, B = fd.id.dq;
+        for (const rhs of [null, B]) {
+          const fj = new Flops(), fc = new Flops();
+          const XJ = new Float64Array(nv * nv).fill(7), XC = new Float64Array(nv * nv).fill(-7);
+          negMinvSolve(model, wsJ, fd.factor, J, rhs, XJ, fj);
+          negMinvSolve(model, wsC, fd.factor, J, rhs, XC, fc);
+          expect(XC.every((x, k) => Object.is(x, XJ[k])), `${name} ${rhs === null ? 'M⁻¹' : '−M⁻¹ B'} seed ${seed}`).toBe(true);
+          expect([fc.mul, fc.add, fc.div], name).toEqual([fj.mul, fj.add, fj.div]);
+        }
+      }
+    }
+  });
 
   it('a second call on the same objects gives the same values (the workspaces are reset)', () => {
     const model = randomTree(12, 73, { floatingBase: true });

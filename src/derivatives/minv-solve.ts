@@ -24,6 +24,7 @@ import type { Model } from '../model/model.ts';
 import type { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { mulUDinv, spdInvertInPlace } from '../spatial/smallmat.ts';
+import { MinvSolveCode } from './minv-solve-code.ts';
 
 /** The articulated-body factorization of M in world coordinates (see the file's comment). */
 export class ArticulatedFactorWorld {
@@ -101,8 +102,11 @@ export class MinvSolveWorkspace {
   readonly shared: Uint8Array;
   /** first column after subtree(i): subtree(i) = [iv_i, ivEnd_i) */
   readonly ivEnd: Int32Array;
+  /** the passes as generated WebAssembly (minv-solve-code.ts), or null: the JavaScript below */
+  readonly code: MinvSolveCode | null;
 
-  constructor(readonly model: Model) {
+  /** `compile` false: always the JavaScript passes (for comparisons) */
+  constructor(readonly model: Model, compile = true) {
     const nv = model.nv, nb = model.nb;
     this.pa = new Array<Float64Array | null>(nb).fill(null);
     this.shared = new Uint8Array(nb);
@@ -130,6 +134,7 @@ export class MinvSolveWorkspace {
       const e = lastBody[i] + 1;
       this.ivEnd[i] = e < nb ? model.iv[e] : nv;
     }
+    this.code = compile ? MinvSolveCode.create(model, this) : null;
   }
 }
 
@@ -138,6 +143,10 @@ export class MinvSolveWorkspace {
  * factorization and J (6 numbers per column, world). Allocation free.
  */
 export function negMinvSolve(model: Model, ws: MinvSolveWorkspace, fac: ArticulatedFactorWorld, J: Float64Array, B: Float64Array | null, X: Float64Array, fl: Flops): void {
+  if (ws.code !== null) {
+    ws.code.run(fac, J, B, X, fl);
+    return;
+  }
   const nb = model.nb, nv = model.nv, parents = model.parents;
   const pa = ws.pa, shared = ws.shared, inv = B === null;
   for (let i = 0; i < nb; i++) if (pa[i] && !shared[i]) pa[i]!.fill(0);
@@ -171,17 +180,20 @@ export function negMinvSolve(model: Model, ws: MinvSolveWorkspace, fac: Articula
         const j0 = J[oj], j1 = J[oj + 1], j2 = J[oj + 2], j3 = J[oj + 3], j4 = J[oj + 4], j5 = J[oj + 5];
         if (alias) {
           for (let k = k0; k < k1; k++) {
-            const u = X[ro + k] - (j0 * pi[k] + j1 * pi[nv + k] + j2 * pi[n2 + k] + j3 * pi[n3 + k] + j4 * pi[n4 + k] + j5 * pi[n5 + k]);
+            // p_i read once (the store to X would otherwise make the engine load it again)
+            const p0 = pi[k], p1 = pi[nv + k], p2 = pi[n2 + k], p3 = pi[n3 + k], p4 = pi[n4 + k], p5 = pi[n5 + k];
+            const u = X[ro + k] - (j0 * p0 + j1 * p1 + j2 * p2 + j3 * p3 + j4 * p4 + j5 * p5);
             X[ro + k] = d * u;
-            pi[k] += s0 * u; pi[nv + k] += s1 * u; pi[n2 + k] += s2 * u; pi[n3 + k] += s3 * u; pi[n4 + k] += s4 * u; pi[n5 + k] += s5 * u;
+            pi[k] = p0 + s0 * u; pi[nv + k] = p1 + s1 * u; pi[n2 + k] = p2 + s2 * u; pi[n3 + k] = p3 + s3 * u; pi[n4 + k] = p4 + s4 * u; pi[n5 + k] = p5 + s5 * u;
           }
           fl.mul += 13 * nk; fl.add += 12 * nk;
         } else {
           for (let k = k0; k < k1; k++) {
-            const u = X[ro + k] - (j0 * pi[k] + j1 * pi[nv + k] + j2 * pi[n2 + k] + j3 * pi[n3 + k] + j4 * pi[n4 + k] + j5 * pi[n5 + k]);
+            const p0 = pi[k], p1 = pi[nv + k], p2 = pi[n2 + k], p3 = pi[n3 + k], p4 = pi[n4 + k], p5 = pi[n5 + k];
+            const u = X[ro + k] - (j0 * p0 + j1 * p1 + j2 * p2 + j3 * p3 + j4 * p4 + j5 * p5);
             X[ro + k] = d * u;
-            pp[k] += pi[k] + s0 * u; pp[nv + k] += pi[nv + k] + s1 * u; pp[n2 + k] += pi[n2 + k] + s2 * u;
-            pp[n3 + k] += pi[n3 + k] + s3 * u; pp[n4 + k] += pi[n4 + k] + s4 * u; pp[n5 + k] += pi[n5 + k] + s5 * u;
+            pp[k] += p0 + s0 * u; pp[nv + k] += p1 + s1 * u; pp[n2 + k] += p2 + s2 * u;
+            pp[n3 + k] += p3 + s3 * u; pp[n4 + k] += p4 + s4 * u; pp[n5 + k] += p5 + s5 * u;
           }
           fl.mul += 13 * nk; fl.add += 18 * nk;
         }
