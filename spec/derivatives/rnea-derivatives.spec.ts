@@ -13,6 +13,7 @@ import { minvCholesky, MinvCholeskyWorkspace } from '../../src/algorithms/minv.t
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { relativeErrors } from '../../src/derivatives/finite-differences.ts';
 import { MinvSolveWorkspace, negMinvSolve } from '../../src/derivatives/minv-solve.ts';
+import { RneaDerivativesWorkspace } from '../../src/derivatives/rnea-derivatives.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../../src/derivatives/recursive.ts';
 import { Flops } from '../../src/spatial/flops.ts';
 import { chain, randomTree } from '../../src/model/generators.ts';
@@ -129,6 +130,30 @@ describe('world-frame RNEA derivatives and −M⁻¹ solves give the previous re
           expect(XC.every((x, k) => Object.is(x, XJ[k])), `${name} ${rhs === null ? 'M⁻¹' : '−M⁻¹ B'} seed ${seed}`).toBe(true);
           expect([fc.mul, fc.add, fc.div], name).toEqual([fj.mul, fj.add, fj.div]);
         }
+      }
+    }
+  });
+
+  it('the ancestor pairs of ∂τ/∂q, ∂τ/∂q̇ and M by the generated WebAssembly (one-DoF joints) equal the JavaScript bit for bit, with the same counts', () => {
+    const models: [string, Model, boolean][] = [
+      ['chain 1', chain(1), true], ['chain 7', chain(7), true], ['chain 30', chain(30), true],
+      ['tree:25 fixed, one-DoF joints of every kind', randomTree(25, 74, { mix: { spherical: 0 } }), true],
+      ['humanoid fixed', loadUrdf('models/humanoid.urdf'), true],
+      ['chain 7 floating', chain(7, { floatingBase: true }), false],
+      ['tree:20 with spherical joints', randomTree(20, 71, { mix: { spherical: 2 } }), false],
+    ];
+    for (const [name, model, compiled] of models) {
+      const js = new RneaDerivativesWorkspace(model, false), wasm = new RneaDerivativesWorkspace(model);
+      expect(wasm.code !== null, name).toBe(compiled);
+      if (!compiled) continue;
+      for (const [seed, withM] of [[1, true], [2, false], [3, true]] as const) {
+        const s = randomState(model, new Rng(seed));
+        js.compute(s.q, s.v, s.a, withM);
+        wasm.compute(s.q, s.v, s.a, withM);
+        for (const k of ['tau', 'dq', 'dv', 'M'] as const) {
+          expect(wasm[k].every((x, i) => Object.is(x, js[k][i])), `${name} ${k} seed ${seed}`).toBe(true);
+        }
+        expect(wasm.totalFlops().total, name).toBe(js.totalFlops().total);
       }
     }
   });

@@ -43,6 +43,7 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaAdd, inertiaMulMotion, inertiaToMatrix, inertiaTransformToParent } from '../spatial/inertia.ts';
 import { crossForce, crossMotion } from '../spatial/motion.ts';
 import { xCompose, xInvApplyMotion } from '../spatial/transform.ts';
+import { RneaPairsCode } from './rnea-pairs-code.ts';
 
 /** Everything one call computes, made once per model and reused. */
 export class RneaDerivativesWorkspace {
@@ -101,9 +102,23 @@ export class RneaDerivativesWorkspace {
   private readonly t6 = new Float64Array(6);
   private readonly u6 = new Float64Array(6);
 
-  constructor(readonly model: Model) {
+  /** the ancestor pairs as generated WebAssembly (rnea-pairs-code.ts: one-DoF joints), or null: the JavaScript */
+  readonly code: RneaPairsCode | null;
+  /** number of (column, ancestor column) pairs */
+  private readonly nAbove: number;
+
+  /** `compile` false: always the JavaScript pairs (for comparisons) */
+  constructor(readonly model: Model, compile = true) {
     const nb = model.nb, nv = model.nv;
     this.nv = nv;
+    this.code = compile ? RneaPairsCode.create(model) : null;
+    let above = 0;
+    for (let k = 0; k < nv; k++) {
+      let j = 0;
+      while (j < nb && !(model.iv[j] <= k && k < model.iv[j] + model.nvi[j])) j++;
+      for (let i = model.parents[j]; i >= 0; i = model.parents[i]) above += model.nvi[i];
+    }
+    this.nAbove = above;
     this.colBody = new Int32Array(nv);
     const Scol: Float64Array[] = [];
     for (let i = 0; i < nb; i++) {
@@ -281,6 +296,20 @@ export class RneaDerivativesWorkspace {
   private pairs(withM: boolean): void {
     const model = this.model, nv = this.nv, fd = this.flops.derivatives, fm = this.flops.M.reset();
     const { J, dVdq, dAdq, dAdv, dFdq, dFdv, P, Q, dq, dv, M, colBody } = this;
+    if (this.code !== null) {
+      // the ancestor pairs by the generated code, the own entries (a column with itself) here
+      this.code.run(this, dq, dv, M, withM);
+      for (let k = 0; k < nv; k++) {
+        const o = 6 * k, d = k * nv + k;
+        dq[d] = (P[o] * dAdq[o] + P[o + 1] * dAdq[o + 1] + P[o + 2] * dAdq[o + 2] + P[o + 3] * dAdq[o + 3] + P[o + 4] * dAdq[o + 4] + P[o + 5] * dAdq[o + 5]) + (Q[o] * dVdq[o] + Q[o + 1] * dVdq[o + 1] + Q[o + 2] * dVdq[o + 2] + Q[o + 3] * dVdq[o + 3] + Q[o + 4] * dVdq[o + 4] + Q[o + 5] * dVdq[o + 5]);
+        dv[d] = (P[o] * dAdv[o] + P[o + 1] * dAdv[o + 1] + P[o + 2] * dAdv[o + 2] + P[o + 3] * dAdv[o + 3] + P[o + 4] * dAdv[o + 4] + P[o + 5] * dAdv[o + 5]) + (Q[o] * J[o] + Q[o + 1] * J[o + 1] + Q[o + 2] * J[o + 2] + Q[o + 3] * J[o + 3] + Q[o + 4] * J[o + 4] + Q[o + 5] * J[o + 5]);
+        if (withM) M[d] = (J[o] * P[o] + J[o + 1] * P[o + 1] + J[o + 2] * P[o + 2] + J[o + 3] * P[o + 3] + J[o + 4] * P[o + 4] + J[o + 5] * P[o + 5]);
+      }
+      fd.mul += nv * 24 + this.nAbove * 36;
+      fd.add += nv * 22 + this.nAbove * 32;
+      if (withM) { fm.mul += (nv + this.nAbove) * 6; fm.add += (nv + this.nAbove) * 5; }
+      return;
+    }
     dq.fill(0); dv.fill(0);
     if (withM) M.fill(0);
     const parents = model.parents, ivs = model.iv, nvis = model.nvi;
