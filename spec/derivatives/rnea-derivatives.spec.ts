@@ -6,6 +6,7 @@
  * with every joint type, 0-DoF bodies and a floating base; τ equals the RNEA's.
  */
 import { describe, expect, it } from 'vitest';
+import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../../src/algorithms/crba.ts';
 import { eidambDerivatives, EidambDerivativesWorkspace } from '../../src/algorithms/eidamb-derivatives.ts';
 import { eidamb, EidambWorkspace } from '../../src/algorithms/eidamb.ts';
@@ -83,6 +84,8 @@ describe('world-frame RNEA derivatives and −M⁻¹ solves give the previous re
         close(id.du, old.M, `${name} M`);
         if (rest) expect(id.dv.every((x) => x === 0)).toBe(true);
         const fd = new RecursiveForwardDynamicsDerivatives(model).compute(s.q, v, s.tau);
+        // q̈ = M⁻¹ (τ − b) by the articulated factorization in world coordinates: ABA's q̈ to rounding
+        close(fd.value, aba(model, new AbaWorkspace(model), s.q, v, s.tau), `${name} q̈ vs ABA`, 1e-11);
         const at = previous(model, s.q, v, fd.value);
         // −M⁻¹ B by two routes differs by the conditioning of M times the rounding: 1e-10 between
         // them, and the new one's backward error at the rounding level

@@ -104,6 +104,9 @@ export class MinvSolveWorkspace {
   readonly ivEnd: Int32Array;
   /** the passes as generated WebAssembly (minv-solve-code.ts), or null: the JavaScript below */
   readonly code: MinvSolveCode | null;
+  /** minvSolveVector: p_i then a_i (6 per body), u (6), scratch */
+  private readonly pv: Float64Array;
+  private readonly u6 = new Float64Array(6);
 
   /** `compile` false: always the JavaScript passes (for comparisons) */
   constructor(readonly model: Model, compile = true) {
@@ -135,6 +138,63 @@ export class MinvSolveWorkspace {
       this.ivEnd[i] = e < nb ? model.iv[e] : nv;
     }
     this.code = compile ? MinvSolveCode.create(model, this) : null;
+    this.pv = new Float64Array(6 * nb);
+  }
+
+  /**
+   * x = M⁻¹ r for one vector r (length nv) by the same factorization's passes (the file's comment,
+   * with r for −b): O(Σ n_i²) work. Allocation free.
+   */
+  solveVector(fac: ArticulatedFactorWorld, J: Float64Array, r: ArrayLike<number>, x: Float64Array, fl: Flops): void {
+    const model = this.model, nb = model.nb, parents = model.parents, P = this.pv, u = this.u6;
+    P.fill(0);
+    // backward: u_i = r_i − J_iᵀ p_i, p_λ += p_i + (U D⁻¹) u_i, x_i = D_i⁻¹ u_i
+    for (let i = nb - 1; i >= 0; i--) {
+      const ni = model.nvi[i], iv = model.iv[i], p = parents[i], o = 6 * i;
+      const p0 = P[o], p1 = P[o + 1], p2 = P[o + 2], p3 = P[o + 3], p4 = P[o + 4], p5 = P[o + 5];
+      for (let c = 0; c < ni; c++) {
+        const oj = 6 * (iv + c);
+        u[c] = r[iv + c] - (J[oj] * p0 + J[oj + 1] * p1 + J[oj + 2] * p2 + J[oj + 3] * p3 + J[oj + 4] * p4 + J[oj + 5] * p5);
+      }
+      fl.mul += 6 * ni; fl.add += 6 * ni;
+      if (p >= 0) {
+        const UD = fac.UD[i], op = 6 * p;
+        for (let rr = 0; rr < 6; rr++) {
+          let acc = P[o + rr];
+          for (let c = 0; c < ni; c++) acc += UD[6 * c + rr] * u[c];
+          P[op + rr] += acc;
+        }
+        fl.mul += 6 * ni; fl.add += 6 * (ni + 1);
+      }
+      const D = fac.Dinv[i];
+      for (let a = 0; a < ni; a++) {
+        let acc = 0;
+        for (let c = 0; c < ni; c++) acc += D[ni * a + c] * u[c];
+        x[iv + a] = acc;
+      }
+      fl.mul += ni * ni; fl.add += ni * (ni - 1);
+    }
+    // forward: x_i −= (U D⁻¹)ᵀ a_λ, a_i = a_λ + J_i x_i (a_i in P, over p_i)
+    for (let i = 0; i < nb; i++) {
+      const ni = model.nvi[i], iv = model.iv[i], p = parents[i], o = 6 * i;
+      if (p >= 0) {
+        const UD = fac.UD[i], op = 6 * p;
+        const a0 = P[op], a1 = P[op + 1], a2 = P[op + 2], a3 = P[op + 3], a4 = P[op + 4], a5 = P[op + 5];
+        for (let c = 0; c < ni; c++) {
+          const oc = 6 * c;
+          x[iv + c] -= UD[oc] * a0 + UD[oc + 1] * a1 + UD[oc + 2] * a2 + UD[oc + 3] * a3 + UD[oc + 4] * a4 + UD[oc + 5] * a5;
+        }
+        fl.mul += 6 * ni; fl.add += 6 * ni;
+        for (let rr = 0; rr < 6; rr++) P[o + rr] = P[op + rr];
+      } else {
+        for (let rr = 0; rr < 6; rr++) P[o + rr] = 0;
+      }
+      for (let c = 0; c < ni; c++) {
+        const oj = 6 * (iv + c), xc = x[iv + c];
+        for (let rr = 0; rr < 6; rr++) P[o + rr] += J[oj + rr] * xc;
+      }
+      fl.mul += 6 * ni; fl.add += 6 * ni;
+    }
   }
 }
 

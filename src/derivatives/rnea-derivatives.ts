@@ -95,6 +95,10 @@ export class RneaDerivativesWorkspace {
   /** a_0 = −a_g (world), q̇ = 0, and scratch */
   private readonly a0 = new Float64Array(6);
   private readonly zeroV: Float64Array;
+  /** applyQdd: A_i and the subtree sums of Y_b A_b (6 per body), scratch */
+  private readonly Aq: Float64Array;
+  private readonly Gq: Float64Array;
+  private readonly g6 = new Float64Array(6);
   private readonly Y = new Float64Array(36);
   private readonly G = new Float64Array(36);
   private readonly vJ = new Float64Array(6);
@@ -144,6 +148,8 @@ export class RneaDerivativesWorkspace {
     const g = model.gravity;
     this.a0[3] = -g[0]; this.a0[4] = -g[1]; this.a0[5] = -g[2];
     this.zeroV = new Float64Array(nv);
+    this.Aq = new Float64Array(6 * nb);
+    this.Gq = new Float64Array(6 * nb);
   }
 
   /** total flops of the last call */
@@ -159,6 +165,63 @@ export class RneaDerivativesWorkspace {
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>, withM = true): this {
     this.forward(q, qd ?? this.zeroV, qdd);
     this.backward();
+    this.columns();
+    this.pairs(withM);
+    return this;
+  }
+
+  /**
+   * The passes at q̈ = 0 (kinematics, world inertias, f_i, B_i, and the composites Y^c, B^c, F): the
+   * first step of the derivatives of forward dynamics, whose q̈ is not known yet (recursive.ts).
+   * Then biasTorques, applyQdd and finish. Allocation free.
+   */
+  prepare(q: ArrayLike<number>, qd: ArrayLike<number> | null): void {
+    this.forward(q, qd ?? this.zeroV, this.zeroV);
+    this.backward();
+  }
+
+  /** after prepare: out = the torques at q̈ = 0, J_kᵀ F (counted as value flops) */
+  biasTorques(out: Float64Array): void {
+    const J = this.J, colBody = this.colBody, F = this.F;
+    for (let k = 0; k < this.nv; k++) {
+      const o = 6 * k, f = F[colBody[k]];
+      out[k] = J[o] * f[0] + J[o + 1] * f[1] + J[o + 2] * f[2] + J[o + 3] * f[3] + J[o + 4] * f[4] + J[o + 5] * f[5];
+    }
+    this.flops.value.mul += 6 * this.nv; this.flops.value.add += 5 * this.nv;
+  }
+
+  /**
+   * after prepare: the accelerations and forces at q̈ (a_i += A_i, A_i = A_λ + J_i q̈_i; F_i += the
+   * subtree's sum of Y_b A_b), as forward and backward would have made them up to rounding (value
+   * flops). Allocation free.
+   */
+  applyQdd(qdd: ArrayLike<number>): void {
+    const model = this.model, nb = model.nb, fv = this.flops.value;
+    const { Aq, Gq, J } = this;
+    for (let i = 0; i < nb; i++) {
+      const p = model.parents[i], ni = model.nvi[i], iv = model.iv[i], o = 6 * i;
+      for (let r = 0; r < 6; r++) Aq[o + r] = p >= 0 ? Aq[6 * p + r] : 0;
+      for (let c = 0; c < ni; c++) {
+        const oj = 6 * (iv + c), x = qdd[iv + c];
+        for (let r = 0; r < 6; r++) Aq[o + r] += J[oj + r] * x;
+      }
+      fv.mul += 6 * ni; fv.add += 6 * ni;
+      const ai = this.a[i];
+      for (let r = 0; r < 6; r++) ai[r] += Aq[o + r];
+      fv.add += 6;
+      inertiaMulMotion(this.g6, this.Yb[i], Aq.subarray(o, o + 6), fv);
+      for (let r = 0; r < 6; r++) Gq[o + r] = this.g6[r];
+    }
+    for (let i = nb - 1; i >= 0; i--) {
+      const p = model.parents[i], o = 6 * i, Fi = this.F[i];
+      for (let r = 0; r < 6; r++) Fi[r] += Gq[o + r];
+      fv.add += 6;
+      if (p >= 0) { for (let r = 0; r < 6; r++) Gq[6 * p + r] += Gq[o + r]; fv.add += 6; }
+    }
+  }
+
+  /** after prepare and applyQdd: τ, ∂τ/∂q, ∂τ/∂q̇ (and M with withM) */
+  finish(withM: boolean): this {
     this.columns();
     this.pairs(withM);
     return this;

@@ -262,8 +262,8 @@ function prepareDerivatives(c: StudyCase, solver: SolverName, opts: SolverOption
     const d = new RecursiveForwardDynamicsDerivatives(model);
     return {
       run: () => { d.compute(q, v, u); }, output: derivativeOutput(nv, d),
-      parts: () => [part('aba', d.flops.value), part('derivatives', d.flops.derivatives), part('minv', d.flops.Minv)],
-      notes: ['aba: q̈; derivatives: ∂τ/∂q, ∂τ/∂q̇ at q̈ (Carpentier & Mansard 2018) and the two solves −M⁻¹ ∂τ/∂x by the articulated-body factorization; minv: M⁻¹ (Carpentier, world frame)'],
+      parts: () => [part('qdd', d.flops.value), part('derivatives', d.flops.derivatives), part('minv', d.flops.Minv)],
+      notes: ['qdd: q̈ = M⁻¹ (τ − b): the passes at q̈ = 0, the bias torques b and one solve by the articulated-body factorization of M (world frame); derivatives: the passes brought to q̈, ∂τ/∂q, ∂τ/∂q̇ (Carpentier & Mansard 2018) and the two solves −M⁻¹ ∂τ/∂x; minv: the factorization and M⁻¹ (Carpentier, world frame)'],
     };
   }
   if (solver === 'fd') {
