@@ -13,7 +13,7 @@ import { rneaUnchecked, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../src/assembly/system.ts';
-import { humanoid, randomTree } from '../src/model/generators.ts';
+import { chain, humanoid, randomTree } from '../src/model/generators.ts';
 import { parseProblem } from '../src/estimation/problem.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
@@ -118,7 +118,8 @@ describe('hot paths allocate nothing per call', () => {
     expect(sink).not.toBeNull();
   });
 
-  for (const [name, model] of [['humanoid floating', loadUrdf('models/humanoid.urdf', { floatingBase: true })], ['tree:40 (all joint types)', randomTree(40, 9, { floatingBase: true })]] as const) {
+  // the chain's one-DoF joints run the recursive derivatives' generated WebAssembly kernels
+  for (const [name, model] of [['humanoid floating', loadUrdf('models/humanoid.urdf', { floatingBase: true })], ['tree:40 (all joint types)', randomTree(40, 9, { floatingBase: true })], ['chain 12 (one-DoF joints)', chain(12)]] as const) {
     const s = randomState(model, new Rng(5));
     const kin = new KinematicsWorkspace(model);
     const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);

@@ -264,7 +264,9 @@ export class MinvSolveCode {
   /** X = −M⁻¹ B, or M⁻¹ for B = null, as negMinvSolve (same bits, same counts). Allocation free. */
   run(fac: ArticulatedFactorWorld, J: Float64Array, B: Float64Array | null, X: Float64Array, fl: Flops): void {
     const model = this.model, nv = model.nv, nb = model.nb, C = this.C;
-    this.J.set(J.subarray(0, 6 * nv));
+    const Jm = this.J;
+    if (J.length === Jm.length) Jm.set(J);
+    else for (let k = 0; k < Jm.length; k++) Jm[k] = J[k];
     for (let i = 0; i < nb; i++) {
       const UD = fac.UD[i], o = 7 * i;
       C[o] = fac.Dinv[i][0];
@@ -277,7 +279,9 @@ export class MinvSolveCode {
       for (let r = 0; r < nv; r++) for (let k = 0; k < r; k++) X[r * nv + k] = X[k * nv + r];
       fl.mul += this.counts.inv.mul; fl.add += this.counts.inv.add;
     } else {
-      this.B.set(B.subarray(0, nv * nv));
+      const Bm = this.B;
+      if (B.length === Bm.length) Bm.set(B);
+      else for (let k = 0; k < Bm.length; k++) Bm[k] = B[k];
       this.runSolve();
       X.set(this.X);
       fl.mul += this.counts.solve.mul; fl.add += this.counts.solve.add;

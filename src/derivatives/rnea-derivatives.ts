@@ -99,6 +99,7 @@ export class RneaDerivativesWorkspace {
   private readonly Aq: Float64Array;
   private readonly Gq: Float64Array;
   private readonly g6 = new Float64Array(6);
+  private readonly a6 = new Float64Array(6);
   private readonly Y = new Float64Array(36);
   private readonly G = new Float64Array(36);
   private readonly vJ = new Float64Array(6);
@@ -209,7 +210,9 @@ export class RneaDerivativesWorkspace {
       const ai = this.a[i];
       for (let r = 0; r < 6; r++) ai[r] += Aq[o + r];
       fv.add += 6;
-      inertiaMulMotion(this.g6, this.Yb[i], Aq.subarray(o, o + 6), fv);
+      const a6 = this.a6;
+      for (let r = 0; r < 6; r++) a6[r] = Aq[o + r];
+      inertiaMulMotion(this.g6, this.Yb[i], a6, fv);
       for (let r = 0; r < 6; r++) Gq[o + r] = this.g6[r];
     }
     for (let i = nb - 1; i >= 0; i--) {
