@@ -13,7 +13,8 @@
  * 0.31 / 3.15 / 48.1 (the copies of B and X in and out included); the recursive forward-dynamics
  * derivatives of the 24- and 96-link chains 74 → 55 and 707 → 432 µs.
  */
-import { assemble, Bytes, canCompile } from '../sparse/compiled.ts';
+import { assemble, canCompile } from '../sparse/compiled.ts';
+import { SimdBody, V } from '../sparse/wasm-simd.ts';
 import type { Model } from '../model/model.ts';
 import type { Flops } from '../spatial/flops.ts';
 import type { ArticulatedFactorWorld, MinvSolveWorkspace } from './minv-solve.ts';
@@ -21,54 +22,20 @@ import type { ArticulatedFactorWorld, MinvSolveWorkspace } from './minv-solve.ts
 /** largest nv for which the code is generated (its size grows with nv · nb) */
 export const MINV_CODE_LIMIT = 400;
 
-// opcodes
-const GET = 0x20, SET = 0x21, TEE = 0x22, F64_LOAD = 0x2b, F64_STORE = 0x39, I32_CONST = 0x41, F64_CONST = 0x44;
-const F64_NEG = 0x9a, F64_ADD = 0xa0, F64_SUB = 0xa1, F64_MUL = 0xa2, I32_ADD = 0x6a, I32_LT_S = 0x48;
-const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR_IF = 0x0d, VOID = 0x40;
-const SIMD = 0xfd, V_LOAD = 0x00, V_STORE = 0x0b, V_SPLAT = 0x14, V_NEG = 0xed, V_ADD = 0xf0, V_SUB = 0xf1, V_MUL = 0xf2;
+const I32_ADD = 0x6a, I32_LT_S = 0x48, BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR_IF = 0x0d, VOID = 0x40;
 
 /** locals: 0 k (i32, byte offset 8k); then f64 and v128 sets of the same names */
 const K = 0;
 const F = { d: 1, s: 2, j: 8, u: 14, p: 15, zero: 21 } as const;
-const V = { d: 22, s: 23, j: 29, u: 35, p: 36, zero: 42 } as const;
+const VL = { d: 22, s: 23, j: 29, u: 35, p: 36, zero: 42 } as const;
 const NLOCALS_F64 = 21, NLOCALS_V128 = 21;
 
 /** code emission for one function body */
-class Emit {
-  readonly c = new Bytes();
-  op(...b: number[]): this { for (const x of b) this.c.byte(x); return this; }
-  get(i: number): this { this.c.byte(GET); this.c.u32(i); return this; }
-  set(i: number): this { this.c.byte(SET); this.c.u32(i); return this; }
-  tee(i: number): this { this.c.byte(TEE); this.c.u32(i); return this; }
-  i32(v: number): this {
-    this.c.byte(I32_CONST);
-    for (;;) {
-      const b = v & 0x7f;
-      v >>= 7;
-      if ((v === 0 && (b & 0x40) === 0) || (v === -1 && (b & 0x40) !== 0)) { this.c.byte(b); return this; }
-      this.c.byte(b | 0x80);
-    }
-  }
-  f64(x: number): this { this.c.byte(F64_CONST); this.c.f64(x); return this; }
-  /** load / store at (i32 on the stack) + offset */
-  ld(vec: boolean, off: number): this {
-    if (vec) { this.c.byte(SIMD); this.c.u32(V_LOAD); this.c.u32(4); } else { this.c.byte(F64_LOAD); this.c.u32(3); }
-    this.c.u32(off);
-    return this;
-  }
-  st(vec: boolean, off: number): this {
-    if (vec) { this.c.byte(SIMD); this.c.u32(V_STORE); this.c.u32(4); } else { this.c.byte(F64_STORE); this.c.u32(3); }
-    this.c.u32(off);
-    return this;
-  }
-  arith(vec: boolean, op: 'add' | 'sub' | 'mul' | 'neg'): this {
-    if (vec) { this.c.byte(SIMD); this.c.u32({ add: V_ADD, sub: V_SUB, mul: V_MUL, neg: V_NEG }[op]); } else this.c.byte({ add: F64_ADD, sub: F64_SUB, mul: F64_MUL, neg: F64_NEG }[op]);
-    return this;
-  }
+class Emit extends SimdBody {
   /** local `f` (f64) = the f64 at address; and its splat in local `v` (v128) */
   coef(addr: number, f: number, v: number): this {
-    this.i32(0).ld(false, addr).set(f);
-    this.get(f).c.byte(SIMD); this.c.u32(V_SPLAT); this.set(v);
+    this.i32(0).ldf(addr).set(f);
+    this.get(f).v(V.splat).set(v);
     return this;
   }
   /**
@@ -91,16 +58,10 @@ class Emit {
   }
   /** the local of value `name` (row r) in the f64 or v128 set */
   l(vec: boolean, name: 'd' | 's' | 'j' | 'u' | 'p' | 'zero', r = 0): number {
-    return (vec ? V : F)[name] + r;
+    return (vec ? VL : F)[name] + r;
   }
-  finish(): Uint8Array {
-    this.c.byte(END);
-    const b = new Bytes();
-    b.bytes([3, 1, 0x7f]);
-    b.u32(NLOCALS_F64); b.byte(0x7c);
-    b.u32(NLOCALS_V128); b.byte(0x7b);
-    b.bytes(this.c.view());
-    return b.view().slice();
+  finish2(): Uint8Array {
+    return this.finishWith([[1, 0x7f], [NLOCALS_F64, 0x7c], [NLOCALS_V128, 0x7b]]);
   }
 }
 
@@ -170,9 +131,9 @@ export class MinvSolveCode {
           e.columns(0, nv, (vec) => { e.get(K).get(K).ld(vec, BB - XB + ro).arith(vec, 'neg').st(vec, ro); });
         }
         const cOff = CB + 56 * i, jOff = JB + 48 * k;
-        e.coef(cOff, F.d, V.d);
-        if (pp >= 0) for (let r = 0; r < 6; r++) e.coef(cOff + 8 * (r + 1), F.s + r, V.s + r);
-        if (pi >= 0) for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, V.j + r);
+        e.coef(cOff, F.d, VL.d);
+        if (pp >= 0) for (let r = 0; r < 6; r++) e.coef(cOff + 8 * (r + 1), F.s + r, VL.s + r);
+        if (pi >= 0) for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, VL.j + r);
         /** u = X − (j0 p0 + … + j5 p5) left on the stack, p_r in locals */
         const dot = (vec: boolean) => {
           for (let r = 0; r < 6; r++) e.get(K).ld(vec, pi + 8 * r * nv).set(e.l(vec, 'p', r));
@@ -223,8 +184,8 @@ export class MinvSolveCode {
         const k0 = inv ? k : 0, nk = nv - k0;
         const cOff = CB + 56 * i, jOff = JB + 48 * k;
         if (ap >= 0) {
-          for (let r = 0; r < 6; r++) e.coef(cOff + 8 * (r + 1), F.s + r, V.s + r);
-          if (ai >= 0) for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, V.j + r);
+          for (let r = 0; r < 6; r++) e.coef(cOff + 8 * (r + 1), F.s + r, VL.s + r);
+          if (ai >= 0) for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, VL.j + r);
           e.columns(k0, nv, (vec) => {
             // x = X − (s0 b0 + … + s5 b5), b_r = a_λ's rows
             for (let r = 0; r < 6; r++) e.get(K).ld(vec, ap + 8 * r * nv).set(e.l(vec, 'p', r));
@@ -241,7 +202,7 @@ export class MinvSolveCode {
           if (ai >= 0) { cnt.mul += 12 * nk; cnt.add += 12 * nk; } else { cnt.mul += 6 * nk; cnt.add += 6 * nk; }
         } else if (ai >= 0) {
           // a root's a_i = J x
-          for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, V.j + r);
+          for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, VL.j + r);
           e.columns(k0, nv, (vec) => {
             e.get(K).ld(vec, ro).set(e.l(vec, 'u'));
             for (let r = 0; r < 6; r++) e.get(K).get(e.l(vec, 'j', r)).get(e.l(vec, 'u')).arith(vec, 'mul').st(vec, ai + 8 * r * nv);
@@ -249,7 +210,7 @@ export class MinvSolveCode {
           cnt.mul += 6 * nk;
         }
       }
-      return e.finish();
+      return e.finish2();
     };
     let bytes: Uint8Array<ArrayBuffer>;
     try {

@@ -13,16 +13,15 @@
  * JavaScript → this code, the pairs with M: 1.36 / 15.5 / 209 → 0.83 / 7.7 / 72.8; without M
  * (forward dynamics' use): 1.00 / 12.6 / 140 → 1.04 / 6.7 / 42.4.
  */
-import { assemble, Bytes, canCompile } from '../sparse/compiled.ts';
+import { assemble, canCompile } from '../sparse/compiled.ts';
+import { SimdBody, V } from '../sparse/wasm-simd.ts';
 import type { Model } from '../model/model.ts';
 
 /** largest nv for which the code is made (its memory holds three nv×nv matrices) */
 export const PAIRS_CODE_LIMIT = 2000;
 
-const GET = 0x20, SET = 0x21, TEE = 0x22, I32_LOAD = 0x28, F64_LOAD = 0x2b, F64_STORE = 0x39, I32_CONST = 0x41;
-const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_LT_S = 0x48, I32_GE_S = 0x4e;
+const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_SHL = 0x74, I32_LT_S = 0x48, I32_GE_S = 0x4e;
 const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x40;
-const SIMD = 0xfd, V_LOAD = 0x00, V_SPLAT = 0x14, V_EXTRACT = 0x21, V_ADD = 0xf0, V_MUL = 0xf2;
 
 /** bytes per column record: (dAdq, dAdv) × 6, (dVdq, J) × 6, (dFdq, dFdv) × 6, P (6), Q (6) */
 const REC = 384;
@@ -31,29 +30,6 @@ const AQV = 0, VJ = 96, FQV = 192, PP = 288, QQ = 336;
 /** locals: i32 k, i, base of k's record, base of i's record, address; v128 FQ 0–5, PK 0–5, QK 0–5, accumulators */
 const LK = 0, LI = 1, BK = 2, BC = 3, AD = 4;
 const FQ = 5, PK = 11, QK = 17, A1 = 23, A2 = 24;
-
-class Emit {
-  readonly c = new Bytes();
-  op(...b: number[]): this { for (const x of b) this.c.byte(x); return this; }
-  get(i: number): this { this.c.byte(GET); this.c.u32(i); return this; }
-  set(i: number): this { this.c.byte(SET); this.c.u32(i); return this; }
-  tee(i: number): this { this.c.byte(TEE); this.c.u32(i); return this; }
-  i32(v: number): this {
-    this.c.byte(I32_CONST);
-    for (;;) {
-      const b = v & 0x7f;
-      v >>= 7;
-      if ((v === 0 && (b & 0x40) === 0) || (v === -1 && (b & 0x40) !== 0)) { this.c.byte(b); return this; }
-      this.c.byte(b | 0x80);
-    }
-  }
-  ldi(off: number): this { this.c.byte(I32_LOAD); this.c.u32(2); this.c.u32(off); return this; }
-  ldf(off: number): this { this.c.byte(F64_LOAD); this.c.u32(3); this.c.u32(off); return this; }
-  stf(off: number): this { this.c.byte(F64_STORE); this.c.u32(3); this.c.u32(off); return this; }
-  ldv(off: number): this { this.c.byte(SIMD); this.c.u32(V_LOAD); this.c.u32(4); this.c.u32(off); return this; }
-  v(op: number): this { this.c.byte(SIMD); this.c.u32(op); return this; }
-  lane(l: number): this { this.v(V_EXTRACT); this.c.byte(l); return this; }
-}
 
 /** The pairs of the world-frame RNEA derivatives as generated WebAssembly (see the file's comment). */
 export class RneaPairsCode {
@@ -88,10 +64,10 @@ export class RneaPairsCode {
     const RB = region(REC * nv), QB = region(8 * nv * nv), VB = region(8 * nv * nv), MB = region(8 * nv * nv), PB = region(4 * nv);
     const pages = Math.max(1, Math.ceil(off / 65536));
     const body = (withM: boolean): Uint8Array => {
-      const e = new Emit();
+      const e = new SimdBody();
       /** acc = Σ_r a_r · b_r, left to right (a_r, b_r pushed by the callbacks) */
       const sum = (term: (r: number) => void) => {
-        for (let r = 0; r < 6; r++) { term(r); if (r > 0) e.v(V_ADD); }
+        for (let r = 0; r < 6; r++) { term(r); if (r > 0) e.v(V.add); }
       };
       e.i32(0).set(LK);
       e.op(BLOCK, VOID, LOOP, VOID);
@@ -100,44 +76,40 @@ export class RneaPairsCode {
       e.get(LK).i32(REC).op(I32_MUL).set(BK);
       for (let r = 0; r < 6; r++) {
         e.get(BK).ldv(RB + FQV + 16 * r).set(FQ + r);
-        e.get(BK).ldf(RB + PP + 8 * r).v(V_SPLAT).set(PK + r);
-        e.get(BK).ldf(RB + QQ + 8 * r).v(V_SPLAT).set(QK + r);
+        e.get(BK).ldf(RB + PP + 8 * r).v(V.splat).set(PK + r);
+        e.get(BK).ldf(RB + QQ + 8 * r).v(V.splat).set(QK + r);
       }
       // its ancestors i (columns = bodies)
-      e.get(LK).i32(2).op(0x74 /* shl */).ldi(PB).set(LI);
+      e.get(LK).i32(2).op(I32_SHL).ldi(PB).set(LI);
       e.op(BLOCK, VOID, LOOP, VOID);
       e.get(LI).i32(0).op(I32_LT_S, BR_IF, 1);
       e.get(LI).i32(REC).op(I32_MUL).set(BC);
       // (∂τ_i/∂q_k, ∂τ_i/∂q̇_k) = J_i · (dFdq_k, dFdv_k)
-      sum((r) => { e.get(BC).ldf(RB + VJ + 16 * r + 8).v(V_SPLAT).get(FQ + r).v(V_MUL); });
+      sum((r) => { e.get(BC).ldf(RB + VJ + 16 * r + 8).v(V.splat).get(FQ + r).v(V.mul); });
       e.set(A1);
-      e.get(LI).i32(nv).op(I32_MUL).get(LK).op(I32_ADD).i32(3).op(0x74).set(AD);
+      e.get(LI).i32(nv).op(I32_MUL).get(LK).op(I32_ADD).i32(3).op(I32_SHL).set(AD);
       e.get(AD).get(A1).lane(0).stf(QB);
       e.get(AD).get(A1).lane(1).stf(VB);
       // (∂τ_k/∂q_i, ∂τ_k/∂q̇_i) = (dAdq_i, dAdv_i) · P_k + (dVdq_i, J_i) · Q_k
-      sum((r) => { e.get(BC).ldv(RB + AQV + 16 * r).get(PK + r).v(V_MUL); });
-      sum((r) => { e.get(BC).ldv(RB + VJ + 16 * r).get(QK + r).v(V_MUL); });
-      e.v(V_ADD).set(A2);
+      sum((r) => { e.get(BC).ldv(RB + AQV + 16 * r).get(PK + r).v(V.mul); });
+      sum((r) => { e.get(BC).ldv(RB + VJ + 16 * r).get(QK + r).v(V.mul); });
+      e.v(V.add).set(A2);
       // (k nv + i) · 8, in BK (k's record base is not needed again for this column)
-      e.get(LK).i32(nv).op(I32_MUL).get(LI).op(I32_ADD).i32(3).op(0x74).tee(BK);
+      e.get(LK).i32(nv).op(I32_MUL).get(LI).op(I32_ADD).i32(3).op(I32_SHL).tee(BK);
       e.get(A2).lane(0).stf(QB);
       e.get(BK).get(A2).lane(1).stf(VB);
       if (withM) {
         // M[i, k] = M[k, i] = J_i · P_k: the second lane of (dVdq_i, J_i) · P_k
-        sum((r) => { e.get(BC).ldv(RB + VJ + 16 * r).get(PK + r).v(V_MUL); });
+        sum((r) => { e.get(BC).ldv(RB + VJ + 16 * r).get(PK + r).v(V.mul); });
         e.lane(1).set(23 + 2 + 0); // f64 scratch local
         e.get(AD).get(25).stf(MB);
         e.get(BK).get(25).stf(MB);
       }
-      e.get(LI).i32(2).op(0x74).ldi(PB).set(LI);
+      e.get(LI).i32(2).op(I32_SHL).ldi(PB).set(LI);
       e.op(BR, 0, END, END);
       e.get(LK).i32(1).op(I32_ADD).set(LK);
       e.op(BR, 0, END, END);
-      e.c.byte(END);
-      const b = new Bytes();
-      b.bytes([3, 5, 0x7f, 20, 0x7b, 1, 0x7c]); // 5 i32, 20 v128 (FQ, PK, QK, A1, A2), 1 f64
-      b.bytes(e.c.view());
-      return b.view().slice();
+      return e.finishWith([[5, 0x7f], [20, 0x7b], [1, 0x7c]]); // 5 i32, 20 v128 (FQ, PK, QK, A1, A2), 1 f64
     };
     try {
       const bytes = assemble([{ bodies: [body(true), body(false)], type: 1 }], pages);
