@@ -60,7 +60,7 @@ class Emit extends SimdBody {
   l(vec: boolean, name: 'd' | 's' | 'j' | 'u' | 'p' | 'zero', r = 0): number {
     return (vec ? VL : F)[name] + r;
   }
-  finish2(): Uint8Array {
+  bodyBytes(): Uint8Array {
     return this.finishWith([[1, 0x7f], [NLOCALS_F64, 0x7c], [NLOCALS_V128, 0x7b]]);
   }
 }
@@ -210,7 +210,7 @@ export class MinvSolveCode {
           cnt.mul += 6 * nk;
         }
       }
-      return e.finish2();
+      return e.bodyBytes();
     };
     let bytes: Uint8Array<ArrayBuffer>;
     try {

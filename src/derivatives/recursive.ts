@@ -206,12 +206,11 @@ export class RecursiveForwardDynamicsDerivatives implements DynamicsDerivatives 
       this.factor.factor(rd.Yb, rd.J, fl.Minv);
       return this.deriveAt(true);
     }
+    // the EIDAmb path: its derivatives, and the world-frame passes for the factorization
     id.computeUnchecked(q, qd, this.value, false);
     fl.derivatives.reset().accumulate(id.flops.value).accumulate(id.flops.derivatives);
-    if (!id.rd) {
-      rd.compute(q, qd, this.value, false);
-      fl.derivatives.accumulate(rd.flops.value).accumulate(rd.flops.derivatives);
-    }
+    rd.compute(q, qd, this.value, false);
+    fl.derivatives.accumulate(rd.flops.value).accumulate(rd.flops.derivatives);
     fl.Minv.reset();
     this.factor.factor(rd.Yb, rd.J, fl.Minv);
     negMinvSolve(model, this.solveWs, this.factor, rd.J, null, this.du, fl.Minv);

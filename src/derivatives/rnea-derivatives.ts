@@ -117,13 +117,6 @@ export class RneaDerivativesWorkspace {
     const nb = model.nb, nv = model.nv;
     this.nv = nv;
     this.code = compile ? RneaPairsCode.create(model) : null;
-    let above = 0;
-    for (let k = 0; k < nv; k++) {
-      let j = 0;
-      while (j < nb && !(model.iv[j] <= k && k < model.iv[j] + model.nvi[j])) j++;
-      for (let i = model.parents[j]; i >= 0; i = model.parents[i]) above += model.nvi[i];
-    }
-    this.nAbove = above;
     this.colBody = new Int32Array(nv);
     const Scol: Float64Array[] = [];
     for (let i = 0; i < nb; i++) {
@@ -133,6 +126,10 @@ export class RneaDerivativesWorkspace {
       }
     }
     this.Scol = Scol;
+    // the (column, ancestor column) pairs: per column, the columns of its body's ancestors
+    let above = 0;
+    for (let k = 0; k < nv; k++) for (let i = model.parents[this.colBody[k]]; i >= 0; i = model.parents[i]) above += model.nvi[i];
+    this.nAbove = above;
     const mk = (n: number) => Array.from({ length: nb }, () => new Float64Array(n));
     this.Xup = mk(12); this.X0 = mk(12); this.v = mk(6); this.a = mk(6);
     this.Yc = mk(10); this.Yb = mk(10); this.h = mk(6); this.F = mk(6); this.Bc = mk(36);

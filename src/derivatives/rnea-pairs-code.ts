@@ -27,9 +27,11 @@ const BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR = 0x0c, BR_IF = 0x0d, VOID = 0x4
 const REC = 384;
 const AQV = 0, VJ = 96, FQV = 192, PP = 288, QQ = 336;
 
-/** locals: i32 k, i, base of k's record, base of i's record, address; v128 FQ 0–5, PK 0–5, QK 0–5, accumulators */
+/** locals: i32 k, i, base of k's record, base of i's record, address; v128 FQ 0–5, PK 0–5, QK 0–5, accumulators; f64 MF */
 const LK = 0, LI = 1, BK = 2, BC = 3, AD = 4;
 const FQ = 5, PK = 11, QK = 17, A1 = 23, A2 = 24;
+/** an f64 local (M's entry) */
+const MF = 25;
 
 /** The pairs of the world-frame RNEA derivatives as generated WebAssembly (see the file's comment). */
 export class RneaPairsCode {
@@ -101,9 +103,9 @@ export class RneaPairsCode {
       if (withM) {
         // M[i, k] = M[k, i] = J_i · P_k: the second lane of (dVdq_i, J_i) · P_k
         sum((r) => { e.get(BC).ldv(RB + VJ + 16 * r).get(PK + r).v(V.mul); });
-        e.lane(1).set(23 + 2 + 0); // f64 scratch local
-        e.get(AD).get(25).stf(MB);
-        e.get(BK).get(25).stf(MB);
+        e.lane(1).set(MF);
+        e.get(AD).get(MF).stf(MB);
+        e.get(BK).get(MF).stf(MB);
       }
       e.get(LI).i32(2).op(I32_SHL).ldi(PB).set(LI);
       e.op(BR, 0, END, END);
