@@ -30,7 +30,7 @@
  */
 
 // ── models ────────────────────────────────────────────────────────────────────────────────────
-export { Model, type Frame, type ModelData } from './model/model.ts';
+export { Model, type Frame, type ModelData, type JointLimits } from './model/model.ts';
 export { buildModel, ModelError, type ModelSpec, type LinkSpec, type JointSpec, type BuildOptions } from './model/build.ts';
 export {
   parseUrdf, buildUrdf, modelFromUrdf, UrdfError,
@@ -95,10 +95,16 @@ export { Estimator, type EstimatorFlops, type EstimatorOptions } from './estimat
 export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from './estimation/outputs.ts';
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
-export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample } from './estimation/session.ts';
+export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample, type ModeSummary } from './estimation/session.ts';
 export { LayoutCache, modeName, type Layout, type LayoutKey, type LayoutOptions } from './estimation/layouts.ts';
+export { PlausibilityCheck, DEFAULT_PLAUSIBILITY, ANGLE_PRECISION_LIMIT, type PlausibilityOptions, type SensorRange, type Implausible } from './estimation/plausibility.ts';
 export { BadDataDetector, chiSquareCdf, chiSquareQuantile, logChiSquareTail, type BadDataResult, type BadDataCalibration } from './estimation/bad-data.ts';
-export type { ContactPhase, ContactDetection, PriorSpec } from './estimation/problem.ts';
+export type { ContactPhase, ContactDetection, ContactRule, ContactForceComponent, PriorSpec } from './estimation/problem.ts';
+export { contactRule, CONTACT_FORCE_COMPONENTS } from './estimation/problem.ts';
+export { ContactDetector, type DetectorSample } from './estimation/contact-detection.ts';
+export { DIFFERENTIATION_DEFAULTS, parseDifferentiation, type DifferentiationSpec } from './estimation/problem.ts';
+export { LocalPolyFit, MAX_FIT_ORDER, noiseGain, windowSamples } from './estimation/differentiate.ts';
+export { planDerivation, derivedProblem, describePlan, SampleSequence, PERIOD_SAMPLES, type DerivationPlan, type SequenceStats, type SampleFollower } from './estimation/derive.ts';
 export type { PriorInfo } from './estimation/setup.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, DEFAULT_QUATERNION_TOLERANCE, type Sample, type LogError, type LogSchemaOptions } from './io/log.ts';
 export type { RosMapping, RosSensorSource, RosClock } from './estimation/ros-mapping.ts';

@@ -566,3 +566,99 @@ describe('sparsedyn estimate: real experiments (the walking log)', () => {
     expect(one.out).toBe((await run(['estimate', WALK, '--data', walk, '--out', '-', '--no-condition'])).out);
   });
 });
+
+describe('sparsedyn estimate: plausibility from the robot file, closest names', () => {
+  /** the demo problem with a stated range on the left F/T sensor */
+  const ranged = (() => {
+    const p = JSON.parse(readFileSync(DEMO, 'utf8'));
+    delete p.ros; delete p.$schema;
+    p.model = `${process.cwd()}/models/humanoid.urdf`;
+    p.sensors.find((s: { name: string }) => s.name === 'ft_left').range = 2000;
+    return file('ranged.json', JSON.stringify(p));
+  })();
+  /** the whole demo log (300 rows: worker threads get batches of it), with values out of bounds at some rows */
+  const all = readFileSync('data/demo/humanoid.ndjson', 'utf8').trim().split('\n');
+  const edited = all.map((l, k) => {
+    const o = JSON.parse(l);
+    if (k === 2) o.q.l_knee = 4;
+    else if (k === 149) o.sensors.ft_left[5] = 2500;
+    else if (k === 199) o.v.l_knee = 150;
+    else if (k === 249) o.sensors.ft_left[5] = 1e308;
+    else return l;
+    return JSON.stringify(o);
+  });
+  const odd = file('odd.ndjson', edited.join('\n') + '\n');
+  const implausibleLines = (err: string) => err.split('\n').filter((l) => /implausible values|, first at /.test(l));
+
+  it('rows with values beyond the limits and ranges are estimated and flagged (NDJSON field, CSV column), counted in the summary and the report, the same for any --jobs', async () => {
+    const one = await run(['estimate', ranged, '--data', odd, '--out', '-', '--jobs', '1']);
+    expect(one.code).toBe(3); // the 1e308 row alone is skipped: its estimate overflows
+    expect(one.err).toContain(`odd.ndjson:250: skipped: the estimate is not finite`);
+    expect(one.err).toMatch(/odd\.ndjson:250: skipped: .*; implausible: reading fz of sensor "ft_left" = 1e\+308 N is beyond its range ±2000 N\n/);
+    const rows = rowsOf(one.out);
+    expect(rows.length).toBe(299);
+    const at = (line: number) => rows.find((x) => x.line === line);
+    expect(at(3).implausible).toContain('q of joint "l_knee" = 4 rad is beyond its upper limit 3.142 rad');
+    expect(at(150).implausible).toContain('reading fz of sensor "ft_left" = 2500 N is beyond its range ±2000 N');
+    expect(at(200).implausible).toContain('v of joint "l_knee" = 150 rad/s exceeds its velocity limit 100 rad/s');
+    expect(at(4).implausible).toBeUndefined();
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync('schemas/estimates.schema.json', 'utf8')));
+    for (const l of [3, 150, 200]) expect(validate(at(l)), JSON.stringify(validate.errors)).toBe(true);
+    expect(one.err).toMatch(/\n {2}implausible values \(beyond the robot file's joint limits or a sensor's range; flagged, never a reason to skip a row\): range\.ft_left in 2 rows, .*q\.l_knee in 1 row/);
+    expect(one.err).toContain('\n  q.l_knee, first at ');
+    expect(one.err).toMatch(/q\.l_knee, first at .*odd\.ndjson:3: q of joint "l_knee" = 4 rad is beyond its upper limit 3\.142 rad\n/);
+    expect(one.err).toMatch(/v\.l_knee, first at .*odd\.ndjson:200: v of joint "l_knee" = 150 rad\/s exceeds its velocity limit 100 rad\/s\n/);
+    // worker threads: the same estimates, byte for byte, and the same counts
+    const two = await run(['estimate', ranged, '--data', odd, '--out', '-', '--jobs', '2']);
+    expect(two.err).toMatch(/threads: 2 worker threads/);
+    expect(two.out).toBe(one.out);
+    expect(implausibleLines(two.err)).toEqual(implausibleLines(one.err));
+    // CSV: one text column; the report lists the counts
+    const out = join(mkdtempSync(join(tmpdir(), 'sparsedyn-plaus-')), 'est.csv');
+    const csv = await run(['estimate', ranged, '--data', odd, '--out', out, '--format', 'csv', '--no-html']);
+    expect(csv.code).toBe(3);
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    const head = lines[0].split(',');
+    expect(head.slice(-3)).toEqual(['implausible', 'mode', 'sensors']);
+    expect(lines.find((l) => l.startsWith(`${JSON.parse(all[2]).t},3,`))).toContain('"q of joint ""l_knee"" = 4 rad is beyond its upper limit 3.142 rad"');
+    const report = readFileSync(out.replace(/\.csv$/, '.report.md'), 'utf8');
+    expect(report).toContain('## Layouts, contact modes, bad data and plausibility');
+    expect(report).toMatch(/- q\.l_knee, first at .*odd\.ndjson:3: q of joint "l_knee" = 4 rad is beyond its upper limit 3\.142 rad/);
+  });
+
+  it('the demo log, as shipped, has no implausible value', async () => {
+    const r = await run(['estimate', DEMO, '--data', clean, '--out', '-']);
+    expect(r.code).toBe(0);
+    expect(r.err).not.toMatch(/implausible/);
+    for (const x of rowsOf(r.out)) expect(x).not.toHaveProperty('implausible');
+  });
+
+  it('a sensor named with a typo in the log: "did you mean" in the summary, and in the message of a run with no estimate', async () => {
+    const renamed = (names: Record<string, string>) => demoLines.map((l) => {
+      const o = JSON.parse(l);
+      for (const [from, to] of Object.entries(names)) { o.sensors[to] = o.sensors[from]; delete o.sensors[from]; }
+      return JSON.stringify(o);
+    }).join('\n') + '\n';
+    const r = await run(['estimate', DEMO, '--data', file('typo.ndjson', renamed({ ft_left: 'FT_left' })), '--out', '-']);
+    expect(r.code).toBe(0); // estimated from the other sensors
+    expect(r.err).toContain('\n  sensor "ft_left" got no readings; the log\'s channel "FT_left" is ignored — did you mean "ft_left"?\n');
+    // without either F/T sensor no row can be estimated: the hints end the message
+    const none = await run(['estimate', DEMO, '--data', file('typo2.ndjson', renamed({ ft_left: 'wrist_FT', ft_right: 'ft_rigth' })), '--out', '-']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/typo2\.ndjson: no sample could be estimated \(12 of 12 rows skipped; the reasons are above\); nothing was written; sensor "ft_right" got no readings; the log's channel "ft_rigth" is ignored — did you mean "ft_right"\?\n/);
+    // "wrist_FT" is too far from "ft_left" to be suggested
+    expect(none.err).not.toMatch(/did you mean "ft_left"/);
+    // a CSV column: named by its sensor part
+    const csv = demoCsv(demoLines).replace(/(^|,)ft_left\./g, '$1FT_left.');
+    const c = await run(['estimate', DEMO, '--data', file('typo.csv', csv), '--out', '-']);
+    expect(c.code).toBe(0);
+    expect(c.err).toContain('sensor "ft_left" got no readings; the log\'s columns "FT_left.…" are ignored — did you mean "ft_left"?');
+  });
+
+  it('a CSV header that lacks a column but has one of a close name: did you mean', async () => {
+    const csv = demoCsv(demoLines).replace(/(^|,)q\.l_knee(,|$)/m, '$1q.L_knee$2');
+    const r = await run(['estimate', DEMO, '--data', file('missing.csv', csv), '--out', '-']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/missing\.csv: CSV header \(line 1\): missing column q\.l_knee \(the header has "q\.L_knee" — did you mean "q\.l_knee"\?\)/);
+  });
+});

@@ -59,6 +59,8 @@ export interface BatchStats {
   samples: number; flops: number; condFlops: number; partial: number; maxQuaternionDeviation: number;
   analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; badDataAmbiguous: number;
   modes: [string, number][]; suspects: [string, number][]; ignored: string[]; layouts: SeenLayout[];
+  /** rows with implausible values by item, the first row of each item new in this batch, the sensors read (SessionStats) */
+  implausible: [string, number][]; implausibleFirst: [string, { line: number; message: string }][]; sensorsRead: string[];
 }
 
 export interface BatchResult {
@@ -102,6 +104,7 @@ export interface RowSetup {
 const NO_STATS: BatchStats = {
   times: [], condTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
   analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, badDataAmbiguous: 0, modes: [], suspects: [], ignored: [], layouts: [],
+  implausible: [], implausibleFirst: [], sensorsRead: [],
 };
 function mapDelta(after: Map<string, number>, before: Map<string, number>): [string, number][] {
   const out: [string, number][] = [];
@@ -137,7 +140,7 @@ export class RowProcessor {
     session.breakRun();
     session.restartPivoting();
     const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
-    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects) };
+    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), implausible: new Map(st.implausible) };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
     const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: truthNotes() } : undefined;
     const results = this.rows(parsed, true, report);
@@ -157,6 +160,8 @@ export class RowProcessor {
       maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
       badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected, badDataAmbiguous: st.badDataAmbiguous - before.badDataAmbiguous,
       modes: mapDelta(st.modes, before.modes), suspects: mapDelta(st.suspects, before.suspects), ignored: [...st.ignored], layouts,
+      // the first row of an item is this batch's when the session had not met the item before it
+      implausible: mapDelta(st.implausible, before.implausible), implausibleFirst: [...st.implausibleFirst].filter(([k]) => !before.implausible.has(k)), sensorsRead: [...st.sensorsRead],
     };
     const out: BatchResult = { results, stats };
     if (texts.length) out.text = texts.join('');
@@ -286,6 +291,10 @@ export function absorbStats(session: EstimationSession, batch: BatchResult): voi
   for (const [k, d] of b.modes) st.modes.set(k, (st.modes.get(k) ?? 0) + d);
   for (const [k, d] of b.suspects) st.suspects.set(k, (st.suspects.get(k) ?? 0) + d);
   for (const c of b.ignored) st.ignored.add(c);
+  // a worker's batch comes back in the rows' order: the first row of an item is that of the first batch that meets it, as with one job
+  for (const [k, d] of b.implausible) st.implausible.set(k, (st.implausible.get(k) ?? 0) + d);
+  for (const [k, f] of b.implausibleFirst) if (!st.implausibleFirst.has(k)) st.implausibleFirst.set(k, f);
+  for (const n of b.sensorsRead) st.sensorsRead.add(n);
   for (const l of b.layouts) {
     const s = seen.get(l.key);
     if (s) s.samples += l.samples;

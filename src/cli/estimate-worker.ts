@@ -10,7 +10,9 @@
 import { workerData } from 'piscina';
 import type { LayoutOffline } from '../estimation/layouts.ts';
 import { EstimationSession, type SessionOptions } from '../estimation/session.ts';
-import { loadEstimationSystem } from '../node/problem-file.ts';
+import { derivedProblem, type DerivationPlan } from '../estimation/derive.ts';
+import { buildEstimationSystem } from '../estimation/setup.ts';
+import { loadProblem } from '../node/problem-file.ts';
 import { RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
 
 /** What each worker starts from (piscina's workerData). */
@@ -23,6 +25,8 @@ export interface BatchTask {
 export interface WorkerInit {
   /** the problem file (absolute path) */
   problemFile: string;
+  /** what the main thread derives from the log over time: its estimation system has the derived sensors (derive.ts) */
+  derivation?: DerivationPlan;
   options: Omit<SessionOptions, 'offline'>;
   offline: LayoutOffline[];
   setup: RowSetup;
@@ -35,7 +39,8 @@ let processor: RowProcessor | null = null;
 
 function init(): RowProcessor {
   const w = workerData as WorkerInit;
-  const { es } = loadEstimationSystem(w.problemFile);
+  const { problem, model } = loadProblem(w.problemFile);
+  const es = buildEstimationSystem(model, derivedProblem(problem, w.derivation ?? null));
   if (es.sys.n !== w.n || es.sys.m !== w.m) throw new Error(`${w.problemFile} changed during the run (${es.sys.n} unknowns and ${es.sys.m} equations now, ${w.n} and ${w.m} at the start)`);
   const session = new EstimationSession(es, { ...w.options, offline: w.offline, givenOnly: true, compareTruth: false });
   return new RowProcessor(session, w.setup);

@@ -130,6 +130,11 @@ export class LayoutCache {
     for (const g of list) if (!this.offline.has(g.key)) this.offline.set(g.key, g);
   }
 
+  /** The analysis of a layout built or given (by key), without building anything; undefined for a layout unknown here. */
+  analysisOf(key: string): AnalysisReport | undefined {
+    return (this.map.get(key) ?? this.offline.get(key))?.analysis;
+  }
+
   /** Whether the layout of this key is built or its offline work known (then `get` costs no analysis). */
   has(key: string): boolean {
     return this.map.has(key) || this.offline.has(key);

@@ -6,6 +6,7 @@
 
 import { JsonTextError, parseJsonText } from '../io/json-text.ts';
 import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
+import { MAX_FIT_ORDER } from './differentiate.ts';
 
 /** The kinds of sensor a problem file may declare. */
 export type SensorType =
@@ -49,6 +50,11 @@ export interface SensorSpec {
    * applies on the child ("parent_to_child", default) or the child on the parent ("child_to_parent")
    */
   measure_direction?: 'parent_to_child' | 'child_to_parent';
+  /**
+   * what a reading can be, as the sensor's data sheet states it: r = the largest |reading| of each
+   * component, or [min, max]; a reading beyond it is flagged as implausible (plausibility.ts)
+   */
+  range?: number | [number, number];
 }
 
 /**
@@ -66,8 +72,52 @@ export interface ContactSpec {
 /** From time `t` on (s), the active contacts are `contacts` (until the next entry). */
 export interface ContactPhase { t: number; contacts: string[] }
 
-/** A contact is active while the force its sensor measures exceeds `threshold` (N, magnitude). */
-export interface ContactDetection { contact: string; sensor: string; threshold: number }
+/**
+ * Contact detection from the normal force a sensor measures (N): `threshold` alone, the contact is
+ * active while the force exceeds it; or `on` and `off` (off ≤ on), a contact made when the force
+ * exceeds `on` and broken when it falls to `off` or below (hysteresis), each new state accepted once
+ * it has lasted `min_duration` s (default 0). `component`: the force compared, the magnitude of
+ * (fx, fy, fz) ("norm", default), the sensor's fz, or −fz ("-fz", for a sensor whose fz is negative
+ * under load). The fields are those of the problem file (defaults left out): `contactRule` gives the
+ * rule. The hysteresis and the minimum duration need the samples in time order (ContactDetector,
+ * src/estimation/contact-detection.ts).
+ */
+export interface ContactDetection {
+  contact: string;
+  sensor: string;
+  /** on = off = threshold */
+  threshold?: number;
+  on?: number;
+  off?: number;
+  min_duration?: number;
+  component?: ContactForceComponent;
+}
+
+/** The force a contact detection compares with its thresholds. */
+export type ContactForceComponent = 'norm' | 'fz' | '-fz';
+
+/** The rule of a contact detection, its defaults filled in. */
+export interface ContactRule { contact: string; sensor: string; on: number; off: number; min_duration: number; component: ContactForceComponent }
+
+/**
+ * The rule of a contact detection: `threshold` alone is on = off = threshold; min_duration 0 and the
+ * force's magnitude unless given. Throws a RangeError for an entry a problem file could not hold.
+ */
+export function contactRule(d: ContactDetection): ContactRule {
+  const where = `contact detection of "${d.contact}"`;
+  if (d.threshold !== undefined && (d.on !== undefined || d.off !== undefined)) throw new RangeError(`${where}: give "threshold", or "on" and "off", not both`);
+  const on = d.threshold ?? d.on, off = d.threshold ?? d.off;
+  if (on === undefined || off === undefined) throw new RangeError(`${where}: needs "threshold", or "on" and "off"`);
+  if (!(on > 0 && Number.isFinite(on)) || !(off >= 0 && off <= on)) throw new RangeError(`${where}: needs 0 <= off <= on, on > 0 (got on ${on}, off ${off})`);
+  const min = d.min_duration ?? 0;
+  if (!(min >= 0 && Number.isFinite(min))) throw new RangeError(`${where}: "min_duration" must be a duration >= 0 (s), got ${min}`);
+  const component = d.component ?? 'norm';
+  if (!CONTACT_FORCE_COMPONENTS.includes(component)) throw new RangeError(`${where}: unknown component "${String(component)}" (expected ${CONTACT_FORCE_COMPONENTS.join(', ')})`);
+  return { contact: d.contact, sensor: d.sensor, on, off, min_duration: min, component };
+}
+
+/** Every force a contact detection may compare. */
+export const CONTACT_FORCE_COMPONENTS: readonly ContactForceComponent[] = ['norm', 'fz', '-fz'];
 
 /**
  * A Gaussian prior (mean, variance) on unknowns: `on` is "torques", "accelerations",
@@ -99,9 +149,31 @@ export interface ProblemFile {
   urdf_sensors?: boolean | string[];
   /** ROS 2 topics of a recording (MCAP) that carry the joints, the base and each sensor */
   ros?: RosMapping;
+  /** how velocities and accelerations a log does not carry are derived from it over time (derive.ts) */
+  differentiation?: DifferentiationSpec;
   /** messages from loading the problem (not read from the JSON): e.g. URDF sensors left out */
   notes?: string[];
 }
+
+/** The `differentiation` section of a problem file: how derivatives are taken (all optional). */
+export interface DifferentiationSpec {
+  /** polynomial order of the fits (default 3) */
+  order?: number;
+  /** span of a fit window, s (default: chosen from the sample rate for `bandwidth`) */
+  window?: number;
+  /** cut-off frequency the window is chosen for, Hz (default 10) */
+  bandwidth?: number;
+  /** the longest interval between two samples that a fit spans, s (default 2.5 sample periods) */
+  max_gap?: number;
+  /** standard deviation of a joint position reading (rad or m; default 1e-4) */
+  encoder_noise?: number;
+  /** standard deviation of an angular velocity reading (rad/s; default 1e-3) */
+  gyro_noise?: number;
+}
+
+/** The defaults of a problem file's `differentiation` section (`gapPeriods`: max_gap in sample periods). */
+export const DIFFERENTIATION_DEFAULTS = { order: 3, bandwidth: 10, gapPeriods: 2.5, encoder_noise: 1e-4, gyro_noise: 1e-3 } as const;
+
 
 /** A problem file that does not follow the schema; the message names the field or item. */
 export class ProblemError extends Error {
@@ -145,7 +217,41 @@ function strings(x: unknown, where: string): string[] {
   return x as string[];
 }
 
-const SENSOR_FIELDS = ['name', 'type', 'joints', 'joint', 'link', 'origin', 'components', 'variance', 'measure_direction'];
+const SENSOR_FIELDS = ['name', 'type', 'joints', 'joint', 'link', 'origin', 'components', 'variance', 'measure_direction', 'range'];
+
+/** A sensor's "range": a positive number (largest |reading|) or [min, max] with min < max. */
+function parseRange(x: unknown, where: string): number | [number, number] {
+  if (typeof x === 'number') {
+    if (!(x > 0 && Number.isFinite(x))) throw new ProblemError(`${where}: "range" must be a positive number (the largest |reading| of each component) or [min, max], got ${x}`);
+    return x;
+  }
+  if (!Array.isArray(x) || x.length !== 2 || !x.every((e) => typeof e === 'number' && Number.isFinite(e))) {
+    throw new ProblemError(`${where}: "range" must be a positive number (the largest |reading| of each component) or [min, max], got ${JSON.stringify(x)}`);
+  }
+  if (!(x[0] < x[1])) throw new ProblemError(`${where}: "range" [${x[0]}, ${x[1]}] must have min < max`);
+  return [x[0], x[1]];
+}
+
+/** Parse and check a problem file's `differentiation` section. */
+export function parseDifferentiation(x: unknown, where: string): DifferentiationSpec {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ProblemError(`${where} must be an object {order, window, bandwidth, max_gap, encoder_noise, gyro_noise}`);
+  const o = x as Record<string, unknown>;
+  const fields = ['order', 'window', 'bandwidth', 'max_gap', 'encoder_noise', 'gyro_noise'];
+  for (const k of Object.keys(o)) if (!fields.includes(k)) throw new ProblemError(`${where}: unknown field "${k}" (expected ${fields.join(', ')})`);
+  const out: DifferentiationSpec = {};
+  if (o.order !== undefined) {
+    if (!(typeof o.order === 'number' && Number.isInteger(o.order) && o.order >= 2 && o.order <= MAX_FIT_ORDER)) throw new ProblemError(`${where}: "order" must be a whole number from 2 to ${MAX_FIT_ORDER}`);
+    out.order = o.order;
+  }
+  for (const k of ['window', 'bandwidth', 'max_gap', 'encoder_noise', 'gyro_noise'] as const) {
+    const v = o[k];
+    if (v === undefined) continue;
+    if (!(typeof v === 'number' && v > 0 && Number.isFinite(v))) throw new ProblemError(`${where}: "${k}" must be a positive number`);
+    out[k] = v;
+  }
+  if (out.window !== undefined && out.bandwidth !== undefined) throw new ProblemError(`${where}: give "window" or "bandwidth", not both`);
+  return out;
+}
 
 /** Parse and validate the JSON text of a problem file. `file` is used in messages. */
 export function parseProblem(text: string, file = 'problem'): ProblemFile {
@@ -157,7 +263,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
   }
   if (typeof d !== 'object' || d === null || Array.isArray(d)) throw new ProblemError(`${file}: expected a JSON object`);
   const p = d as Record<string, unknown>;
-  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'unactuated_variance', 'contacts', 'contact_schedule', 'contact_detection', 'priors', 'sensors', 'urdf_sensors', 'ros'];
+  const allowed = ['$schema', 'description', 'model', 'base', 'gravity', 'unactuated', 'unactuated_variance', 'contacts', 'contact_schedule', 'contact_detection', 'priors', 'sensors', 'urdf_sensors', 'ros', 'differentiation'];
   for (const k of Object.keys(p)) if (!allowed.includes(k)) throw new ProblemError(`${file}: unknown field "${k}" (expected ${allowed.join(', ')})`);
   if (typeof p.model !== 'string' || p.model.trim() === '') throw new ProblemError(`${file}: "model" must be a URDF path or a model spec`);
   if (p.base !== 'fixed' && p.base !== 'floating') throw new ProblemError(`${file}: "base" must be "fixed" or "floating"`);
@@ -199,6 +305,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
     const variance = o.variance === undefined ? 1 : o.variance;
     if (typeof variance !== 'number' || !(variance > 0) || !Number.isFinite(variance)) throw new ProblemError(`${where}: "variance" must be a positive number`);
     const spec: SensorSpec = { name: o.name, type, origin: parseOrigin(o.origin, where), components: [], variance };
+    if (o.range !== undefined) spec.range = parseRange(o.range, where);
     if (type === 'joint_acceleration' || type === 'joint_torque') {
       if (o.joint !== undefined && o.joints !== undefined) throw new ProblemError(`${where}: give "joint" or "joints", not both`);
       if (typeof o.joint === 'string') spec.joints = [o.joint];
@@ -244,6 +351,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
       throw e;
     }
   }
+  if (p.differentiation !== undefined) out.differentiation = parseDifferentiation(p.differentiation, `${file}: "differentiation"`);
   if (p.unactuated_variance !== undefined) out.unactuated_variance = positive(p.unactuated_variance, `${file}: "unactuated_variance"`);
   const links = new Set(contacts.map((c) => c.link));
   const contactList = (x: unknown, where: string): string[] => {
@@ -265,17 +373,37 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
     });
   }
   if (p.contact_detection !== undefined) {
-    if (!Array.isArray(p.contact_detection)) throw new ProblemError(`${file}: "contact_detection" must be a list of {contact, sensor, threshold}`);
+    if (!Array.isArray(p.contact_detection)) throw new ProblemError(`${file}: "contact_detection" must be a list of {contact, sensor, threshold} or {contact, sensor, on, off, min_duration, component}`);
+    const fields = ['contact', 'sensor', 'threshold', 'on', 'off', 'min_duration', 'component'];
     out.contact_detection = p.contact_detection.map((e: unknown, k: number) => {
       const where = `${file}: contact_detection[${k}]`;
       const o = e as Record<string, unknown>;
-      if (typeof o !== 'object' || o === null) throw new ProblemError(`${where} must be {contact, sensor, threshold}`);
-      for (const key of Object.keys(o)) if (!['contact', 'sensor', 'threshold'].includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected contact, sensor, threshold)`);
+      if (typeof o !== 'object' || o === null) throw new ProblemError(`${where} must be {contact, sensor, threshold} or {contact, sensor, on, off, min_duration, component}`);
+      for (const key of Object.keys(o)) if (!fields.includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected ${fields.join(', ')})`);
       const contact = contactList([o.contact], `${where}: "contact"`)[0];
       const sensor = sensors.find((x) => x.name === o.sensor);
       if (!sensor || (sensor.type !== 'force_torque' && sensor.type !== 'external_wrench')) throw new ProblemError(`${where}: "sensor" must name a force_torque or external_wrench sensor of the problem (got ${JSON.stringify(o.sensor)})`);
-      if (!['fx', 'fy', 'fz'].every((c) => sensor.components.includes(c))) throw new ProblemError(`${where}: sensor "${sensor.name}" must measure fx, fy and fz`);
-      return { contact, sensor: sensor.name, threshold: positive(o.threshold, `${where}: "threshold"`) };
+      const component = o.component ?? 'norm';
+      if (!CONTACT_FORCE_COMPONENTS.includes(component as ContactForceComponent)) throw new ProblemError(`${where}: "component" must be ${CONTACT_FORCE_COMPONENTS.map((c) => `"${c}"`).join(', ')} (got ${JSON.stringify(o.component)})`);
+      const needs = component === 'norm' ? ['fx', 'fy', 'fz'] : ['fz'];
+      if (!needs.every((c) => sensor.components.includes(c))) throw new ProblemError(`${where}: sensor "${sensor.name}" must measure ${component === 'norm' ? 'fx, fy and fz (or give "component": "fz")' : 'fz'}`);
+      const d: ContactDetection = { contact, sensor: sensor.name };
+      if (o.threshold !== undefined) {
+        if (o.on !== undefined || o.off !== undefined) throw new ProblemError(`${where}: give "threshold", or "on" and "off" (hysteresis), not both`);
+        d.threshold = positive(o.threshold, `${where}: "threshold"`);
+      } else if (o.on !== undefined || o.off !== undefined) {
+        if (o.on === undefined || o.off === undefined) throw new ProblemError(`${where}: give both "on" (make contact above) and "off" (break contact at or below), or "threshold" alone`);
+        d.on = positive(o.on, `${where}: "on"`);
+        if (typeof o.off !== 'number' || !(o.off >= 0) || !Number.isFinite(o.off)) throw new ProblemError(`${where}: "off" must be a number >= 0 (N)`);
+        if (o.off > d.on) throw new ProblemError(`${where}: "off" (${o.off} N) must not exceed "on" (${d.on} N): a contact is made above "on" and broken at or below "off"`);
+        d.off = o.off;
+      } else throw new ProblemError(`${where}: needs "threshold" (N), or "on" and "off" (N, hysteresis)`);
+      if (o.min_duration !== undefined) {
+        if (typeof o.min_duration !== 'number' || !(o.min_duration >= 0) || !Number.isFinite(o.min_duration)) throw new ProblemError(`${where}: "min_duration" must be a duration >= 0 (s)`);
+        d.min_duration = o.min_duration;
+      }
+      if (o.component !== undefined) d.component = component as ContactForceComponent;
+      return d;
     });
   }
   if (p.priors !== undefined) {

@@ -18,15 +18,18 @@
  */
 import type { Model } from '../model/model.ts';
 import { directionsAt, type AnalysisReport } from './analysis.ts';
+import { ContactDetector } from './contact-detection.ts';
 import type { BadDataResult } from './bad-data.ts';
 import type { Estimator } from './estimator.ts';
 import { LayoutCache, type Layout, type LayoutKey, type LayoutOffline } from './layouts.ts';
-import { WRENCH_COMPONENTS } from './problem.ts';
+import { contactRule, WRENCH_COMPONENTS, type ContactRule } from './problem.ts';
 import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './outputs.ts';
 import { ReportSlots } from './report-values.ts';
 import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
 import { BASE_CSV, type Sample } from '../io/log.ts';
+import { closestName } from '../io/names.ts';
+import { PlausibilityCheck, type Implausible, type PlausibilityOptions } from './plausibility.ts';
 import { SingularPivotError } from '../sparse/errors.ts';
 
 /** The default limit of the condition figure (see the README: measured distributions). */
@@ -59,6 +62,17 @@ export interface SessionOptions {
    * one run does not: it sends its rows' values (ReportSlots) to the main thread, which compares.
    */
   compareTruth?: boolean;
+  /**
+   * the rows come in time order, each given to `estimate` once (one log, one session): the
+   * problem's contact_detection then keeps its state from row to row (ContactDetector: the two
+   * thresholds `on` and `off`, `min_duration`), and a row that names no contacts gets those it
+   * detects. Default false: each row's contacts from its own readings alone (`contactsOf`, any
+   * order of rows; rows shared out among threads), where a force between `off` and `on` keeps the
+   * contact active and `min_duration` is not applied.
+   */
+  ordered?: boolean;
+  /** margins of the plausibility checks (joint limits, sensor ranges; DEFAULT_PLAUSIBILITY) */
+  plausibility?: PlausibilityOptions;
 }
 
 /** One estimated sample: the row's time and line, its condition figure and the named estimate. */
@@ -83,6 +97,11 @@ export interface EstimateRecord {
   layout?: string;
   /** the bad-data test of a redundant layout (absent for square layouts or when turned off) */
   bad_data?: BadDataResult;
+  /**
+   * the sample's values beyond what the robot file and the problem state (joint limits with a
+   * margin, sensor ranges; torques: the estimated ones), in words; absent when all are plausible
+   */
+  implausible?: string[];
 }
 
 /** The outcome of one row: an estimate record, or the reason the row was skipped. */
@@ -92,6 +111,23 @@ export type SessionOutcome =
 
 /** A sample flagged near a singular configuration of the layout. */
 export interface FlaggedSample { line: number; t: number; condition: number; direction: string }
+
+/** A contact mode met in a run (EstimationSession.modes): its verdict and its rows. */
+export interface ModeSummary {
+  /** the active contacts joined by "+", or "none" */
+  mode: string;
+  /** the verdict of the mode's layout with the most sensors met: well_posed, generically_well_posed or ill_posed */
+  verdict: string;
+  /** ill posed: the directions that layout leaves unobservable; with priors: those only the priors determine */
+  unobservable: string[];
+  /** whether the priors make that layout estimable where its data alone do not */
+  byPriors: boolean;
+  /** rows estimated in this mode, and rows skipped in it (ill posed, singular, out of range) */
+  estimated: number;
+  skipped: number;
+  /** the mode's layouts of rows lacking readings whose verdict differs: the sensors they lack, their verdict */
+  partial: { missing: string[]; verdict: string }[];
+}
 
 /** The figures of a run so far (times in µs). */
 export interface SessionStats {
@@ -128,6 +164,12 @@ export interface SessionStats {
   suspects: Map<string, number>;
   /** flagged samples whose suspect another sensor explains about as well (BadDataResult.alternatives) */
   badDataAmbiguous: number;
+  /** rows with a value out of bounds, by item (q.<joint>, v.<joint>, tau.<joint>, range.<sensor>; PlausibilityCheck) */
+  implausible: Map<string, number>;
+  /** the first such row of each item: its line (or sample) and the message */
+  implausibleFirst: Map<string, { line: number; message: string }>;
+  /** the sensors (with equations) that had a reading in at least one row */
+  sensorsRead: Set<string>;
 }
 
 /**
@@ -138,12 +180,17 @@ export interface SessionStats {
 export class EstimationSession {
   /** the analysis of the full layout (verdict, unobservable directions) */
   readonly analysis: AnalysisReport;
-  readonly opts: Required<Omit<SessionOptions, 'offline' | 'givenOnly'>>;
+  readonly opts: Required<Omit<SessionOptions, 'offline' | 'givenOnly' | 'plausibility' | 'ordered'>>;
+  /** the contact state machine `estimate` runs on each row (option `ordered`; null without it, or without contact_detection) */
+  readonly detector: ContactDetector | null;
   readonly stats: SessionStats = {
     samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
     modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
     badDataTested: 0, badDataDetected: 0, suspects: new Map(), badDataAmbiguous: 0,
+    implausible: new Map(), implausibleFirst: new Map(), sensorsRead: new Set(),
   };
+  /** the checks of each sample against the joint limits and the sensors' ranges */
+  readonly plausibility: PlausibilityCheck;
   /** accuracy against the truth the log's rows carry */
   readonly truth: TruthComparison;
   /** the places of each sample's values in the reports' rows (ReportSlots: the problem's joints, contacts and sensors) */
@@ -160,6 +207,10 @@ export class EstimationSession {
   /** the last run of flagged samples with the same dominant outputs (one analysis per run) */
   private run: { key: string; direction: string } | null = null;
   private lastKey: string | null = null;
+  /** the problem's contact_detection rules, defaults filled in (on first need) */
+  private rules?: ContactRule[];
+  /** whether a row had every sensor's readings (stats.sensorsRead holds them all) */
+  private allRead = false;
 
   constructor(readonly es: EstimationSystem, opts: SessionOptions = {}) {
     this.opts = {
@@ -176,11 +227,45 @@ export class EstimationSession {
     this.analysis = this.full.analysis;
     this.reportSlots = new ReportSlots(es.model, this.allContacts, this.allSensors);
     this.truth = new TruthComparison(es.model, this.reportSlots);
+    this.detector = opts.ordered ? ContactDetector.of(es) : null;
+    this.plausibility = PlausibilityCheck.forSystem(es, opts.plausibility);
   }
 
-  /** Does the problem name contact modes (a schedule or force thresholds)? Then a full layout that is ill posed may still serve the modes. */
+  /**
+   * Does the problem name contact modes (a schedule or force thresholds)? Then a full layout that is
+   * ill posed may still serve the modes. Rows may also name their own (`Sample.contacts`): `modes()`
+   * says which were met.
+   */
   get hasContactModes(): boolean {
     return this.es.problem.contact_schedule !== undefined || this.es.problem.contact_detection !== undefined;
+  }
+
+  /**
+   * Every contact mode the rows met so far, in the order met: its verdict (that of its layout with
+   * the most sensors met: every sensor, unless no row had them all), the directions left
+   * unobservable, and its rows estimated and skipped (a row skipped before it had a layout, e.g.
+   * malformed, is in no mode). Taken from `layouts.seen` and `stats.modes`, which a run with worker
+   * threads fills as one thread does.
+   */
+  modes(): ModeSummary[] {
+    const byMode = new Map<string, { key: string; sensors: string[]; verdict: string; samples: number; priorOnly: string[] }[]>();
+    for (const [key, l] of this.layouts.seen) {
+      if (l.samples <= 0) continue;
+      const list = byMode.get(l.mode);
+      if (list) list.push({ key, ...l }); else byMode.set(l.mode, [{ key, ...l }]);
+    }
+    const out: ModeSummary[] = [];
+    for (const [mode, list] of byMode) {
+      const main = list.reduce((a, b) => (b.sensors.length > a.sensors.length ? b : a));
+      const rows = list.reduce((n, l) => n + l.samples, 0), estimated = this.stats.modes.get(mode) ?? 0;
+      out.push({
+        mode, verdict: main.verdict, byPriors: main.priorOnly.length > 0,
+        unobservable: main.verdict === 'ill_posed' ? this.layouts.analysisOf(main.key)?.unobservable ?? [] : main.priorOnly,
+        estimated, skipped: rows - estimated,
+        partial: list.filter((l) => l !== main && l.verdict !== main.verdict).map((l) => ({ missing: this.allSensors.filter((n) => !l.sensors.includes(n)), verdict: l.verdict })),
+      });
+    }
+    return out;
   }
 
   /** the estimator of the full layout; throws for an ill-posed layout */
@@ -189,7 +274,14 @@ export class EstimationSession {
     return this.full.estimator;
   }
 
-  /** The active contacts of a sample: its own list, else the schedule at its time, else the force thresholds, else every contact. */
+  /**
+   * The active contacts of a sample: its own list, else the schedule at its time, else the force
+   * thresholds, else every contact. Stateless (any order of rows): a contact is active unless its
+   * force is at or below `off` (`threshold`); a force between `off` and `on` cannot be judged
+   * without the rows before and keeps the contact active, as a missing reading does, and
+   * `min_duration` is not applied. Rows in time order get the hysteresis and the minimum duration
+   * from a ContactDetector (option `ordered`, or the caller's own, which sets `contacts`).
+   */
   contactsOf(s: Sample): string[] {
     if (s.contacts) return s.contacts;
     const p = this.es.problem;
@@ -200,12 +292,14 @@ export class EstimationSession {
     }
     if (p.contact_detection) {
       const off = new Set<string>();
-      for (const d of p.contact_detection) {
+      this.rules ??= p.contact_detection.map(contactRule);
+      for (const d of this.rules) {
         const r = s.readings.get(d.sensor);
         if (!r) continue; // no reading: the contact stays unknown (active)
         const comps = this.es.sensors.find((x) => x.spec.name === d.sensor)!.spec.components;
-        const f = Math.hypot(r[comps.indexOf('fx')], r[comps.indexOf('fy')], r[comps.indexOf('fz')]);
-        if (!(f > d.threshold)) off.add(d.contact);
+        const z = r[comps.indexOf('fz')];
+        const f = d.component === 'fz' ? z : d.component === '-fz' ? -z : Math.hypot(r[comps.indexOf('fx')], r[comps.indexOf('fy')], z);
+        if (!(f > d.off)) off.add(d.contact);
       }
       return this.allContacts.filter((c) => !off.has(c));
     }
@@ -256,13 +350,29 @@ export class EstimationSession {
     const st = this.stats;
     if (s.ignored) for (const c of s.ignored) st.ignored.add(c);
     if (s.quaternionDeviation !== undefined && s.quaternionDeviation > st.maxQuaternionDeviation) st.maxQuaternionDeviation = s.quaternionDeviation;
+    if (this.detector) {
+      // rows in time order (option `ordered`): the contact state machine gives a row that names none its contacts
+      try {
+        this.detector.next(s);
+      } catch (e) {
+        if (e instanceof RangeError) return { ok: false, line: s.line, message: e.message };
+        throw e;
+      }
+    }
     // the layout of this row: the sensors it has readings for, its contact mode
     // a row with every sensor (the usual case) shares one frozen list: nothing to build per row
     const present = this.presentOf(s);
+    if (present !== this.everySensor) for (const n of present) st.sensorsRead.add(n);
+    else if (!this.allRead) { for (const n of present) st.sensorsRead.add(n); this.allRead = true; }
+    // values beyond the joint limits or a sensor's range: named and counted, never a reason to skip the row
+    let found = this.plausibility.sample(s.q, s.v, s.readings);
+    if (found) this.countImplausible(found, 0, s.line);
     const contacts = this.contactsOf(s);
     const before = this.layouts.analyses;
     const layout = this.layouts.get(present, contacts);
-    const skip = (message: string): SessionOutcome => ({ ok: false, line: s.line, message, layout: layout.key });
+    const skip = (message: string): SessionOutcome => ({
+      ok: false, line: s.line, message: found ? `${message}; implausible: ${found.map((f) => f.message).join('; ')}` : message, layout: layout.key,
+    });
     if (this.lastKey !== null && layout.key !== this.lastKey) {
       st.switches++;
       if (this.layouts.seen.get(layout.key)!.samples > 1) { st.switchesToSeen++; st.analysesAtSeenSwitches += this.layouts.analyses - before; }
@@ -318,6 +428,9 @@ export class EstimationSession {
       named.contact_wrenches = Object.fromEntries(this.allContacts.map((c) => [c, named.contact_wrenches[c]]));
     }
     if (!derivedFinite(named)) return skip(`the estimate is not finite: the inputs are out of range (${largestInput(s, this.es.model)})`);
+    const nFound = found?.length ?? 0;
+    found = this.plausibility.torques(d, es.sys.layout.tau, found);
+    if (found && found.length > nFound) this.countImplausible(found, nFound, s.line);
     let bad: BadDataResult | undefined;
     if (layout.badData) {
       bad = layout.badData.test();
@@ -339,7 +452,44 @@ export class EstimationSession {
     if (cond) record.condition = condition;
     if (direction !== undefined) { record.near_singular = direction; record.flag_key = flagKey; }
     if (bad) record.bad_data = bad;
+    if (found) record.implausible = found.map((f) => f.message);
     return { ok: true, record };
+  }
+
+  /** Count the rows of each item among found[from..] (one per item and row), keeping the first row's message. */
+  private countImplausible(found: Implausible[], from: number, line: number): void {
+    const st = this.stats;
+    for (let k = from; k < found.length; k++) {
+      const { item, message } = found[k];
+      if (k > from && found[k - 1].item === item) continue; // a sensor's components, one after the other
+      st.implausible.set(item, (st.implausible.get(item) ?? 0) + 1);
+      if (!st.implausibleFirst.has(item)) st.implausibleFirst.set(item, { line, message });
+    }
+  }
+
+  /**
+   * What may explain a sensor that had no reading in any row so far: a channel of the log the
+   * problem does not use (stats.ignored) whose name is close to the sensor's (`wrist_FT` for
+   * `wrist_ft`; a CSV column `wrist_FT.fx` counts by its sensor part), as one hint per sensor.
+   */
+  sensorHints(): string[] {
+    const st = this.stats, out: string[] = [];
+    if (st.ignored.size === 0) return out;
+    // a channel by its own name and, for a CSV column or a nested key, by the part before its first "."
+    const channels = new Map<string, string>();
+    for (const c of st.ignored) {
+      channels.set(c, c);
+      const dot = c.indexOf('.');
+      if (dot > 0 && !channels.has(c.slice(0, dot))) channels.set(c.slice(0, dot), c);
+    }
+    for (const n of this.allSensors) {
+      if (st.sensorsRead.has(n)) continue;
+      const near = closestName(n, channels.keys());
+      if (near === undefined) continue;
+      const full = channels.get(near)!;
+      out.push(`sensor "${n}" got no readings; the log's ${full === near ? `channel "${near}" is` : `columns "${near}.…" are`} ignored — did you mean "${n}"?`);
+    }
+    return out;
   }
 
   /** The NDJSON object of a record (schemas/estimates.schema.json). */
@@ -349,6 +499,7 @@ export class EstimationSession {
     if (r.near_singular !== undefined) head.near_singular = r.near_singular;
     const tail: Record<string, unknown> = { sensors: r.sensors, mode: r.mode };
     if (r.bad_data) tail.bad_data = r.bad_data;
+    if (r.implausible) tail.implausible = r.implausible;
     return { ...head, ...r.estimate, ...tail };
   }
 
@@ -360,6 +511,7 @@ export class EstimationSession {
     const body = JSON.stringify(r.estimate);
     let tail = `"sensors":${JSON.stringify(r.sensors)},"mode":${JSON.stringify(r.mode)}`;
     if (r.bad_data) tail += `,"bad_data":${JSON.stringify(r.bad_data)}`;
+    if (r.implausible) tail += `,"implausible":${JSON.stringify(r.implausible)}`;
     return `${head}${body.length > 2 ? `,${body.slice(1, -1)}` : ''},${tail}}`;
   }
 
@@ -374,11 +526,11 @@ export class EstimationSession {
     for (const n of this.allSensors) cols.push(`residual.${n}`);
     if (this.opts.covariance) cols.push(...dofs('tau_std'));
     if (this.full.badData || this.opts.confidence > 0) cols.push('chi2', 'chi2_threshold', 'suspect');
-    cols.push('mode', 'sensors');
+    cols.push('implausible', 'mode', 'sensors');
     return cols;
   }
 
-  /** The CSV cells of a record under `columns()`: numbers, text for mode, sensors and suspect, empty where the record has no value. */
+  /** The CSV cells of a record under `columns()`: numbers, text for suspect, implausible, mode and sensors, empty where the record has no value. */
   cells(r: EstimateRecord): string[] {
     // in the order of columns(), read straight from the record (this runs once per sample)
     const e = r.estimate, out: string[] = [String(r.t), String(r.line)];
@@ -407,7 +559,7 @@ export class EstimationSession {
     if (this.full.badData || this.opts.confidence > 0) {
       out.push(r.bad_data ? String(r.bad_data.chi2) : '', r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : '', r.bad_data?.suspect ?? '');
     }
-    out.push(r.mode, r.sensors.join(';'));
+    out.push(r.implausible?.join('; ') ?? '', r.mode, r.sensors.join(';'));
     return out;
   }
 
@@ -453,7 +605,7 @@ export class EstimationSession {
     if (this.full.badData || this.opts.confidence > 0) {
       tail += `,${r.bad_data ? String(r.bad_data.chi2) : ''},${r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : ''},${csvQuote(r.bad_data?.suspect ?? '')}`;
     }
-    return `${head.slice(1, -1)}${tail},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
+    return `${head.slice(1, -1)}${tail},${r.implausible ? csvQuote(r.implausible.join('; ')) : ''},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
   }
 
   /** the numbers of one CSV line (reused line after line) */
@@ -469,6 +621,7 @@ export class EstimationSession {
       if (k === 'mode') return r.mode;
       if (k === 'sensors') return r.sensors.join(';');
       if (k === 'suspect') return r.bad_data?.suspect ?? '';
+      if (k === 'implausible') return r.implausible?.join('; ') ?? '';
       if (k === 'chi2') return r.bad_data ? String(r.bad_data.chi2) : '';
       if (k === 'chi2_threshold') return r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : '';
       const v = m.get(k);

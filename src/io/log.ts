@@ -20,7 +20,9 @@
  */
 import type { Model } from '../model/model.ts';
 import type { EstimationSystem } from '../estimation/setup.ts';
+import { rotFromRpy } from '../spatial/vec3.ts';
 import { jsonTextError } from './json-text.ts';
+import { closestName } from './names.ts';
 
 /**
  * One valid row of a sensor log: time, model-ordered q and q̇, each sensor's readings, and the
@@ -33,7 +35,11 @@ export interface Sample {
   v: Float64Array;
   /** readings by sensor name, in the sensor's input order */
   readings: Map<string, Float64Array>;
-  /** the sample's `truth` object, if any (NDJSON only) */
+  /**
+   * the sample's `truth` object, if any: NDJSON's "truth"; a CSV log's `truth.tau.<joint>` and
+   * `truth.contact.<link>.<tx … fz>` columns (named as the estimates' columns), as
+   * {tau: {joint: x}, contact_wrenches: {link: {torque, force}}}
+   */
   truth?: unknown;
   /** the sample time in integer nanoseconds, exact (ROS 2 recordings) */
   stamp?: bigint;
@@ -45,6 +51,14 @@ export interface Sample {
   contacts?: string[];
   /** largest |‖quaternion‖ − 1| of the row before it was renormalised */
   quaternionDeviation?: number;
+  /** the row has no time: `t` is its line number */
+  untimed?: boolean;
+  /**
+   * a floating base whose linear velocity the row does not carry: estimated at zero linear
+   * velocity (joint torques and contact wrenches do not depend on a uniform velocity: Galilean
+   * invariance)
+   */
+  noBaseVelocity?: boolean;
 }
 
 /**
@@ -55,6 +69,11 @@ export interface Sample {
 export interface LogSchemaOptions {
   strict?: boolean;
   quaternionTolerance?: number;
+  /**
+   * velocities may be missing: a joint velocity the row does not carry is NaN, for the stage that
+   * derives it from the positions over time (src/estimation/derive.ts) to fill in
+   */
+  derive?: boolean;
 }
 
 /** Default bound on |‖quaternion‖ − 1| of a log row (a quaternion rounded to 4 decimals is within 2e-4). */
@@ -76,13 +95,48 @@ function checkContacts(schema: LogSchema, contacts: readonly string[], where: st
   for (const c of contacts) if (!schema.contactLinks.has(c)) throw new RowError(`${where}: "${c}" is not a contact of the problem (${[...schema.contactLinks].join(', ') || 'none'})`);
 }
 
+/**
+ * The rotation taking a vector in a sensor's axes to its body's: the sensor frame is `rpy` (URDF
+ * convention, R maps sensor to link coordinates) in a link whose frame is ˡX_body = (E_l, p) in
+ * its body (E_l maps body to link coordinates), so v_body = E_lᵀ R v_sensor. Null for the identity.
+ */
+function sensorToBody(Xl: Float64Array, rpy: readonly number[]): Float64Array | null {
+  const R = rotFromRpy(new Float64Array(9), rpy[0], rpy[1], rpy[2]);
+  const E = new Float64Array(9);
+  let identity = true;
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      let a = 0;
+      for (let k = 0; k < 3; k++) a += Xl[3 * k + i] * R[3 * k + j];
+      E[3 * i + j] = a;
+      if (a !== (i === j ? 1 : 0)) identity = false;
+    }
+  }
+  return identity ? null : E;
+}
+
+/** v[o … o+3) = E v[o … o+3) (E row-major 3×3; null: unchanged) */
+function rotateInPlace(E: Float64Array | null, v: Float64Array, o: number): void {
+  if (E === null) return;
+  const x = v[o], y = v[o + 1], z = v[o + 2];
+  v[o] = E[0] * x + E[1] * y + E[2] * z;
+  v[o + 1] = E[3] * x + E[4] * y + E[5] * z;
+  v[o + 2] = E[6] * x + E[7] * y + E[8] * z;
+}
+
 /** What a log row must provide for an estimation system: joints and sensor inputs. */
 export class LogSchema {
   readonly model: Model;
   /** sensors with readings: name → input component names (the part after "<sensor>.") */
   readonly sensors: Map<string, string[]>;
-  /** the gyroscope on the base link, if any (fallback for the base angular velocity) */
-  readonly baseGyro?: { name: string; components: string[] };
+  /**
+   * the gyroscope on the base body, if any (fallback for the base angular velocity): its name,
+   * components, and `E` (row-major 3×3) taking its readings to the base frame, ω_base = E ω_sensor
+   * (null: the sensor's axes are the base's)
+   */
+  readonly baseGyro?: { name: string; components: string[]; E: Float64Array | null };
+  /** velocities may be missing (LogSchemaOptions.derive) */
+  readonly derive: boolean;
 
   /** refuse channels the problem does not use */
   readonly strict: boolean;
@@ -101,13 +155,14 @@ export class LogSchema {
     this.jointNames = new Set(this.joints.map((j) => j.name));
     this.strict = opts.strict ?? false;
     this.quaternionTolerance = opts.quaternionTolerance ?? DEFAULT_QUATERNION_TOLERANCE;
+    this.derive = opts.derive ?? false;
     this.contactLinks = new Set(es.contacts.map((c) => c.link));
     this.sensors = new Map();
     for (const s of es.sensors) {
       const comps = s.inputs.map((n) => n.slice(s.spec.name.length + 1));
       if (s.block >= 0) this.sensors.set(s.spec.name, comps);
       else if (this.model.floatingBase && s.spec.link !== undefined && this.model.frame(s.spec.link).body === 0) {
-        this.baseGyro = { name: s.spec.name, components: comps };
+        this.baseGyro = { name: s.spec.name, components: comps, E: sensorToBody(this.model.frame(s.spec.link).X, s.spec.origin.rpy) };
       }
     }
   }
@@ -131,6 +186,17 @@ export class LogSchema {
 }
 
 class RowError extends Error {}
+
+const ZERO3: readonly number[] = [0, 0, 0];
+
+/** A sensor's three readings given as a list or as an object of components (a gyroscope's wx wy wz). */
+function readingOf(r: unknown, comps: readonly string[], what: string): number[] {
+  if (typeof r === 'object' && r !== null && !Array.isArray(r)) {
+    const o = r as Record<string, unknown>;
+    return comps.map((c) => finite(o[c], `${what} component ${c}`));
+  }
+  return vec(r, comps.length, what);
+}
 
 /** the fields of an NDJSON row; others are channels the problem does not use */
 const ROW_FIELDS = new Set(['t', 'q', 'v', 'base', 'sensors', 'truth', 'contacts']);
@@ -165,7 +231,8 @@ function vec(x: unknown, n: number, what: string): number[] {
  */
 function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unknown, vm: unknown, ignored: string[]): void {
   if (typeof qm !== 'object' || qm === null) throw new RowError('"q" must be an object {joint: value}');
-  if (typeof vm !== 'object' || vm === null) throw new RowError('"v" must be an object {joint: value}');
+  if (vm === undefined && schema.derive) vm = {};
+  else if (typeof vm !== 'object' || vm === null) throw new RowError(schema.derive || vm !== undefined ? '"v" must be an object {joint: value}' : '"v" (the joint velocities) is missing: give "t" and the velocities are derived from the positions over time');
   const qo = qm as Record<string, unknown>, vo = vm as Record<string, unknown>;
   // the messages are built only on an error: this runs once per sample
   for (const j of schema.joints) {
@@ -176,6 +243,7 @@ function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unk
       for (let k = 0; k < j.nq; k++) q[j.iq + k] = qv[k];
     }
     if (j.nv === 1 && typeof vx === 'number' && vx - vx === 0) v[j.iv] = vx;
+    else if (vx === undefined && schema.derive) for (let k = 0; k < j.nv; k++) v[j.iv + k] = NaN; // derived later, or refused
     else {
       const vv = j.nv === 1 ? [finite(vx, `v of joint "${j.name}"`)] : vec(vx, j.nv, `v of joint "${j.name}"`);
       for (let k = 0; k < j.nv; k++) v[j.iv + k] = vv[k];
@@ -187,7 +255,7 @@ function jointsFrom(schema: LogSchema, q: Float64Array, v: Float64Array, qm: unk
   for (const _ in qo) nqKeys++;
   for (const _ in vo) nvKeys++;
   if (nqKeys !== names.size) for (const k of Object.keys(qo)) if (!names.has(k)) ignored.push(`q.${k}`);
-  if (nvKeys !== names.size) for (const k of Object.keys(vo)) if (!names.has(k)) ignored.push(`v.${k}`);
+  if (nvKeys !== names.size && nvKeys > 0) for (const k of Object.keys(vo)) if (!names.has(k)) ignored.push(`v.${k}`);
 }
 
 /** the keys of an NDJSON row's "base"; others are channels the problem does not use */
@@ -215,7 +283,8 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
     if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new RowError('expected a JSON object');
     const m = schema.model;
     const q = new Float64Array(m.nq), v = new Float64Array(m.nv);
-    const t = o.t === undefined ? line : finite(o.t, '"t"');
+    const untimed = o.t === undefined;
+    const t = untimed ? line : finite(o.t, '"t"');
     const ignored: string[] = [];
     jointsFrom(schema, q, v, o.q, o.v, ignored);
     const readings = new Map<string, Float64Array>();
@@ -254,21 +323,27 @@ export function parseNdjsonLine(schema: LogSchema, text: string, line: number): 
       for (let k = 0; k < vals.length; k++) a[k] = vals[k];
       readings.set(name, a);
     }
-    let qdev = 0;
+    let qdev = 0, noBaseVelocity = false;
     if (m.floatingBase) {
       const b = o.base as Record<string, unknown> | undefined;
-      if (typeof b !== 'object' || b === null) throw new RowError('"base" (position, quaternion, linear_velocity, angular_velocity) is missing');
-      const p = vec(b.position, 3, 'base.position'), qu = vec(b.quaternion, 4, 'base.quaternion'), lv = vec(b.linear_velocity, 3, 'base.linear_velocity');
-      let av: number[];
+      if (typeof b !== 'object' || b === null) throw new RowError('"base" (quaternion; position, linear_velocity, angular_velocity optional) is missing');
+      // the base's position and linear velocity change no joint torque or contact wrench: zero when the row has none
+      const p = b.position === undefined ? ZERO3 : vec(b.position, 3, 'base.position'), qu = vec(b.quaternion, 4, 'base.quaternion');
+      const lv = b.linear_velocity === undefined ? ZERO3 : vec(b.linear_velocity, 3, 'base.linear_velocity');
+      let av: number[], gyro = false;
       if (b.angular_velocity !== undefined) av = vec(b.angular_velocity, 3, 'base.angular_velocity');
-      else if (schema.baseGyro) av = vec(sensors[schema.baseGyro.name], 3, `gyroscope "${schema.baseGyro.name}" (no base.angular_velocity)`);
+      else if (schema.baseGyro) { av = readingOf(sensors[schema.baseGyro.name], schema.baseGyro.components, `gyroscope "${schema.baseGyro.name}" (no base.angular_velocity)`); gyro = true; }
       else throw new RowError('base.angular_velocity is missing (and no gyroscope on the base link)');
       for (let k = 0; k < 3; k++) { q[k] = p[k]; v[k] = lv[k]; v[3 + k] = av[k]; }
+      if (gyro) rotateInPlace(schema.baseGyro!.E, v, 3);
+      if (b.linear_velocity === undefined) noBaseVelocity = true;
       for (let k = 0; k < 4; k++) q[3 + k] = qu[k];
       qdev = checkQuaternion(q, 3, 'base.quaternion', schema.quaternionTolerance);
     }
     for (const j of schema.joints) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, schema.quaternionTolerance));
     const sample: Sample = { line, t, q, v, readings, truth: o.truth, quaternionDeviation: qdev };
+    if (untimed) sample.untimed = true;
+    if (noBaseVelocity) sample.noBaseVelocity = true;
     if (ignored.length) sample.ignored = ignored.map((x) => x.replace(/^sensors\./, ''));
     if (contacts) sample.contacts = contacts;
     return sample;
@@ -287,7 +362,27 @@ interface CsvPlan {
   t: number;
   /** the cell of the active contacts (-1: no `contacts` column) */
   contacts: number;
+  /** the base's angular velocity is read from the gyroscope on it (rotated into the base frame) */
+  gyroBase: boolean;
+  /** truth columns: joint torques (name, cell) and contact wrenches (link, cells of tx … fz, −1 where absent) */
+  truthTau: { name: string; at: number }[];
+  truthContact: { link: string; at: number[] }[];
 }
+
+/** A CSV row's truth (CsvPlan.truthTau, truthContact): empty cells are values the row does not have. */
+function csvTruth(plan: CsvPlan, cells: readonly string[]): Record<string, unknown> {
+  const tau: Record<string, number> = {};
+  for (const { name, at } of plan.truthTau) if (cells[at]?.trim()) tau[name] = decimal(cells[at], `truth.tau.${name}`);
+  const contact_wrenches: Record<string, { torque: number[]; force: number[] }> = {};
+  for (const { link, at } of plan.truthContact) {
+    if (at.some((k) => k < 0 || !cells[k]?.trim())) continue;
+    const w = at.map((k, c) => decimal(cells[k], `truth.contact.${link}.${WRENCH[c]}`));
+    contact_wrenches[link] = { torque: w.slice(0, 3), force: w.slice(3) };
+  }
+  return { tau, contact_wrenches };
+}
+
+const WRENCH = ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'] as const;
 
 /** A CSV reader bound to its header line. */
 export class CsvRows {
@@ -305,8 +400,20 @@ export class CsvRows {
     for (const [name, comps] of schema.sensors) for (const c of comps) sensorCols.add(`${name}.${c}`);
     const missing = schema.csvHeader().filter((h) => h !== 't' && !this.col.has(h) && !sensorCols.has(h));
     const gyro = schema.baseGyro;
-    const missingNeeded = missing.filter((h) => !(gyro && h.startsWith('base.w')));
-    if (missingNeeded.length) throw new RangeError(`CSV header (line ${headerLine}): missing column${missingNeeded.length > 1 ? 's' : ''} ${missingNeeded.slice(0, 8).join(', ')}${missingNeeded.length > 8 ? ', …' : ''}`);
+    // optional: the base's angular velocity given a gyroscope on it, its position and linear velocity
+    // (zero when absent: they change no torque or wrench), joint velocities that are derived
+    const missingNeeded = missing.filter((h) => !(gyro && h.startsWith('base.w')) && !/^base\.[pv][xyz]$/.test(h) && !(schema.derive && h.startsWith('v.')));
+    if (missingNeeded.length) {
+      // a column of the header that the problem does not know, and whose name is close to a missing one, is named
+      const expected = new Set(schema.csvHeader());
+      const others = names.filter((n) => !expected.has(n));
+      const hints: string[] = [];
+      for (const h of missingNeeded) {
+        const near = closestName(h, others);
+        if (near !== undefined && hints.length < 4) hints.push(`the header has "${near}" — did you mean "${h}"?`);
+      }
+      throw new RangeError(`CSV header (line ${headerLine}): missing column${missingNeeded.length > 1 ? 's' : ''} ${missingNeeded.slice(0, 8).join(', ')}${missingNeeded.length > 8 ? ', …' : ''}${hints.length ? ` (${hints.join('; ')})` : ''}`);
+    }
     const known = new Set(schema.csvHeader());
     for (const n of names) {
       if (!known.has(n) && n !== 'contacts' && !n.startsWith('truth.') && !(gyro && n.startsWith(`${gyro.name}.`))) {
@@ -331,17 +438,30 @@ export class CsvRows {
     // the base: position and quaternion into q[0..7), linear velocity into v[0..3), angular velocity
     // into v[3..6) from base.w* or else the gyroscope on the base link
     const base: string[] = [], ibase: number[] = [];
+    let gyroBase = false;
     if (this.schema.model.floatingBase) {
       const gyro = this.schema.baseGyro;
       for (let k = 0; k < 7; k++) { base.push(`base.${BASE_CSV[k]}`); ibase.push(k); }
       for (let k = 0; k < 3; k++) { base.push(`base.${BASE_CSV[7 + k]}`); ibase.push(this.schema.model.nq + k); }
-      for (let k = 0; k < 3; k++) { base.push(this.col.has(`base.${BASE_CSV[10 + k]}`) || !gyro ? `base.${BASE_CSV[10 + k]}` : `${gyro.name}.${gyro.components[k]}`); ibase.push(this.schema.model.nq + 3 + k); }
+      gyroBase = gyro !== undefined && !this.col.has(`base.${BASE_CSV[10]}`);
+      for (let k = 0; k < 3; k++) { base.push(!gyroBase ? `base.${BASE_CSV[10 + k]}` : `${gyro!.name}.${gyro!.components[k]}`); ibase.push(this.schema.model.nq + 3 + k); }
     }
     const sensors = [...this.schema.sensors].map(([name, comps]) => {
       const cols = comps.map((c) => `${name}.${c}`);
       return { name, cols, at: cols.map(at) };
     });
-    this.planned = { q, cq: q.map(at), iq, v, cv: v.map(at), iv, base, cbase: base.map(at), ibase, sensors, t: at('t'), contacts: at('contacts') };
+    this.planned = { q, cq: q.map(at), iq, v, cv: v.map(at), iv, base, cbase: base.map(at), ibase, sensors, t: at('t'), contacts: at('contacts'), gyroBase, truthTau: [], truthContact: [] };
+    // truth columns, named as the estimates' columns: truth.tau.<joint>, truth.contact.<link>.<component>
+    const contacts = new Map<string, number[]>();
+    for (const [name, k] of this.col) {
+      if (name.startsWith('truth.tau.')) this.planned.truthTau.push({ name: name.slice(10), at: k });
+      const m = /^truth\.contact\.(.+)\.(tx|ty|tz|fx|fy|fz)$/.exec(name);
+      if (m) {
+        if (!contacts.has(m[1])) contacts.set(m[1], [-1, -1, -1, -1, -1, -1]);
+        contacts.get(m[1])![['tx', 'ty', 'tz', 'fx', 'fy', 'fz'].indexOf(m[2])] = k;
+      }
+    }
+    for (const [link, cells] of contacts) this.planned.truthContact.push({ link, at: cells });
     return this.planned;
   }
   private planned?: CsvPlan;
@@ -361,12 +481,23 @@ export class CsvRows {
       let qdev = 0;
       const plan = this.plan();
       for (let k = 0; k < plan.q.length; k++) q[plan.iq[k]] = get(plan.cq[k], plan.q[k]);
-      for (let k = 0; k < plan.v.length; k++) v[plan.iv[k]] = get(plan.cv[k], plan.v[k]);
+      const derive = this.schema.derive;
+      for (let k = 0; k < plan.v.length; k++) {
+        const c = plan.cv[k];
+        // a velocity the log does not carry (no column, an empty cell): NaN, derived later or refused
+        v[plan.iv[k]] = derive && (c < 0 || cells[c]?.trim() === '') ? NaN : get(c, plan.v[k]);
+      }
+      let noBaseVelocity = false;
       if (m.floatingBase) {
         for (let k = 0; k < plan.base.length; k++) {
-          const x = get(plan.cbase[k], plan.base[k]), i = plan.ibase[k];
+          const c = plan.cbase[k], i = plan.ibase[k];
+          // no position or linear velocity of the base: zero (Galilean invariance; see Sample.noBaseVelocity)
+          const optional = k < 3 || (k >= 7 && k < 10);
+          const x = c < 0 && optional ? 0 : get(c, plan.base[k]);
+          if (c < 0 && k >= 7 && k < 10) noBaseVelocity = true;
           if (i < m.nq) q[i] = x; else v[i - m.nq] = x;
         }
+        if (plan.gyroBase) rotateInPlace(this.schema.baseGyro!.E, v, 3);
         qdev = checkQuaternion(q, 3, 'base quaternion (base.qx … base.qw)', this.schema.quaternionTolerance);
       }
       for (const j of this.schema.joints) if (j.type === 'spherical') qdev = Math.max(qdev, checkQuaternion(q, j.iq, `q of joint "${j.name}"`, this.schema.quaternionTolerance));
@@ -382,6 +513,9 @@ export class CsvRows {
       }
       const t = plan.t >= 0 ? get(plan.t, 't') : line;
       const sample: Sample = { line, t, q, v, readings, quaternionDeviation: qdev };
+      if (plan.t < 0) sample.untimed = true;
+      if (plan.truthTau.length || plan.truthContact.length) sample.truth = csvTruth(plan, cells);
+      if (noBaseVelocity) sample.noBaseVelocity = true;
       // the active contacts, as the estimates' "mode" column writes them (l_sole+r_sole, none); an empty cell names none
       const named = plan.contacts < 0 ? '' : cells[plan.contacts].trim();
       if (named !== '') {

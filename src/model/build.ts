@@ -22,7 +22,7 @@ import { xCompose, xCreate } from '../spatial/transform.ts';
 import { singularBodies } from './articulated-check.ts';
 import { rigidInertiaProblem, type InertiaProblem } from './inertia-check.ts';
 import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from './joint.ts';
-import { Model, type Frame } from './model.ts';
+import { Model, type Frame, type JointLimits } from './model.ts';
 import { modelWarning, type ModelWarning } from './warnings.ts';
 
 /** A link of a model description: its name and rigid inertia. */
@@ -53,6 +53,8 @@ export interface JointSpec {
   pitch?: number;
   /** 1-based line of the joint in its description file, for messages */
   line?: number;
+  /** what the description states about the joint's motion (URDF `<limit>`), carried into Model.limits */
+  limit?: JointLimits;
 }
 
 /**
@@ -164,8 +166,9 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   const Xtree: Float64Array[] = [];
   const inertias: Float64Array[] = [];
   const frames: Frame[] = [];
+  const limits: (JointLimits | undefined)[] = [];
 
-  const addBody = (name: string, jname: string, type: JointType, parent: number, X: Float64Array, axis: ArrayLike<number> | undefined, pitch: number): number => {
+  const addBody = (name: string, jname: string, type: JointType, parent: number, X: Float64Array, axis: ArrayLike<number> | undefined, pitch: number, limit?: JointLimits): number => {
     const i = bodyNames.length;
     bodyNames.push(name);
     jNames.push(jname);
@@ -184,6 +187,7 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
     Xtree.push(X);
     inertias.push(new Float64Array(10));
     frames.push({ name, body: i, X: xCreate() });
+    limits.push(limit);
     return i;
   };
 
@@ -220,7 +224,7 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
       } else {
         // moving (or kept-fixed) joint: new body whose Xtree = ᶜX_link ᴸX_body
         const Xt = xCompose(new Float64Array(12), j.origin, Xlb, fl);
-        const b = addBody(j.child, j.name, j.type, body, Xt, j.axis, j.pitch ?? 0);
+        const b = addBody(j.child, j.name, j.type, body, Xt, j.axis, j.pitch ?? 0, j.limit);
         next.push({ link: j.child, body: b, Xlb: xCreate() });
       }
     }
@@ -229,7 +233,7 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   }
   // The pop order above numbers a body when its parent link is expanded, so parents[i] < i holds;
   // re-number into strict depth-first order (Pinocchio's) for stable vector layouts.
-  const { model, newIndex } = finish(spec, { bodyNames, jNames, jTypes, parents, axes, pitches, Xtree, inertias, frames });
+  const { model, newIndex } = finish(spec, { bodyNames, jNames, jTypes, parents, axes, pitches, Xtree, inertias, frames, limits });
   const bodyOf = new Map<string, number>();
   for (const [l, b] of linkBody) bodyOf.set(l, b < 0 ? -1 : newIndex[b]);
   const singular = singularBodies(model);
@@ -315,7 +319,7 @@ function singularWarnings(spec: ModelSpec, model: Model, singular: Int32Array): 
 
 interface Raw {
   bodyNames: string[]; jNames: string[]; jTypes: JointType[]; parents: number[]; axes: number[];
-  pitches: number[]; Xtree: Float64Array[]; inertias: Float64Array[]; frames: Frame[];
+  pitches: number[]; Xtree: Float64Array[]; inertias: Float64Array[]; frames: Frame[]; limits: (JointLimits | undefined)[];
 }
 
 function finish(spec: ModelSpec, r: Raw): { model: Model; newIndex: Int32Array } {
@@ -371,6 +375,7 @@ function finish(spec: ModelSpec, r: Raw): { model: Model; newIndex: Int32Array }
       gravity: Float64Array.from([g[0], g[1], g[2]]),
       frames,
       warnings: spec.warnings ?? [],
+      limits: pick(r.limits),
     },
     nqi, nvi, S, jtype, axisKind,
   );

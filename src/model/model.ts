@@ -19,6 +19,20 @@ export interface Frame {
   readonly X: Float64Array;
 }
 
+/**
+ * What a robot file states about a joint's motion (URDF `<limit>`, in the joint's units: rad or m,
+ * N·m or N); the dynamics never read it, the plausibility checks of estimation do.
+ */
+export interface JointLimits {
+  /** position limits; absent for a continuous joint */
+  readonly lower?: number;
+  readonly upper?: number;
+  /** largest |τ| the joint can exert */
+  readonly effort?: number;
+  /** largest |q̇| */
+  readonly velocity?: number;
+}
+
 /** The fields a Model is built from (what `buildModel` assembles). */
 export interface ModelData {
   name: string;
@@ -35,6 +49,8 @@ export interface ModelData {
   warnings?: readonly ModelWarning[];
   /** bodies whose articulated inertia is singular along their joint (articulated-check.ts) */
   singularBodies?: Int32Array;
+  /** per joint (body) i, its limits as the robot file states them */
+  limits?: (JointLimits | undefined)[];
 }
 
 /**
@@ -95,6 +111,11 @@ export class Model {
    * sparse forward dynamics and M⁻¹ refuse the model, naming the first of them
    */
   readonly singularBodies: Int32Array;
+  /**
+   * per joint (body) i, its limits as the robot file states them (URDF `<limit>`); undefined where
+   * it states none (generated models, a floating base, fixed joints)
+   */
+  readonly limits: readonly (JointLimits | undefined)[];
   private readonly data: ModelData;
 
   constructor(d: ModelData, nqi: Int32Array, nvi: Int32Array, S: Float64Array[], jtype: Int8Array, axisKind: Int8Array) {
@@ -138,6 +159,7 @@ export class Model {
     this.floatingBase = this.nb > 0 && d.jointTypes[0] === 'floating' && this.parents[0] === -1;
     this.warnings = Object.freeze((d.warnings ?? []).slice());
     this.singularBodies = d.singularBodies ?? new Int32Array(0);
+    this.limits = Object.freeze(Array.from({ length: this.nb }, (_x, i) => d.limits?.[i]));
     this.data = d;
   }
 

@@ -324,6 +324,9 @@ function parseJoint(doc: Doc, node: Node): { spec: JointSpec; info: UrdfJointInf
       if (attr(limitEl, k) !== undefined) limit[k] = numberAttr(ctx, limitEl, 'limit', k);
     }
     info.limit = limit;
+    // into Model.limits for the joints whose motion <limit> describes; a continuous joint has no position limits (urdfdom ignores them)
+    if (urdfType === 'revolute' || urdfType === 'prismatic') spec.limit = { ...limit };
+    else if (urdfType === 'continuous') spec.limit = { effort: limit.effort, velocity: limit.velocity };
   } else if (urdfType === 'revolute' || urdfType === 'prismatic') {
     // urdfdom refuses a revolute or prismatic joint without <limit>; its values never reach the dynamics
     doc.warn('joint-limit-missing', `${urdfType} joint "${name}" has no <limit> (urdfdom, and so Pinocchio, refuses such a file; `

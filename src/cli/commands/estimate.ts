@@ -17,9 +17,13 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
-import { DEFAULT_CONDITION_LIMIT, EstimationSession } from '../../estimation/session.ts';
+import { DEFAULT_CONDITION_LIMIT, EstimationSession, type ModeSummary } from '../../estimation/session.ts';
 import type { RosMapping } from '../../estimation/ros-mapping.ts';
-import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, type LogError } from '../../io/log.ts';
+import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
+import { derivedProblem, describePlan, PERIOD_SAMPLES, planDerivation, SampleSequence, type DerivationPlan } from '../../estimation/derive.ts';
+import { contactRule, ProblemError } from '../../estimation/problem.ts';
+import { ContactDetector } from '../../estimation/contact-detection.ts';
+import { buildEstimationSystem } from '../../estimation/setup.ts';
 import { logRowBatches, type AnyLogFormat } from '../../io/log-reader.ts';
 import { McapEstimateWriter } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler } from '../../io/mcap-log.ts';
@@ -88,8 +92,10 @@ relative to its typical value for the layout (1 at a typical configuration; a sa
 sensors: the sensors whose readings were used (a row lacking some is estimated from the others
 when that layout is well posed); mode: the active contacts (the row's "contacts", else the
 problem's contact_schedule or contact_detection); bad_data (redundant layouts): chi-square test
-at confidence 1 - --false-alarm, and the suspect sensor. CSV
-headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
+at confidence 1 - --false-alarm, and the suspect sensor; implausible: the row's values beyond the
+robot file's joint limits (positions with a margin of 0.05 rad or 5 mm, velocities and estimated
+torques 5% over velocity and effort) or a sensor's "range", named; the row is estimated all the
+same. CSV headers name each column "<name> [<unit>]". NDJSON rows follow schemas/estimates.schema.json.
 Exit codes: 0 all rows estimated, 3 some rows skipped (reasons on stderr and in the report),
 1 ill-posed problem, 2 unusable input or output (nothing written).`;
 
@@ -145,7 +151,8 @@ export function register(program: Command, state: CliState): void {
       const dataName = opts.data === '-' ? 'standard input' : opts.data;
       checkInputFile('problem file', file);
       if (opts.data !== '-') checkInputFile('log', opts.data);
-      const { problem, model, modelFile, es } = loadEstimationSystem(file);
+      const loaded = loadEstimationSystem(file);
+      const { problem, model, modelFile } = loaded;
       const warnings = reportModelWarnings(state, model);
       // a stream (standard output, /dev/stdout, a pipe or another device) has no reports beside it unless asked
       const streaming = isStreamPath(opts.out);
@@ -154,19 +161,9 @@ export function register(program: Command, state: CliState): void {
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
-      const session = new EstimationSession(es, {
-        condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
-      });
-      if (session.analysis.verdict === 'ill_posed' && !session.hasContactModes) {
-        printMessage(formatAnalysis(session.analysis, `estimate: ${file} is ill posed; refusing to estimate`));
-        state.exitCode = 1;
-        return;
-      }
-      const cond = opts.condition;
-      const schema = new LogSchema(es, { strict: opts.strict, quaternionTolerance: qtol });
-      const units = columnUnits(model);
-      const truth = session.truth;
-      const st = session.stats;
+      // the log's first samples: what it carries, and what must be derived from it over time (its sample
+      // rate sets the fits' windows and the derived readings' variances, so the estimation system waits for it)
+      const peekSchema = new LogSchema(loaded.es, { strict: opts.strict, quaternionTolerance: qtol, derive: true });
       // the log's first bytes: a ROS 2 recording (MCAP) is checked against the problem's "ros" section now
       let source: Awaited<ReturnType<typeof openLogSource>>;
       try {
@@ -180,12 +177,50 @@ export function register(program: Command, state: CliState): void {
         try {
           // zstd, lz4 and bz2 chunks (rosbag2's compression presets) through Foxglove's decompressors (WebAssembly)
           const { loadDecompressHandlers } = await import('@mcap/support');
-          sampler = new McapSampler(schema, problem.ros, await loadDecompressHandlers());
+          sampler = new McapSampler(peekSchema, problem.ros, await loadDecompressHandlers());
         } catch (e) {
           if (e instanceof McapLogError) throw new FileError(`${file}: "ros": ${e.message}`);
           throw e;
         }
       }
+      let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
+      /** the log's rows in groups as they come (a chunk of text, or the samples a chunk of a recording completes) */
+      const groups: AsyncIterator<InputRow[]> = sampler ? mcapGroups(sampler, source.bytes) : logRowBatches(source.text, { onFormat: (f) => { inFormat = f; } });
+      const peeked = await peekSamples(groups, peekSchema, PERIOD_SAMPLES);
+      let plan: DerivationPlan | null;
+      try {
+        plan = planDerivation(loaded.es, peeked.samples, problem.differentiation);
+      } catch (e) {
+        if (e instanceof ProblemError) throw new FileError(`${dataName}: ${e.message}`);
+        throw e;
+      }
+      const es = plan === null ? loaded.es : buildEstimationSystem(model, derivedProblem(problem, plan));
+      const session = new EstimationSession(es, {
+        condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
+      });
+      // The layout with every contact ill posed and no schedule or thresholds: the rows may still name
+      // their contacts, each mode judged on its own, which only the rows tell. Each row's layout decides
+      // (a row of an ill-posed mode is skipped, naming it); the problem is refused (exit 1, with its
+      // analysis) when no row was estimated and none named a mode of its own (see `refuse` below).
+      const illPosedWithoutModes = session.analysis.verdict === 'ill_posed' && !session.hasContactModes;
+      const refuse = (): boolean => {
+        if (!illPosedWithoutModes || session.modes().some((m) => m.mode !== session.full.mode)) return false;
+        printMessage(formatAnalysis(session.analysis, `estimate: ${file} is ill posed; refusing to estimate${session.modes().length ? ' (no row names its contacts)' : ''}`));
+        state.exitCode = 1;
+        return true;
+      };
+      const cond = opts.condition;
+      const schema = new LogSchema(es, { strict: opts.strict, quaternionTolerance: qtol, derive: plan !== null });
+      // the samples in the log's order: time checks, and the derivatives (parsed in this thread, then estimated like a recording's samples)
+      // (contact detection with two thresholds or a minimum duration follows the samples in that order too;
+      // one threshold alone is judged row by row, where the rows are estimated)
+      const stateful = (problem.contact_detection ?? []).some((d) => { const r = contactRule(d); return r.on !== r.off || r.min_duration > 0; });
+      const detector = stateful ? ContactDetector.of(es) : null;
+      const stage = plan !== null || sampler !== null || detector !== null ? new SampleSequence(es, plan, detector ?? undefined) : null;
+      const timeline = stage ?? new SampleSequence(es, null);
+      const units = columnUnits(model);
+      const truth = session.truth;
+      const st = session.stats;
       if (!opts.format && /\.mcap$/i.test(opts.out)) opts.format = 'mcap';
       if (!opts.format && sampler) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'mcap';
       // 2. the run; outputs under temporary names until the end
@@ -195,7 +230,6 @@ export function register(program: Command, state: CliState): void {
       const maxStale = new Map<string, number>();
       const errors: LogError[] = [];
       let rows = 0, printed = 0, printedFlags = 0;
-      let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
       let outFormat: AnyLogFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
@@ -236,7 +270,7 @@ export function register(program: Command, state: CliState): void {
         let partFirst = 0;
         let lastFlag: { key: string; direction: string } | null = null, lastLayout: string | null = null;
         const layoutsMet = new Set<string>();
-        const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol };
+        const schemaOpts = { strict: opts.strict, quaternionTolerance: qtol, derive: plan !== null };
         const setupFor = (): RowSetup => {
           outFormat ??= inFormat ?? 'ndjson';
           // a worker's estimates come back for the accuracy figures (and the HTML series)
@@ -259,6 +293,7 @@ export function register(program: Command, state: CliState): void {
               lastLayout = r.layout; layoutsMet.add(r.layout);
             }
             if (r.kind === 'skip') { skip(r.line, r.message, r.t, r.where); continue; }
+            if (stage === null) timeline.checkTime(r.line, r.t);
             let text = r.text;
             if (r.near_singular !== undefined) {
               // a run of flagged samples is named at its first sample, whichever worker estimated it
@@ -305,7 +340,7 @@ export function register(program: Command, state: CliState): void {
             // the workers start from the full layout's offline work, and ask for that of any other layout they meet:
             // this thread analyses each layout once for the run, as one job does
             pool = new EstimatePool(jobs, {
-              problemFile: resolve(file), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+              problemFile: resolve(file), ...(plan !== null ? { derivation: plan } : {}), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
               options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
             }, (l) => session.layouts.offlineOf(l));
           }
@@ -329,6 +364,21 @@ export function register(program: Command, state: CliState): void {
           batch.push(raw);
           if (rows % BATCH === 0) { const b = batch; batch = []; await send(b, jobs === 1, partFirst % BATCH === 1); }
         };
+        /** a row of the log: estimated as it is, or through the stage in the log's order (parsed here) */
+        const addRow = async (raw: InputRow) => {
+          if (stage === null) return add(raw);
+          const parsed: Sample | LogError = raw.kind === 'sample' ? raw.sample
+            : raw.kind === 'error' ? { line: raw.line, message: raw.message }
+              : raw.kind === 'csv' ? csvReader!.parse(raw.cells, raw.line) : parseNdjsonLine(schema, raw.text, raw.line);
+          stage.push(parsed);
+          for (const x of stage.drain()) await add({ kind: 'sample', sample: x });
+        };
+        /** the end of the log: the samples the stage holds back */
+        const endRows = async () => {
+          if (stage === null) return;
+          stage.end();
+          for (const x of stage.drain()) await add({ kind: 'sample', sample: x });
+        };
         /** the rows at hand, estimated and written before more is awaited (standard input, one job) */
         const atHand = async () => {
           if (opts.data === '-' && jobs === 1 && batch.length) { const b = batch; batch = []; await send(b, true, partFirst % BATCH === 1); }
@@ -342,39 +392,36 @@ export function register(program: Command, state: CliState): void {
           while (pending.length) await accept(await pending.shift()!, true);
         };
         try {
-          if (sampler) {
-            // a ROS 2 recording: sampled here (McapSampler), the samples estimated like rows
-            const sm = sampler as McapSampler;
-            try {
-              for await (const chunk of source.bytes) {
-                sm.push(chunk);
-                for (const s of sm.drain()) await add({ kind: 'sample', sample: s });
-                await atHand();
-              }
-              sm.end();
-              for (const s of sm.drain()) await add({ kind: 'sample', sample: s });
-            } catch (e) {
-              // a recording that cannot be read further: the samples before it are reported first
-              if (e instanceof McapLogError) await finish();
-              throw e;
-            }
-          } else for await (const group of logRowBatches(source.text, { onFormat: (f) => { inFormat = f; } })) {
-            // the rows at hand (a chunk of text); from standard input they are estimated and written
-            // before more text is awaited
-            for (const raw of group) {
-              if (raw.kind === 'csv' && csvHeaderRow === null) {
-                try {
-                  csvReader = new CsvRows(schema, raw.cells, raw.line);
-                } catch (e) {
-                  throw new FileError(`${dataName}: ${(e as Error).message}`);
+          // the rows read ahead, then the rest of the log
+          const readGroups = async function* (): AsyncGenerator<InputRow[]> {
+            yield* peeked.groups;
+            if (peeked.ended) return;
+            for (let r = await groups.next(); !r.done; r = await groups.next()) yield r.value;
+          };
+          try {
+            for await (const group of readGroups()) {
+              // the rows at hand (a chunk of text, or of a recording); from standard input they are estimated
+              // and written before more is awaited
+              for (const raw of group) {
+                if (raw.kind === 'csv' && csvHeaderRow === null) {
+                  try {
+                    csvReader = new CsvRows(schema, raw.cells, raw.line);
+                  } catch (e) {
+                    throw new FileError(`${dataName}: ${(e as Error).message}`);
+                  }
+                  for (const c of csvReader.ignored) session.stats.ignored.add(c);
+                  csvHeaderRow = { cells: raw.cells, line: raw.line };
+                  continue;
                 }
-                for (const c of csvReader.ignored) session.stats.ignored.add(c);
-                csvHeaderRow = { cells: raw.cells, line: raw.line };
-                continue;
+                await addRow(raw);
               }
-              await add(raw);
+              await atHand();
             }
-            await atHand();
+            await endRows();
+          } catch (e) {
+            // a recording that cannot be read further: the samples before it are reported first
+            if (e instanceof McapLogError) { await endRows(); await finish(); }
+            throw e;
           }
           await finish();
         } finally {
@@ -387,7 +434,8 @@ export function register(program: Command, state: CliState): void {
         }
         if (st.samples === 0) {
           // nothing estimated: a failed run, which leaves existing outputs as they were
-          throw new FileError(`${dataName}: no sample could be estimated (${errors.length} of ${rows} rows skipped${errors.length > ROW_MESSAGES && !state.quiet ? `; the first ${ROW_MESSAGES} reasons are above` : state.quiet ? '' : '; the reasons are above'}); nothing was written${streaming ? '' : `, ${opts.out} is as it was`}`);
+          if (refuse()) { sink.abort(); return; }
+          throw new FileError(`${dataName}: no sample could be estimated (${errors.length} of ${rows} rows skipped${errors.length > ROW_MESSAGES && !state.quiet ? `; the first ${ROW_MESSAGES} reasons are above` : state.quiet ? '' : '; the reasons are above'}); nothing was written${streaming ? '' : `, ${opts.out} is as it was`}${session.sensorHints().map((h) => `; ${h}`).join('')}`);
         }
         // 3. summary, report, then the outputs under their final names
         const method = session.full.estimator ? session.method : 'by contact mode (the layout with every contact is ill posed)';
@@ -404,6 +452,8 @@ export function register(program: Command, state: CliState): void {
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
         }
+        const derivation = timeLines(plan, timeline, peeked.samples[0]);
+        for (const l of derivation) lines.push(`  ${l}`);
         for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
         const rosLines = sampler && problem.ros ? recordingLines(problem.ros, maxStale) : [];
         for (const l of rosLines) lines.push(`  ${l}`);
@@ -422,7 +472,7 @@ export function register(program: Command, state: CliState): void {
           writeFileAtomic(reportPath, reportMarkdown({
             file, dataName, inFormat, outFormat: outFormat ?? inFormat ?? 'ndjson', model: model.name, base: problem.base, method, es, samples, errors, flagged, limit,
             cond, conditions, times, condTimes, flops, condFlops, jointRows, contactRows, truthSamples: truth.samples,
-            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: [...rosLines, ...layoutLines(session, dataName)],
+            warnings: [...warnings.map((w) => w.message), ...truthWarnings], notes: es.notes, analyzeMs: est?.analyzeMs ?? 0, extra: [...derivation, ...rosLines, ...layoutLines(session, dataName)],
           }));
         }
         if (htmlPath !== undefined && series !== null) {
@@ -459,8 +509,21 @@ interface ReportData {
   extra: string[];
 }
 
+/**
+ * A contact mode in the summary: `l_sole (well posed) 80 rows estimated`, `l_sole+r_sole (ill posed:
+ * w[l_sole].fz + w[r_sole].fz, and 5 more directions) 160 rows skipped`, `… (well posed; ill posed
+ * without ft_left, ft_right) 150 rows estimated, 10 skipped`.
+ */
+function modeText(m: ModeSummary): string {
+  const words = (v: string) => v.replace(/_/g, ' ');
+  let verdict = `${words(m.verdict)}${m.byPriors ? ' with the priors' : ''}`;
+  if (m.verdict === 'ill_posed' && m.unobservable.length) verdict += `: ${m.unobservable[0]}${m.unobservable.length > 1 ? `, and ${m.unobservable.length - 1} more direction${m.unobservable.length > 2 ? 's' : ''}` : ''}`;
+  for (const p of m.partial) verdict += `; ${words(p.verdict)} without ${p.missing.join(', ')}`;
+  const rows = m.estimated && m.skipped ? `${m.estimated} rows estimated, ${m.skipped} skipped` : m.skipped ? `${m.skipped} row${m.skipped > 1 ? 's' : ''} skipped` : `${m.estimated} row${m.estimated > 1 ? 's' : ''} estimated`;
+  return `${m.mode} (${verdict}) ${rows}`;
+}
 
-/** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data. */
+/** Summary lines of the layouts met: ignored channels, partial rows, contact modes, offline analyses, quaternions, bad data, implausible values, sensors without readings. */
 function layoutLines(session: EstimationSession, dataName: string): string[] {
   const st = session.stats, out: string[] = [];
   if (st.ignored.size) out.push(`note: ${dataName} has ${st.ignored.size === 1 ? 'a channel' : 'channels'} the problem does not use, ignored: ${[...st.ignored].slice(0, 12).join(', ')}${st.ignored.size > 12 ? ', …' : ''} (--strict refuses them)`);
@@ -474,6 +537,9 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
     for (const l of seen.slice(0, 12)) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): ${l.verdict.replace(/_/g, ' ')}, ${l.samples} samples`);
     if (seen.length > 12) out.push(`… and ${seen.length - 12} more layouts`);
   }
+  // each contact mode met, judged on its own: its verdict and its rows estimated and skipped
+  const modes = session.modes();
+  if (modes.length > 1 || modes.some((m) => m.mode !== session.full.mode)) out.push(`contact modes: ${modes.map(modeText).join('; ')}`);
   for (const l of seen) if (l.priorOnly.length) out.push(`layout ${l.mode} (${l.sensors.join(', ')}): only the priors determine ${l.priorOnly.slice(0, 4).join('; ')}${l.priorOnly.length > 4 ? '; …' : ''}`);
   if (st.badDataTested) {
     const sus = [...st.suspects].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)); // ties by name: the same for any --jobs
@@ -481,6 +547,16 @@ function layoutLines(session: EstimationSession, dataName: string): string[] {
     const unchecked = new Set(seen.flatMap((l) => l.unchecked));
     if (unchecked.size) out.push(`cannot be checked (their residual is always zero in ${seen.length > 1 ? 'some layouts' : 'this layout'}): ${[...unchecked].join(', ')}`);
   }
+  if (st.implausible.size) {
+    // by rows, ties by name: the same for any --jobs
+    const items = [...st.implausible].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    out.push(`implausible values (beyond the robot file's joint limits or a sensor's range; flagged, never a reason to skip a row): ${items.slice(0, 12).map(([k, n]) => `${k} in ${n} row${n > 1 ? 's' : ''}`).join(', ')}${items.length > 12 ? `, and ${items.length - 12} more` : ''}`);
+    for (const [k] of items.slice(0, 6)) {
+      const f = st.implausibleFirst.get(k);
+      if (f) out.push(`${k}, first at ${dataName}:${f.line}: ${f.message}`);
+    }
+  }
+  for (const h of session.sensorHints()) out.push(h);
   return out;
 }
 
@@ -532,7 +608,7 @@ function reportMarkdown(r: ReportData): string {
     if (r.errors.length > MAX_REPORT_ROWS) md.push(`- … ${r.errors.length - MAX_REPORT_ROWS} more`);
   }
   md.push('');
-  if (r.extra.length) md.push('## Layouts, contact modes and bad data', '', ...r.extra.map((w) => `- ${w}`), '');
+  if (r.extra.length) md.push('## Layouts, contact modes, bad data and plausibility', '', ...r.extra.map((w) => `- ${w}`), '');
   if (r.warnings.length) md.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   if (r.notes.length) md.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
   return md.join('\n');
@@ -574,3 +650,65 @@ function fileSize(path: string): number {
     return 0;
   }
 }
+
+/** A ROS 2 recording's samples in groups: those each chunk of bytes completes. */
+async function* mcapGroups(sm: McapSampler, bytes: AsyncIterable<Uint8Array>): AsyncGenerator<InputRow[]> {
+  const group = (): InputRow[] => sm.drain().map((sample) => ({ kind: 'sample', sample }));
+  for await (const chunk of bytes) {
+    sm.push(chunk);
+    yield group();
+  }
+  sm.end();
+  yield group();
+}
+
+/**
+ * The log's first groups of rows, read until `want` valid samples (or the end): the groups, to be
+ * estimated as any others, and those samples, parsed leniently (a velocity the row does not carry is
+ * NaN) to tell what the log carries and its sample rate. A header or row that cannot be parsed here is
+ * reported when the rows are estimated.
+ */
+async function peekSamples(groups: AsyncIterator<InputRow[]>, schema: LogSchema, want: number): Promise<{ groups: InputRow[][]; samples: Sample[]; ended: boolean }> {
+  const out = { groups: [] as InputRow[][], samples: [] as Sample[], ended: false };
+  let csv: CsvRows | null = null, header = false;
+  while (out.samples.length < want) {
+    const r = await groups.next();
+    if (r.done) { out.ended = true; break; }
+    out.groups.push(r.value);
+    for (const raw of r.value) {
+      let p: Sample | LogError | null = null;
+      if (raw.kind === 'sample') p = raw.sample;
+      else if (raw.kind === 'ndjson') p = parseNdjsonLine(schema, raw.text, raw.line);
+      else if (raw.kind === 'csv') {
+        if (!header) {
+          header = true;
+          try { csv = new CsvRows(schema, raw.cells, raw.line); } catch { csv = null; }
+          continue;
+        }
+        if (csv !== null) p = csv.parse(raw.cells, raw.line);
+      }
+      if (p !== null && 'q' in p) out.samples.push(p);
+    }
+  }
+  return out;
+}
+
+/** Summary lines of the samples' order: what was derived and at what cost, gaps, time going back or repeating, the base's velocity. */
+function timeLines(plan: DerivationPlan | null, seq: SampleSequence, first: Sample | undefined): string[] {
+  const out: string[] = [];
+  const st = seq.stats;
+  if (plan !== null) {
+    out.push(...describePlan(plan));
+    if (st.samples) out.push(`derivatives: ${med(st.times).toFixed(2)} µs per sample (median); ${st.offCentre} samples with a window not centred on them (the ends of the log${st.segments > 1 ? ' and of its stretches between gaps' : ''})${st.short ? `; ${st.short} rows skipped in stretches too short for a fit` : ''}`);
+    if (st.short_intervals) out.push(`warning: ${st.short_intervals} intervals between rows are shorter than a quarter of the sample period (${fmtSeconds(plan.period)}): stamps of delivery rather than sampling? The fits take the stamps as they are; re-time the rows if the samples are even`);
+  }
+  const lines = (xs: { line: number }[]) => `${xs.slice(0, 5).map((x) => x.line).join(', ')}${xs.length > 5 ? ', …' : ''}`;
+  if (st.gaps.length) out.push(`gaps in time: ${st.gaps.length} (before line${st.gaps.length > 1 ? 's' : ''} ${lines(st.gaps)}; the longest ${fmtSeconds(Math.max(...st.gaps.map((g) => g.dt)))}): no fit spans them`);
+  for (const b of st.backwards.slice(0, 5)) out.push(`time goes back at line ${b.line} (t = ${b.t} s after ${b.previous} s): the log is split there${plan === null ? '' : ' (no fit spans it)'}`);
+  if (st.backwards.length > 5) out.push(`… time goes back ${st.backwards.length - 5} more times`);
+  if (st.repeats.length) out.push(`rows repeating the previous row's time: ${st.repeats.length} (line${st.repeats.length > 1 ? 's' : ''} ${lines(st.repeats)})${plan === null ? ', estimated all the same' : ', skipped'}`);
+  if (first?.noBaseVelocity) out.push('the log carries no linear velocity of the base: estimated at zero linear velocity (joint torques and contact wrenches do not depend on a uniform velocity; the base\'s estimated linear acceleration is that of its origin, in its frame)');
+  return out;
+}
+
+const fmtSeconds = (s: number): string => (s < 1 ? `${(s * 1000).toPrecision(3)} ms` : `${s.toPrecision(3)} s`);
