@@ -17,7 +17,7 @@ import { idealReadings, synthesize } from '../../src/estimation/synthesize.ts';
 import { LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../src/io/log.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
-import { rotFromQuat } from '../../src/spatial/vec3.ts';
+import { cross, cubicHumanoidLog, humanoidAsLogged } from '../../scripts/robot-log.ts';
 
 const rel = (x: number, ref: number, scale = Math.abs(ref)) => Math.abs(x - ref) / Math.max(scale, 1e-300);
 
@@ -216,29 +216,8 @@ describe('the per-sample stage: what a log does not carry, derived in its order'
   });
 });
 
-/** The project's humanoid, floating, as a robot logs it: encoders (no velocities, no accelerations), an IMU (accelerometer + gyroscope, rotated and offset on the pelvis), F/T sensors in both ankles. */
-const HUMANOID = resolve(import.meta.dirname, '../../models/humanoid.urdf');
-function humanoidAsLogged(): EstimationSystem {
-  const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-derive-'));
-  const file = join(dir, 'p.json');
-  const imu = { link: 'pelvis', origin: { xyz: [0.05, -0.02, 0.1], rpy: [0.3, -0.2, 1.1] } };
-  writeFileSync(file, JSON.stringify({
-    model: HUMANOID, base: 'floating', contacts: ['l_sole', 'r_sole'],
-    sensors: [
-      { name: 'encoders', type: 'joint_acceleration', joints: 'actuated' },
-      { name: 'imu_acc', type: 'accelerometer', ...imu, variance: 1e-4 },
-      { name: 'imu_gyro', type: 'gyroscope', ...imu },
-      { name: 'ft_left', type: 'force_torque', joint: 'l_ankle_roll', variance: 0.01 },
-      { name: 'ft_right', type: 'force_torque', joint: 'r_ankle_roll', variance: 0.01 },
-    ],
-  }));
-  return loadEstimationSystem(file).es;
-}
-
-const cross = (a: ArrayLike<number>, b: ArrayLike<number>) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-
 describe('a floating base as robots log it', () => {
-  const es = humanoidAsLogged();
+  const es = humanoidAsLogged().es;
   const model = es.model;
   const rng = new Rng(5);
 
@@ -278,43 +257,10 @@ describe('a floating base as robots log it', () => {
   });
 
   it('estimates every joint torque and contact wrench (1e-9) from positions, base orientation, accelerometer, gyroscope and F/T readings alone: no velocities, no accelerations, no base linear velocity or position', () => {
-    // motion cubic in time (the fits are exact for it): joints, the base's angular velocity (base frame),
-    // the base's classical linear acceleration; a uniform base velocity that the log does not carry
-    const n = 60, dt = 0.01;
+    const n = 60;
     const joints = model.movingJoints().filter((j) => j.type !== 'floating');
-    const cj = joints.map(() => [rng.uniform(-0.3, 0.3), rng.uniform(-1, 1), rng.uniform(-2, 2), rng.uniform(-3, 3)]);
-    const cw = [0, 1, 2].map(() => [rng.uniform(-1, 1), rng.uniform(-2, 2), rng.uniform(-3, 3), rng.uniform(-4, 4)]);
-    const cubic = (c: number[], t: number) => [c[0] + c[1] * t + c[2] * t * t + c[3] * t ** 3, c[1] + 2 * c[2] * t + 3 * c[3] * t * t, 2 * c[2] + 6 * c[3] * t];
-    const lb = model.frame('l_sole').body, rb = model.frame('r_sole').body;
-    const rows: string[] = [];
-    const truths: ReturnType<typeof synthesize>[] = [];
-    for (let k = 0; k < n; k++) {
-      const t = k * dt + (k % 3) * 1e-4; // uneven stamps
-      const q = new Float64Array(model.nq), v = new Float64Array(model.nv), a = new Float64Array(model.nv);
-      const half = 0.2 * t;
-      const quat = [0.1 * Math.sin(half), Math.sin(half), 0.2, Math.cos(half)];
-      const nq = Math.hypot(...quat);
-      for (let i = 0; i < 4; i++) q[3 + i] = quat[i] / nq;
-      q[0] = 1; q[1] = -2; q[2] = 0.9;
-      joints.forEach((j, i) => { const [x, xd, xdd] = cubic(cj[i], t); q[j.iq] = x; v[j.iv] = xd; a[j.iv] = xdd; });
-      const w = cw.map((c) => cubic(c, t)[0]), wd = cw.map((c) => cubic(c, t)[1]);
-      // a uniform world velocity u seen in the base frame, and the classical acceleration of the base origin
-      const R = rotFromQuat(new Float64Array(9), q[3], q[4], q[5], q[6]);
-      const u = [0.7, -0.3, 0.2], ub = [0, 1, 2].map((i) => R[i] * u[0] + R[3 + i] * u[1] + R[6 + i] * u[2]);
-      const acl = [0.3 * Math.sin(t), -0.2, 0.1 * t];
-      const wxv = cross(w, ub);
-      for (let i = 0; i < 3; i++) { v[i] = ub[i]; v[3 + i] = w[i]; a[i] = acl[i] - wxv[i]; a[3 + i] = wd[i]; }
-      const fext = Array.from({ length: model.nb }, () => new Float64Array(6));
-      for (let i = 0; i < 6; i++) fext[lb][i] = 10 * Math.sin(3 * t + i) + (i === 5 ? 200 : 0);
-      const truth = synthesize(model, q, v, a, fext, rb);
-      const ideal = idealReadings(es, truth);
-      truths.push(truth);
-      rows.push(JSON.stringify({
-        t, q: Object.fromEntries(joints.map((j) => [j.name, q[j.iq]])),
-        base: { quaternion: [q[3], q[4], q[5], q[6]] },
-        sensors: { imu_acc: ideal.get('imu_acc'), imu_gyro: ideal.get('imu_gyro'), ft_left: ideal.get('ft_left'), ft_right: ideal.get('ft_right') },
-      }));
-    }
+    const log = cubicHumanoidLog(es, n);
+    const rows = log.rows.map((r) => JSON.stringify(r)), truths = log.truths;
     const schema0 = new LogSchema(es, { derive: true });
     const first = rows.slice(0, 64).map((r, k) => parseNdjsonLine(schema0, r, k + 1) as Sample);
     expect(first[0].noBaseVelocity).toBe(true);
