@@ -237,6 +237,11 @@ export class SampleSequence {
   private readonly T: Float64Array;
   private readonly Y: Float64Array;
   private base = 0;
+  /**
+   * a recording's first stamp (ns): its samples' times in the store are counted from it, exact to
+   * the nanosecond (a stamp since the epoch in seconds, as a double, is good to 0.2 µs only)
+   */
+  private origin: bigint | null = null;
   private readonly rowsCap: number;
   /** per value of a store row: its index in q (a joint's position) or −1 − k for v[k] (the base's angular velocity) */
   private readonly source: Int32Array;
@@ -342,7 +347,8 @@ export class SampleSequence {
       this.base = 0;
     }
     const r = this.base + this.seg.length;
-    this.T[r] = x.t;
+    if (x.stamp === undefined) this.T[r] = x.t;
+    else { this.origin ??= x.stamp; this.T[r] = Number(x.stamp - this.origin) / 1e9; }
     const src = this.source;
     for (let c = 0; c < w; c++) { const k = src[c]; Y[r * w + c] = k >= 0 ? x.q[k] : x.v[-1 - k]; }
     this.seg.push(x);
@@ -383,7 +389,7 @@ export class SampleSequence {
   private derive(i: number, from: number, w: number): void {
     const s = this.seg[i], fit = this.fit!, r0 = this.base + from;
     if (from !== i - this.half || w !== this.plan!.samples) this.stats.offCentre++;
-    if (!fit.fit(this.T, r0, w, s.t)) {
+    if (!fit.fit(this.T, r0, w, this.T[this.base + i])) {
       this.replace(s, { line: s.line, message: `the times around t = ${s.t} s do not determine a fit of order ${this.plan!.order} (the row is skipped)` });
       return;
     }

@@ -39,8 +39,13 @@ export interface RosMapping {
   reorder_window: number;
   /** JointState topics giving the positions and velocities of the joints */
   joint_states: string[];
-  /** floating base: pose (nav_msgs/msg/Odometry or geometry_msgs/msg/PoseStamped) and twist (Odometry or geometry_msgs/msg/TwistStamped, base frame) */
-  base?: { pose: string; twist: string };
+  /**
+   * floating base: its pose (nav_msgs/msg/Odometry or geometry_msgs/msg/PoseStamped), or only its
+   * orientation (a sensor_msgs/msg/Imu's `orientation`, the IMU frame's, position 0); its twist
+   * (Odometry or geometry_msgs/msg/TwistStamped, base frame), or none: linear velocity 0 and the
+   * angular velocity from the gyroscope on the base. One of `pose` and `orientation` is given.
+   */
+  base?: { pose?: string; orientation?: string; twist?: string };
   /** sensor name → its source */
   sensors: Map<string, RosSensorSource>;
   /** true values a simulation recorded, for accuracy figures: joint torques (a JointState's effort) and contact wrenches (WrenchStamped, frame_id = the contact link), read at the sample's exact stamp */
@@ -105,8 +110,10 @@ export function parseRosMapping(x: unknown, file: string): RosMapping {
       const t = topicName(b.topic, `${where}.base.topic`);
       base = { pose: t, twist: t };
     } else {
-      only(b, ['pose', 'twist'], `${where}.base`);
-      base = { pose: topicName(b.pose, `${where}.base.pose`), twist: topicName(b.twist, `${where}.base.twist`) };
+      only(b, ['pose', 'orientation', 'twist'], `${where}.base`);
+      if ((b.pose === undefined) === (b.orientation === undefined)) throw new ProblemError(`${where}.base: give "topic" (nav_msgs/msg/Odometry), or "pose" (geometry_msgs/msg/PoseStamped or Odometry) or "orientation" (sensor_msgs/msg/Imu), not both, with "twist" optional (geometry_msgs/msg/TwistStamped or Odometry; without it the linear velocity is 0 and the angular velocity is the gyroscope's on the base)`);
+      base = b.pose !== undefined ? { pose: topicName(b.pose, `${where}.base.pose`) } : { orientation: topicName(b.orientation, `${where}.base.orientation`) };
+      if (b.twist !== undefined) base.twist = topicName(b.twist, `${where}.base.twist`);
     }
   }
   const sensors = new Map<string, RosSensorSource>();
@@ -148,7 +155,7 @@ export function rosJson(r: RosMapping): Record<string, unknown> {
   if (r.stale_sensors !== 'skip_sample') o.stale_sensors = r.stale_sensors;
   if (r.reorder_window !== 1) o.reorder_window = r.reorder_window;
   o.joint_states = r.joint_states.length === 1 ? r.joint_states[0] : r.joint_states;
-  if (r.base) o.base = r.base.pose === r.base.twist ? { topic: r.base.pose } : { pose: r.base.pose, twist: r.base.twist };
+  if (r.base) o.base = r.base.pose !== undefined && r.base.pose === r.base.twist ? { topic: r.base.pose } : { ...r.base };
   o.sensors = Object.fromEntries(r.sensors);
   if (r.truth) o.truth = r.truth;
   return o;

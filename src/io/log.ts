@@ -116,7 +116,7 @@ function sensorToBody(Xl: Float64Array, rpy: readonly number[]): Float64Array | 
 }
 
 /** v[o … o+3) = E v[o … o+3) (E row-major 3×3; null: unchanged) */
-function rotateInPlace(E: Float64Array | null, v: Float64Array, o: number): void {
+export function rotateInPlace(E: Float64Array | null, v: Float64Array, o: number): void {
   if (E === null) return;
   const x = v[o], y = v[o + 1], z = v[o + 2];
   v[o] = E[0] * x + E[1] * y + E[2] * z;

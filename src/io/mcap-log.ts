@@ -15,6 +15,14 @@
  * channel has a message at or after it, or the newest stamp is more than `reorder_window` past it,
  * or the recording ends: memory stays bounded by the window.
  *
+ * What a robot records is enough: a JointState with an empty `velocity` gives NaN velocities when the
+ * schema derives them (LogSchemaOptions.derive; the estimation stage fills them in from the
+ * positions over time), as does a joint_acceleration sensor mapped to no topic (its readings are
+ * derived). A floating base needs its orientation only (a pose topic, or an Imu's orientation turned
+ * into the base's axes by the gyroscope's mounting); without a twist topic its linear velocity is 0
+ * (Sample.noBaseVelocity) and its angular velocity is the gyroscope's on the base, rotated into the
+ * base's axes as the text logs' (LogSchema.baseGyro).
+ *
  * A message that cannot be used (not decodable, a non-finite value, a JointState whose arrays do not
  * match its names, an unmapped frame id, a stamp that goes back past a written sample, …) is
  * returned as a {@link LogError} naming its topic and log time, and skipped; a tick whose channels
@@ -29,7 +37,7 @@ import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader } from '@foxglove/rosmsg2-serialization';
 import { isStandardJointState, JointStateReader } from './joint-state-cdr.ts';
 import type { RosMapping } from '../estimation/ros-mapping.ts';
-import type { LogError, LogSchema, Sample } from './log.ts';
+import { rotateInPlace, type LogError, type LogSchema, type Sample } from './log.ts';
 
 /** A recording that cannot be read with this problem: the message names the topic, sensor or joint. */
 export class McapLogError extends Error {
@@ -183,6 +191,7 @@ const ACCEPTED: Record<string, string[]> = {
   gyroscope: ['sensor_msgs/Imu'],
   spatial_acceleration: ['geometry_msgs/AccelStamped', 'sensor_msgs/Imu'],
   'base pose': ['nav_msgs/Odometry', 'geometry_msgs/PoseStamped'],
+  'base orientation': ['sensor_msgs/Imu'],
   'base twist': ['nav_msgs/Odometry', 'geometry_msgs/TwistStamped'],
   'true joint torques': ['sensor_msgs/JointState'],
   'true contact wrench': ['geometry_msgs/WrenchStamped'],
@@ -214,7 +223,8 @@ export class McapSampler {
   /** each channel's value at the tick being sampled (reused tick after tick) */
   private at: (Float64Array | null)[] = [];
   private readonly jointChannels: { channel: Channel; joints: string[] }[] = [];
-  private baseChannels: { pose: Channel; twist: Channel } | null = null;
+  /** the base: pose (or orientation, position 0), and twist, or else the gyroscope on it (linear velocity 0) */
+  private baseChannels: { pose: Channel; twist: Channel | null; gyro: Channel | null } | null = null;
   private readonly sensorChannels = new Map<string, Channel>();
   private readonly sensorSet = new Set<Channel>();
   private truthTau: { channel: Channel; names: string[] } | null;
@@ -278,31 +288,74 @@ export class McapSampler {
           }
           const n = entry.joints.length, out = new Float64Array(2 * n);
           jointField(msg, 'position', entry.joints, out, 0);
-          jointField(msg, 'velocity', entry.joints, out, n);
+          // no velocities (many drivers publish an empty array): NaN, derived from the positions over time
+          const vel = msg.velocity as ArrayLike<number> | undefined;
+          if (schema.derive && (vel === undefined || vel.length === 0)) out.fill(NaN, n);
+          else jointField(msg, 'velocity', entry.joints, out, n);
           return out;
         },
       });
     }
     if (m.floatingBase) {
-      if (!mapping.base) throw new McapLogError('the base is floating: "ros.base" must name the topic of its pose and twist (nav_msgs/msg/Odometry, or geometry_msgs/msg/PoseStamped and geometry_msgs/msg/TwistStamped)');
-      const pose = channel('base pose', mapping.base.pose, 7, [3]), twist = channel('base twist', mapping.base.twist, 6);
-      this.baseChannels = { pose, twist };
-      plan(mapping.base.pose, {
-        kind: 'base pose', channel: pose,
-        make: (type) => (msg) => {
-          const p = (type === 'nav_msgs/Odometry' ? (msg.pose as { pose: unknown }).pose : msg.pose) as { position: Vec3; orientation: { x: number; y: number; z: number; w: number } };
-          const out = vec3Into(new Float64Array(7), 0, p?.position, 'pose.position');
-          out.set(unitQuaternion(p?.orientation, 'pose.orientation', schema.quaternionTolerance), 3);
-          return out;
-        },
-      });
-      plan(mapping.base.twist, {
-        kind: 'base twist', channel: twist,
-        make: (type) => (msg) => {
-          const t = (type === 'nav_msgs/Odometry' ? (msg.twist as { twist: unknown }).twist : msg.twist) as { linear: Vec3; angular: Vec3 };
-          return vec3Into(vec3Into(new Float64Array(6), 0, t?.linear, 'twist.linear'), 3, t?.angular, 'twist.angular');
-        },
-      });
+      const b = mapping.base;
+      if (!b) throw new McapLogError('the base is floating: "ros.base" must name the topic of its pose (nav_msgs/msg/Odometry, or geometry_msgs/msg/PoseStamped) or of its orientation (a sensor_msgs/msg/Imu), and optionally of its twist (geometry_msgs/msg/TwistStamped)');
+      const gyro = schema.baseGyro;
+      const pose = channel(b.pose !== undefined ? 'base pose' : 'base orientation', (b.pose ?? b.orientation)!, 7, [3]);
+      if (b.pose !== undefined) {
+        plan(b.pose, {
+          kind: 'base pose', channel: pose,
+          make: (type) => (msg) => {
+            const p = (type === 'nav_msgs/Odometry' ? (msg.pose as { pose: unknown }).pose : msg.pose) as { position: Vec3; orientation: { x: number; y: number; z: number; w: number } };
+            const out = vec3Into(new Float64Array(7), 0, p?.position, 'pose.position');
+            out.set(unitQuaternion(p?.orientation, 'pose.orientation', schema.quaternionTolerance), 3);
+            return out;
+          },
+        });
+      } else {
+        // an IMU's orientation is its own frame's in the world (sensor_msgs/msg/Imu); the base's is
+        // q_imu ⊗ q_mount, q_mount the rotation from the base's axes to the IMU's: the mounting of the
+        // problem's gyroscope on the base (its link and origin), the base's axes without one
+        const mount = gyro?.E ? quaternionOf(gyro.E, true) : null;
+        plan(b.orientation!, {
+          kind: 'base orientation', channel: pose,
+          make: () => (msg) => {
+            const cov = msg.orientation_covariance as ArrayLike<number> | undefined;
+            if (cov !== undefined && cov[0] === -1) throw new MessageError('orientation_covariance[0] is -1: this IMU publishes no orientation');
+            const qi = unitQuaternion(msg.orientation as { x: number; y: number; z: number; w: number } | undefined, 'orientation', schema.quaternionTolerance);
+            const out = new Float64Array(7); // position 0: no joint torque or contact wrench depends on it
+            if (mount === null) out.set(qi, 3); else quaternionProduct(out, 3, qi, mount);
+            return out;
+          },
+        });
+      }
+      let twist: Channel | null = null, gyroChannel: Channel | null = null;
+      if (b.twist !== undefined) {
+        twist = channel('base twist', b.twist, 6);
+        plan(b.twist, {
+          kind: 'base twist', channel: twist,
+          make: (type) => (msg) => {
+            const t = (type === 'nav_msgs/Odometry' ? (msg.twist as { twist: unknown }).twist : msg.twist) as { linear: Vec3; angular: Vec3 };
+            return vec3Into(vec3Into(new Float64Array(6), 0, t?.linear, 'twist.linear'), 3, t?.angular, 'twist.angular');
+          },
+        });
+      } else {
+        // no twist: linear velocity 0 (Galilean invariance), the angular velocity the gyroscope's, in the base's axes
+        if (!gyro) throw new McapLogError('"ros.base" names no twist topic, and the problem has no gyroscope on the base link to give the base\'s angular velocity: add "twist" (geometry_msgs/msg/TwistStamped or nav_msgs/msg/Odometry), or a gyroscope sensor on the base link mapped in "ros.sensors"');
+        const src = mapping.sensors.get(gyro.name);
+        if (!src) throw new McapLogError(`"ros.base" names no twist topic: the base's angular velocity is the reading of gyroscope "${gyro.name}", which "ros.sensors" must map (a sensor_msgs/msg/Imu topic, its angular_velocity)`);
+        if (src.field !== undefined) throw new McapLogError(`"ros.sensors["${gyro.name}"].field" is for joint sensors (a gyroscope reads a sensor_msgs/msg/Imu's angular_velocity)`);
+        const E = gyro.E;
+        gyroChannel = channel(gyro.name, src.topic, 3);
+        plan(src.topic, {
+          kind: 'gyroscope', channel: gyroChannel, frameId: src.frame_id,
+          make: () => (msg) => {
+            const out = vec3Into(new Float64Array(3), 0, msg.angular_velocity as Vec3 | undefined, 'angular_velocity');
+            rotateInPlace(E, out, 0);
+            return out;
+          },
+        });
+      }
+      this.baseChannels = { pose, twist, gyro: gyroChannel };
     } else if (mapping.base) throw new McapLogError('"ros.base" is given but the base is fixed');
     // sensors: every sensor with readings must be mapped
     const known = new Set([...schema.sensors.keys(), ...(schema.baseGyro ? [schema.baseGyro.name] : [])]);
@@ -310,8 +363,10 @@ export class McapSampler {
     const types = new Map(schema.es.sensors.map((s) => [s.spec.name, s.spec.type]));
     for (const [name, comps] of schema.sensors) {
       const src = mapping.sensors.get(name);
-      if (!src) throw new McapLogError(`sensor "${name}" has no topic: add it to "ros.sensors" ({"topic": …, "frame_id": …})`);
       const type = types.get(name)!;
+      // joint accelerations without a topic (ROS 2 has no message for them): derived from the positions over time
+      if (!src && schema.derive && type === 'joint_acceleration') continue;
+      if (!src) throw new McapLogError(`sensor "${name}" has no topic: add it to "ros.sensors" ({"topic": …, "frame_id": …})`);
       const ch = channel(name, src.topic, comps.length);
       this.sensorChannels.set(name, ch);
       this.sensorSet.add(ch);
@@ -626,11 +681,17 @@ export class McapSampler {
       }
       this.covered = this.jointChannels.every((e) => e.joints.length > 0);
     }
-    let quaternionDeviation = 0;
+    let quaternionDeviation = 0, noBaseVelocity = false;
     if (this.baseChannels) {
-      const p = at[this.baseChannels.pose.index]!, w = at[this.baseChannels.twist.index]!;
+      const { pose, twist, gyro } = this.baseChannels;
+      const p = at[pose.index]!;
       for (let k = 0; k < 7; k++) q[k] = p[k];
-      for (let k = 0; k < 6; k++) v[k] = w[k];
+      if (twist !== null) { const w = at[twist.index]!; for (let k = 0; k < 6; k++) v[k] = w[k]; } else {
+        // linear velocity 0 (see Sample.noBaseVelocity), the gyroscope's angular velocity (base axes)
+        const g = at[gyro!.index]!;
+        for (let k = 0; k < 3; k++) v[3 + k] = g[k];
+        noBaseVelocity = true;
+      }
       // renormalised as the text logs' (src/io/log.ts); each message was checked against the bound
       const n = Math.hypot(q[3], q[4], q[5], q[6]);
       quaternionDeviation = Math.abs(n - 1);
@@ -639,6 +700,7 @@ export class McapSampler {
     const readings = new Map<string, Float64Array>();
     for (const [name, c] of this.sensorChannels) { const x = at[c.index]; if (x) readings.set(name, x); }
     const sample: Sample = { line, t: Number(t) / 1e9, stamp: t, q, v, readings, staleness, quaternionDeviation };
+    if (noBaseVelocity) sample.noBaseVelocity = true;
     // the truth stamped exactly t, when the recording carries it
     const exact = (c: Channel) => { const k = c.stamps.indexOf(t); return k < 0 ? undefined : c.values[k]; };
     const truth: { tau?: Record<string, number>; contact_wrenches?: Record<string, { torque: number[]; force: number[] }> } = {};
@@ -655,6 +717,40 @@ export class McapSampler {
     if (truth.tau || truth.contact_wrenches) sample.truth = truth;
     return sample;
   }
+}
+
+/**
+ * The unit quaternion (x, y, z, w) of the rotation matrix E (row-major 3×3), or of Eᵀ with
+ * `transpose` (Shepperd's method: the largest of w, x, y, z is found first, then the others from it).
+ */
+function quaternionOf(E: Float64Array, transpose: boolean): number[] {
+  const R = (i: number, j: number) => (transpose ? E[3 * j + i] : E[3 * i + j]);
+  const tr = R(0, 0) + R(1, 1) + R(2, 2);
+  let x: number, y: number, z: number, w: number;
+  if (tr > 0) {
+    const s = 2 * Math.sqrt(tr + 1);
+    w = s / 4; x = (R(2, 1) - R(1, 2)) / s; y = (R(0, 2) - R(2, 0)) / s; z = (R(1, 0) - R(0, 1)) / s;
+  } else if (R(0, 0) > R(1, 1) && R(0, 0) > R(2, 2)) {
+    const s = 2 * Math.sqrt(1 + R(0, 0) - R(1, 1) - R(2, 2));
+    w = (R(2, 1) - R(1, 2)) / s; x = s / 4; y = (R(0, 1) + R(1, 0)) / s; z = (R(0, 2) + R(2, 0)) / s;
+  } else if (R(1, 1) > R(2, 2)) {
+    const s = 2 * Math.sqrt(1 + R(1, 1) - R(0, 0) - R(2, 2));
+    w = (R(0, 2) - R(2, 0)) / s; x = (R(0, 1) + R(1, 0)) / s; y = s / 4; z = (R(1, 2) + R(2, 1)) / s;
+  } else {
+    const s = 2 * Math.sqrt(1 + R(2, 2) - R(0, 0) - R(1, 1));
+    w = (R(1, 0) - R(0, 1)) / s; x = (R(0, 2) + R(2, 0)) / s; y = (R(1, 2) + R(2, 1)) / s; z = s / 4;
+  }
+  const n = Math.hypot(x, y, z, w);
+  return [x / n, y / n, z / n, w / n];
+}
+
+/** out[o … o+4) = a ⊗ b (Hamilton product, (x, y, z, w)): the rotation R(a) R(b) */
+function quaternionProduct(out: Float64Array, o: number, a: ArrayLike<number>, b: ArrayLike<number>): void {
+  const [ax, ay, az, aw] = [a[0], a[1], a[2], a[3]], [bx, by, bz, bw] = [b[0], b[1], b[2], b[3]];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
 }
 
 /** linear interpolation of two value vectors, spherical for quaternion blocks */
