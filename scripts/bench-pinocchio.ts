@@ -1,0 +1,146 @@
+/**
+ * Our algorithms against Pinocchio 3.7's times on this machine kind, read from the shared folder
+ * of other projects' material (anchors/pinocchio-times.json: median µs per call of Pinocchio's C++,
+ * -O3 -march=native, for 18 model/base pairs). Every pair of that file is timed here with the same
+ * scheme as those figures: 64 random states (random configuration; v, a, τ uniform in [−1, 1])
+ * prepared before the clock and cycled, rounds that last at least 5 ms, 11 rounds, an empty-loop
+ * baseline subtracted, the median round. Ratios are ours ÷ Pinocchio's. Pinocchio's figures were
+ * measured on this machine kind, not in this run: our RNEA's ratio is given beside every row as
+ * the calibration (a loaded machine inflates every ratio of that row alike).
+ *
+ * Algorithms: RNEA, ABA (local), CRBA (local), M⁻¹ (Carpentier's algorithm in world coordinates,
+ * as computeMinverse), the recursive derivatives of RNEA and ABA (computeRNEADerivatives,
+ * computeABADerivatives), and the two sparse paths of Nori's system: LU inverse dynamics ÷
+ * Pinocchio's RNEA, LU forward dynamics ÷ Pinocchio's ABA.
+ *
+ *   npx tsx scripts/bench-pinocchio.ts [--rounds 11] [--out reports/bench-pinocchio.md]
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { aba, AbaWorkspace } from '../src/algorithms/aba.ts';
+import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
+import { minvCarpentier, MinvCarpentierWorkspace } from '../src/algorithms/minv-carpentier.ts';
+import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
+import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
+import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
+import { chain } from '../src/model/generators.ts';
+import type { Model } from '../src/model/model.ts';
+import { randomConfiguration } from '../src/model/random.ts';
+import { Rng } from '../src/model/rng.ts';
+import { loadUrdf } from '../src/node/urdf-file.ts';
+import { fmt, peakRssMiB, SHARED_DIR } from './bench-lib.ts';
+
+function arg(name: string, dflt: string): string {
+  const k = process.argv.indexOf(name);
+  return k > 0 ? process.argv[k + 1] : dflt;
+}
+const ROUNDS = Number(arg('--rounds', '11'));
+const OUT = arg('--out', 'reports/bench-pinocchio.md');
+const ANCHORS = join(SHARED_DIR, 'anchors/pinocchio-times.json');
+
+interface Anchor { model: string; base: 'fixed' | 'floating'; nq: number; nv: number; median_us: Record<string, number> }
+if (!existsSync(ANCHORS)) {
+  process.stderr.write(`bench-pinocchio: Pinocchio's times are not here (${ANCHORS}, in the shared folder of other projects' material beside the clone); nothing to compare with\n`);
+  process.exit(0);
+}
+const anchors = JSON.parse(readFileSync(ANCHORS, 'utf8')) as { models: Anchor[] };
+
+/** The model of an anchor: a generated spec, or a robot file of the shared folder. */
+function modelOf(a: Anchor): Model | null {
+  const floatingBase = a.base === 'floating';
+  const gen = /^generated: sparsedyn urdf --model chain:(\d+)$/.exec(a.model);
+  if (gen) return chain(Number(gen[1]), { floatingBase });
+  for (const dir of ['', 'urdf-corpus']) {
+    const f = join(SHARED_DIR, dir, a.model);
+    if (existsSync(f)) return loadUrdf(f, { floatingBase });
+  }
+  return null;
+}
+
+/** Median µs per call of fn(k) (k cycling over the 64 states), rounds of ≥ 5 ms, baseline subtracted. */
+function time(fn: (k: number) => void): number {
+  const t0 = performance.now();
+  while (performance.now() - t0 < 150) for (let k = 0; k < 64; k++) fn(k);
+  let reps = 64;
+  for (;;) {
+    const t = performance.now();
+    for (let k = 0; k < reps; k++) fn(k & 63);
+    if (performance.now() - t >= 5) break;
+    reps *= 2;
+  }
+  let sink = 0;
+  const noop = (k: number) => { sink += k; };
+  const rounds: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const a = performance.now();
+    for (let k = 0; k < reps; k++) fn(k & 63);
+    const b = performance.now();
+    for (let k = 0; k < reps; k++) noop(k & 63);
+    const c = performance.now();
+    rounds.push(((b - a) - (c - b)) * 1000 / reps);
+  }
+  if (sink < 0) process.stdout.write('');
+  rounds.sort((x, y) => x - y);
+  return rounds[rounds.length >> 1];
+}
+
+const load0 = loadavg()[0];
+const rows: string[] = [];
+const missing: string[] = [];
+const COLS = ['rnea', 'aba', 'crba', 'minv', 'rnea_derivatives', 'aba_derivatives'] as const;
+const TARGET: Record<string, number> = { rnea: 1.0, aba: 1.1, crba: 1.5, minv: 1.5, rnea_derivatives: 1.5, aba_derivatives: 1.5, lu_id: 1.0, lu_fd: 1.2 };
+const met: Record<string, number> = {};
+for (const a of anchors.models) {
+  const model = modelOf(a);
+  const name = `${a.model.replace(/^generated: sparsedyn urdf --model /, '').replace(/^.*\//, '')} ${a.base}`;
+  if (!model) { missing.push(name); continue; }
+  if (model.nv !== a.nv) throw new Error(`${name}: nv ${model.nv} here, ${a.nv} in Pinocchio's figures`);
+  const rng = new Rng(7);
+  const S = Array.from({ length: 64 }, () => ({
+    q: randomConfiguration(model, rng),
+    v: Float64Array.from({ length: model.nv }, () => rng.uniform(-1, 1)),
+    a: Float64Array.from({ length: model.nv }, () => rng.uniform(-1, 1)),
+    tau: Float64Array.from({ length: model.nv }, () => rng.uniform(-1, 1)),
+  }));
+  const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model), mw = new MinvCarpentierWorkspace(model, { frame: 'world' });
+  const did = new RecursiveInverseDynamicsDerivatives(model), dfd = new RecursiveForwardDynamicsDerivatives(model);
+  const luId = new LuInverseDynamics(model), luFd = new LuForwardDynamics(model);
+  const ours: Record<string, number> = {
+    rnea: time((k) => { rnea(model, rw, S[k].q, S[k].v, S[k].a); }),
+    aba: time((k) => { aba(model, aw, S[k].q, S[k].v, S[k].tau); }),
+    crba: time((k) => { crba(model, cw, S[k].q); }),
+    minv: time((k) => { minvCarpentier(model, mw, S[k].q); }),
+    rnea_derivatives: time((k) => { did.compute(S[k].q, S[k].v, S[k].a); }),
+    aba_derivatives: time((k) => { dfd.compute(S[k].q, S[k].v, S[k].tau); }),
+    lu_id: time((k) => { luId.solve(S[k].q, S[k].v, S[k].a); }),
+    lu_fd: time((k) => { luFd.solve(S[k].q, S[k].v, S[k].tau); }),
+  };
+  const pin = a.median_us;
+  const ratio: Record<string, number> = {};
+  for (const c of COLS) ratio[c] = ours[c] / pin[c];
+  ratio.lu_id = ours.lu_id / pin.rnea;
+  ratio.lu_fd = ours.lu_fd / pin.aba;
+  for (const [c, r] of Object.entries(ratio)) if (r <= TARGET[c]) met[c] = (met[c] ?? 0) + 1;
+  const cell = (c: string) => `${fmt(ratio[c])}${ratio[c] <= TARGET[c] ? ' ✓' : ''}`;
+  rows.push(`| ${name} | ${model.nv} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea)} / ${fmt(pin.rnea)} |`);
+  process.stdout.write(`${name.padEnd(28)} ${[...COLS, 'lu_id', 'lu_fd'].map((c) => fmt(ratio[c]).padStart(6)).join(' ')}\n`);
+}
+const n = rows.length;
+const md = [
+  '# Against Pinocchio 3.7 on this machine kind',
+  '',
+  `Written by \`npx tsx scripts/bench-pinocchio.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)} (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}; 1-minute load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end; peak resident memory ${fmt(peakRssMiB(), 0)} MiB).`,
+  '',
+  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike). M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`; CRBA against `crba` (local). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
+  '',
+  '| model | nv | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | our RNEA / Pinocchio\'s, µs |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows,
+  '',
+  `Within target, of ${n} pairs: ${['rnea', 'aba', 'crba', 'minv', 'rnea_derivatives', 'aba_derivatives', 'lu_id', 'lu_fd'].map((c) => `${c} ${met[c] ?? 0}`).join(', ')}.`,
+  ...(missing.length ? ['', `Not run (their robot files were not in the shared folder): ${missing.join(', ')}.`] : []),
+  '',
+];
+mkdirSync('reports', { recursive: true });
+writeFileSync(OUT, md.join('\n'));
