@@ -63,10 +63,6 @@ const nodeCjs = {
   legalComments: 'eof',
   banner: { js: "var __sparsedynImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   define: { 'import.meta.url': '__sparsedynImportMetaUrl' },
-  // jsonc-parser's "main" is a UMD module whose require() calls esbuild cannot follow (the bundle
-  // would fail with "Cannot find module './impl/format'", microsoft/node-jsonc-parser#57): bundle its
-  // ES module build, as the browser bundles do through its "module" field
-  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   logLevel: 'warning',
 };
 await build({
@@ -103,7 +99,7 @@ await build({
   logLevel: 'warning',
 });
 mkdirSync(join(root, 'dist/playground'), { recursive: true });
-for (const f of ['index.html', 'playground.css']) copyFileSync(join(root, 'web', f), join(root, 'dist/playground', f));
+for (const f of ['index.html', 'playground.css', 'favicon.svg']) copyFileSync(join(root, 'web', f), join(root, 'dist/playground', f));
 step('dist/playground/ (esbuild)');
 
 await build({

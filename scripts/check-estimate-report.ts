@@ -2,8 +2,10 @@
  * Browser check of an estimate report (`sparsedyn estimate … --html FILE`): open the self-contained
  * page in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) with every
  * network request refused; assert that every chart rendered (<svg class="chart"> with non-empty
- * <path class="series">), that every axis has a label with its unit, and that the console stayed
- * free of errors; print what was found as JSON on one line; save a screenshot.
+ * <path class="series">), that every axis has a label with its unit, that the colours drawn are the
+ * colours asked for (each legend swatch its series' colour; the skipped-row markers and the
+ * condition limit red, by their computed style), and that the console stayed free of errors;
+ * print what was found as JSON on one line; save a screenshot.
  *
  *   npx tsx scripts/check-estimate-report.ts REPORT.html [--screenshot OUT.png]
  *   npx tsx scripts/check-estimate-report.ts --demo [--screenshot reports/estimate/demo-report.png]
@@ -17,6 +19,8 @@ import { pathToFileURL } from 'node:url';
 import { main } from '../src/cli/main.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+/** the red of the skipped-row markers and of the condition limit (src/report/time-chart.ts), as computed styles write it */
+const RED = 'rgb(209, 73, 91)';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 function arg(name: string): string | undefined {
@@ -29,7 +33,7 @@ if (process.argv.includes('--demo')) {
   const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-demo-report-'));
   const code = await main(['node', 'sparsedyn', 'estimate', 'data/problems/humanoid-demo.json', '--data', 'data/demo/humanoid.ndjson', '--out', join(dir, 'demo.ndjson'), '--covariance', '--quiet']);
   if (code !== 0) { process.stderr.write(`check-estimate-report: FAIL — estimate on the demo exited with ${code}\n`); process.exit(1); }
-  report = join(dir, 'demo.report.html');
+  report = join(dir, 'demo.ndjson.report.html');
 }
 if (report === undefined || !existsSync(report)) {
   process.stderr.write(`check-estimate-report: FAIL — no report ${report ?? '(give REPORT.html or --demo)'}\n`);
@@ -76,8 +80,19 @@ try {
       })),
       accuracyRows: document.querySelectorAll('#accuracy tbody tr').length,
       skippedRows: document.querySelectorAll('#skipped tbody tr').length,
+      // the colours as drawn (computed style), beside the colours the SVG asks for
+      swatches: [...document.querySelectorAll('svg.chart g.legend line')].map((l) => ({ asked: l.getAttribute('stroke') ?? '', drawn: getComputedStyle(l).stroke })),
+      skippedStroke: [...new Set([...document.querySelectorAll('svg.chart line.skipped')].map((l) => getComputedStyle(l).stroke))],
+      limitStroke: [...new Set([...document.querySelectorAll('svg.chart line.hline')].map((l) => getComputedStyle(l).stroke))],
     };
   });
+  // "#d1495b" → "rgb(209, 73, 91)", as getComputedStyle writes it
+  const rgb = (hex: string) => /^#[0-9a-f]{6}$/i.test(hex) ? `rgb(${[1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)).join(', ')})` : hex;
+  const wrongSwatches = found.swatches.filter((w) => rgb(w.asked) !== w.drawn);
+  if (wrongSwatches.length) problems.push(`${wrongSwatches.length} legend swatches drawn in another colour than theirs, e.g. ${wrongSwatches[0].drawn} for ${wrongSwatches[0].asked}`);
+  for (const [what, drawn] of [['skipped-row markers', found.skippedStroke], ['condition-limit lines', found.limitStroke]] as const) {
+    if (drawn.some((c) => c !== RED)) problems.push(`${what} drawn in ${drawn.join(', ')}, not red (${RED})`);
+  }
   if (found.charts.length === 0) problems.push('no chart containers ([data-chart]) in the page');
   for (const c of found.charts) {
     if (!c.svg) problems.push(`chart ${c.id}: no <svg class="chart"> rendered`);
@@ -100,6 +115,7 @@ try {
     ids: found.charts.map((c) => c.id),
     accuracyRows: found.accuracyRows,
     skippedRows: found.skippedRows,
+    colours: { swatches: found.swatches.length, swatch: found.swatches[0] ?? null, skipped: found.skippedStroke, limit: found.limitStroke },
   };
   process.stdout.write(JSON.stringify(summary) + '\n');
 } finally {

@@ -11,9 +11,9 @@ import { dirname } from 'node:path';
 import { loadProblem } from '../src/node/problem-file.ts';
 import { buildEstimationSystem } from '../src/estimation/setup.ts';
 import { idealReadings, synthesize } from '../src/estimation/synthesize.ts';
+import { contactWrenches } from '../src/estimation/synth.ts';
+import { LogRowWriter } from '../src/io/synth-log.ts';
 import { Rng } from '../src/model/rng.ts';
-import { Flops } from '../src/spatial/flops.ts';
-import { xApplyForce } from '../src/spatial/transform.ts';
 import { rotFromQuat } from '../src/spatial/vec3.ts';
 
 const N = Number(process.argv[2] ?? 300);
@@ -25,11 +25,9 @@ const joints = model.movingJoints().filter((j) => j.type !== 'floating');
 const amp = joints.map(() => rng.uniform(0.1, 0.5)), freq = joints.map(() => rng.uniform(0.5, 2)), phase = joints.map(() => rng.uniform(0, 2 * Math.PI));
 const wrenchAmp = [5, 5, 5, 40, 40, 40], wrenchFreq = Array.from({ length: 6 }, () => rng.uniform(0.3, 1.5));
 const Omega = 0.4; // yaw rate, rad/s
-const lsole = model.frame('l_sole'), rsole = model.frame('r_sole');
-const lb = lsole.body, rb = rsole.body;
-const fl = new Flops();
+const lb = model.frame('l_sole').body, rb = model.frame('r_sole').body;
 const lines: string[] = [];
-const round = (x: number) => Number(x.toPrecision(12));
+const rows = new LogRowWriter(es, { round: (x) => Number(x.toPrecision(12)) });
 for (let s = 0; s < N; s++) {
   const t = s * dt;
   const q = new Float64Array(model.nq), v = new Float64Array(model.nv), a = new Float64Array(model.nv);
@@ -56,30 +54,14 @@ for (let s = 0; s < N; s++) {
   for (let k = 0; k < 6; k++) fext[lb][k] = wrenchAmp[k] * Math.sin(wrenchFreq[k] * t) + (k === 5 ? 600 : 0);
   const truth = synthesize(model, q, v, a, fext, rb);
   const ideal = idealReadings(es, truth);
-  const sensors: Record<string, number[]> = {};
+  const readings = new Map<string, number[]>();
   for (const sinfo of es.sensors) {
     const sd = Math.sqrt(sinfo.spec.variance);
     const noise = sinfo.spec.type === 'gyroscope' ? 0 : sd;
-    sensors[sinfo.spec.name] = ideal.get(sinfo.spec.name)!.map((x) => round(x + noise * rng.normal()));
+    readings.set(sinfo.spec.name, ideal.get(sinfo.spec.name)!.map((x) => x + noise * rng.normal()));
   }
-  const named = (x: Float64Array) => Object.fromEntries(joints.map((j) => [j.name, round(x[j.iq])]));
-  const namedV = (x: Float64Array) => Object.fromEntries(joints.map((j) => [j.name, round(x[j.iv])]));
-  const wr = (body: number, X: Float64Array) => {
-    // contact wrench in the contact link (sole) frame: ˢX*_body f (torque about the sole origin)
-    const f = xApplyForce(new Float64Array(6), X, truth.fext[body], fl);
-    return { torque: [f[0], f[1], f[2]].map(round), force: [f[3], f[4], f[5]].map(round) };
-  };
-  lines.push(JSON.stringify({
-    t: round(t),
-    q: named(q),
-    v: namedV(v),
-    base: { position: p.map(round), quaternion: quat.map(round), linear_velocity: vb.map(round) },
-    sensors,
-    truth: {
-      tau: Object.fromEntries(joints.map((j) => [j.name, round(truth.tau[j.iv])])),
-      contact_wrenches: { l_sole: wr(lb, lsole.X), r_sole: wr(rb, rsole.X) },
-    },
-  }));
+  // the row as the library writes a synthetic log's (src/io/synth-log.ts): contact wrenches in the soles' frames
+  lines.push(rows.ndjson({ t, q, v, contacts: ['l_sole', 'r_sole'], wrenches: contactWrenches(es, truth), truth, readings }));
 }
 const outFile = process.argv[3] ?? 'data/demo/humanoid.ndjson';
 mkdirSync(dirname(outFile), { recursive: true });

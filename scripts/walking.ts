@@ -10,9 +10,9 @@
  */
 import { idealReadings, synthesize, type Truth } from '../src/estimation/synthesize.ts';
 import type { EstimationSystem } from '../src/estimation/setup.ts';
+import { contactWrenches } from '../src/estimation/synth.ts';
+import { LogRowWriter } from '../src/io/synth-log.ts';
 import { Rng } from '../src/model/rng.ts';
-import { Flops } from '../src/spatial/flops.ts';
-import { xApplyForce } from '../src/spatial/transform.ts';
 import { rotFromQuat } from '../src/spatial/vec3.ts';
 
 /** One sample of the walk: time, state, active contacts, truth and ideal (or noisy) readings. */
@@ -84,27 +84,10 @@ export function walkingSamples(es: EstimationSystem, n: number, opts: { dt?: num
   return out;
 }
 
-/** The NDJSON row of a walk sample (the shipped log's format); `round` rounds every number. */
+/** The NDJSON row of a walk sample (the shipped log's format, written by the library's LogRowWriter); `round` rounds every number. */
 export function walkRow(es: EstimationSystem, s: WalkSample, round: (x: number) => number = (x) => x): Record<string, unknown> {
-  const model = es.model, fl = new Flops();
-  const joints = model.movingJoints().filter((j) => j.type !== 'floating');
-  const sensors: Record<string, number[]> = {};
-  for (const [k, r] of s.readings) sensors[k] = r.map(round);
-  const wr = (link: string) => {
-    const fr = model.frame(link);
-    const f = xApplyForce(new Float64Array(6), fr.X, s.truth.fext[fr.body], fl);
-    return { torque: [f[0], f[1], f[2]].map(round), force: [f[3], f[4], f[5]].map(round) };
-  };
-  return {
-    t: round(s.t),
-    q: Object.fromEntries(joints.map((j) => [j.name, round(s.q[j.iq])])),
-    v: Object.fromEntries(joints.map((j) => [j.name, round(s.v[j.iv])])),
-    base: { position: [0, 1, 2].map((k) => round(s.q[k])), quaternion: [3, 4, 5, 6].map((k) => round(s.q[k])), linear_velocity: [0, 1, 2].map((k) => round(s.v[k])) },
-    sensors,
-    truth: {
-      contacts: s.contacts,
-      tau: Object.fromEntries(joints.map((j) => [j.name, round(s.truth.tau[j.iv])])),
-      contact_wrenches: { l_sole: wr('l_sole'), r_sole: wr('r_sole') },
-    },
-  };
+  const row = new LogRowWriter(es, { round, truthContacts: true }).object({ ...s, wrenches: contactWrenches(es, s.truth) });
+  // every reading of the sample, also those of sensors `es` does not have (tests read samples made for another layout)
+  row.sensors = Object.fromEntries([...s.readings].map(([k, r]) => [k, r.map(round)]));
+  return row;
 }

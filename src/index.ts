@@ -18,7 +18,8 @@
  * - Sparse solvers: {@link LuInverseDynamics}, {@link LuForwardDynamics}, {@link MinvLu},
  *   {@link IwimLu} (M⁻¹B), {@link SparseSolver} for any {@link SymbolicSystem}.
  * - Problems: {@link parseProblem}, {@link buildEstimationSystem}, {@link analyzeProblem} (with priors, {@link analyzePriors})
- *   (well-posedness), {@link Estimator}, log rows ({@link LogSchema}), derivatives
+ *   (well-posedness), {@link Estimator}, log rows ({@link LogSchema}), synthetic logs with their truth
+ *   ({@link synthSamples}, written by {@link LogRowWriter} and {@link mcapLog}), derivatives
  *   ({@link LuInverseDynamicsDerivatives} and the recursive and finite-difference references).
  *
  * Stability: every export is stable unless its documentation carries the `@experimental` tag.
@@ -90,10 +91,11 @@ export {
 } from './estimation/problem.ts';
 export { sensorsFromUrdf } from './estimation/urdf-sensors.ts';
 export { buildEstimationSystem, type EstimationSystem, type ContactInfo, type SensorInfo } from './estimation/setup.ts';
-export { analyzeDataAlone, analyzePriors, analyzeProblem, type AnalysisReport, type AnalysisOptions, type ConfigurationResult, type PriorAnalysis, type Verdict } from './estimation/analysis.ts';
+export { ANALYSIS_CONFIGURATIONS, analyzeDataAlone, analyzePriors, analyzeProblem, type AnalysisReport, type AnalysisOptions, type ConfigurationResult, type PriorAnalysis, type Verdict } from './estimation/analysis.ts';
 export { Estimator, type EstimatorFlops, type EstimatorOptions } from './estimation/estimator.ts';
 export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from './estimation/outputs.ts';
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
+export { synthSamples, scheduledContacts, contactWrenches, SynthError, SYNTH_DEFAULTS, type SynthOptions, type SynthSample, type SynthMotion } from './estimation/synth.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
 export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample, type ModeSummary } from './estimation/session.ts';
 export { LayoutCache, modeName, type Layout, type LayoutKey, type LayoutOptions } from './estimation/layouts.ts';
@@ -109,6 +111,7 @@ export type { PriorInfo } from './estimation/setup.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, DEFAULT_QUATERNION_TOLERANCE, type Sample, type LogError, type LogSchemaOptions } from './io/log.ts';
 export type { RosMapping, RosSensorSource, RosClock } from './estimation/ros-mapping.ts';
 export { McapSampler, mcapSamples, McapLogError, isMcap } from './io/mcap-log.ts';
+export { LogRowWriter, mcapLog, defaultRosSection, type LogRowOptions, type LogRowSample, type McapLogOptions } from './io/synth-log.ts';
 export {
   McapEstimateWriter, readMcapEstimates, RosMcapWriter, MemoryWritable, MSG_DEFINITIONS, rosTime, secondsToNs, asciiText,
   type EstimateStamp, type McapEstimateRecord, type RosMessageType,

@@ -58,10 +58,32 @@ function problem(): ProblemFile {
   return { ...state.extra, model: state.model, base: state.base, contacts: state.contacts, sensors: state.sensors };
 }
 
-function defaultSensors(m: Model): SensorSpec[] {
+/**
+ * The layout a model starts with: the joint encoders; a floating base's IMU; and a floating robot with
+ * feet (links named …sole or …foot) standing on them, a six-axis F/T sensor in the joint above each
+ * (the layout of data/problems/humanoid-demo.json: well posed and redundant), rather than floating
+ * in the air with no contact.
+ */
+function defaultLayout(m: Model): { sensors: SensorSpec[]; contacts: ContactSpec[] } {
   const s: SensorSpec[] = [{ name: 'encoders', type: 'joint_acceleration', joints: 'actuated', origin: origin0(), components: [], variance: 1 }];
-  if (m.floatingBase) s.push({ name: `imu_${m.bodyNames[0]}`, type: 'spatial_acceleration', link: m.bodyNames[0], origin: origin0(), components: ['alpha_x', 'alpha_y', 'alpha_z', 'ax', 'ay', 'az'], variance: 1 });
-  return s;
+  const contacts: ContactSpec[] = [];
+  if (!m.floatingBase) return { sensors: s, contacts };
+  s.push({ name: `imu_${m.bodyNames[0]}`, type: 'spatial_acceleration', link: m.bodyNames[0], origin: origin0(), components: ['alpha_x', 'alpha_y', 'alpha_z', 'ax', 'ay', 'az'], variance: 1 });
+  // one contact per foot body: at its sole frame when it has one (the contact surface), else at the foot
+  const feet = m.frames.filter((f) => f.body >= 0 && /(^|_)(sole|foot)$/.test(f.name)).sort((x, y) => Number(/foot$/.test(x.name)) - Number(/foot$/.test(y.name)));
+  const bodies = new Set<number>();
+  for (const f of feet) {
+    if (bodies.has(f.body)) continue;
+    bodies.add(f.body);
+    // the joint that moves the foot: the nearest moving one up the tree
+    let i = f.body;
+    while (i >= 0 && (m.nvi[i] === 0 || m.jointTypes[i] === 'floating')) i = m.parents[i];
+    if (i < 0) continue;
+    contacts.push({ link: f.name, zero: [] });
+    const joint = m.jointNames[i];
+    s.push({ name: `ft_${joint}`, type: 'force_torque', joint, origin: origin0(), components: ['tx', 'ty', 'tz', 'fx', 'fy', 'fz'], variance: 1 });
+  }
+  return { sensors: s, contacts };
 }
 
 // ── the worker (from a Blob URL, so that file:// pages can start it) ────────────────────────
@@ -616,7 +638,7 @@ function loadModel(keepLayout: boolean): void {
       m = problemModel({ ...problem(), sensors: [] }, urdfs);
     }
     model = m;
-    if (!keepLayout) { state.contacts = []; state.sensors = defaultSensors(m); }
+    if (!keepLayout) { const d = defaultLayout(m); state.contacts = d.contacts; state.sensors = d.sensors; }
     const fit = fitProblem(problem(), m);
     state.contacts = fit.problem.contacts;
     state.sensors = fit.problem.sensors;

@@ -45,7 +45,7 @@ describe('sparsedyn estimate: contact modes judged one by one', () => {
     for (const jobs of [1, 2]) {
       const o = join(dir, `named-${jobs}.ndjson`);
       const r = await run(['estimate', p, '--data', named, '--out', o, '--jobs', String(jobs), '--no-html']);
-      out.push({ ...r, text: readFileSync(o, 'utf8'), report: readFileSync(o.replace(/\.ndjson$/, '.report.md'), 'utf8') });
+      out.push({ ...r, text: readFileSync(o, 'utf8'), report: readFileSync(`${o}.report.md`, 'utf8') });
     }
     const [one, two] = out;
     expect(one.code).toBe(3);
@@ -82,6 +82,6 @@ describe('sparsedyn estimate: contact modes judged one by one', () => {
     expect(r.err).toMatch(/^estimate: .*ill\.json is ill posed; refusing to estimate \(no row names its contacts\)\n {2}verdict\s+ill_posed\n/);
     expect(r.err).toMatch(/unobservable directions:\n\s+w\[l_sole\]/);
     expect(existsSync(o)).toBe(false);
-    expect(existsSync(join(dir, 'ill.report.md'))).toBe(false);
+    expect(existsSync(join(dir, 'ill.ndjson.report.md'))).toBe(false);
   }, 60_000);
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli as run } from './run.ts';
 
-const COMMANDS = ['estimate', 'analyze', 'verify', 'flops', 'spy', 'minv', 'iwim', 'derivatives', 'study', 'lu', 'urdf'];
+const COMMANDS = ['estimate', 'analyze', 'verify', 'flops', 'spy', 'minv', 'iwim', 'derivatives', 'study', 'lu', 'urdf', 'model', 'synth'];
 const FORBIDDEN = /\.\.\/shared|shared\/|papers?\/0\d\d|paper 0\d\d|issue \d/i;
 
 describe('help', () => {
@@ -76,6 +76,6 @@ describe('model warnings', () => {
     expect(e.code).toBe(0);
     expect(e.err.match(/warning: .*mimic/g)).toHaveLength(1);
     const { readFileSync } = await import('node:fs');
-    expect(readFileSync(join(dir, 'est.report.md'), 'utf8')).toMatch(/## Warnings\n\n- .*mimic/);
+    expect(readFileSync(join(dir, 'est.ndjson.report.md'), 'utf8')).toMatch(/## Warnings\n\n- .*mimic/);
   });
 });

@@ -91,7 +91,7 @@ describe('estimate --jobs N', () => {
       for (const jobs of [1, 2, 3]) {
         const o = join(dir, `${fmt}-${jobs}.${fmt.toLowerCase()}`);
         const r = await run(['estimate', DEMO, '--data', log, '--out', o, '--jobs', String(jobs), '--covariance']);
-        out.push({ text: readFileSync(o, 'utf8'), report: readFileSync(o.replace(/\.\w+$/, '.report.md'), 'utf8'), html: readFileSync(o.replace(/\.\w+$/, '.report.html'), 'utf8'), err: r.err, code: r.code });
+        out.push({ text: readFileSync(o, 'utf8'), report: readFileSync(`${o}.report.md`, 'utf8'), html: readFileSync(`${o}.report.html`, 'utf8'), err: r.err, code: r.code });
       }
       expect(out[0].code).toBe(3);
       expect(out[0].text.trim().split('\n').length).toBe(fmt === 'CSV' ? 1 + 298 : 298);
@@ -160,7 +160,7 @@ describe('estimate --jobs N', () => {
       const out = [1, 2].map((jobs) => {
         const o = join(dir, `bag-${jobs}.${fmt}`);
         const r = spawnSync(process.execPath, [resolve('bin/sparsedyn.mjs'), 'estimate', DEMO, '--data', bag, '--out', o, '--jobs', String(jobs), '--no-html'], { encoding: 'utf8' });
-        return { code: r.status, err: r.stderr, bytes: readFileSync(o), report: readFileSync(join(dir, `bag-${jobs}.report.md`), 'utf8') };
+        return { code: r.status, err: r.stderr, bytes: readFileSync(o), report: readFileSync(`${o}.report.md`, 'utf8') };
       });
       expect(out[0].code, out[0].err).toBe(3);
       expect(out[0].err).toMatch(/sample 1 \(t = 1750000000\.000000000 s\): skipped: ft_left: no message at or before t/);
@@ -189,7 +189,7 @@ describe('estimate --jobs N', () => {
       for (const jobs of jobsList) {
         const o = join(dir, `walk-${jobs}.ndjson`);
         const r = await run(['estimate', WALK, '--data', log, '--out', o, '--jobs', String(jobs), '--no-html', '-q']);
-        out.push({ code: r.code, text: readFileSync(o, 'utf8'), counts: counts.exec(r.err)?.[0], report: readFileSync(join(dir, `walk-${jobs}.report.md`), 'utf8') });
+        out.push({ code: r.code, text: readFileSync(o, 'utf8'), counts: counts.exec(r.err)?.[0], report: readFileSync(`${o}.report.md`, 'utf8') });
       }
       expect(out[0].counts, log).toBe(want);
       for (const o of out.slice(1)) {
@@ -220,7 +220,7 @@ describe('estimate --jobs N', () => {
         if (before === undefined) delete process.env.SPARSEDYN_POOL_MIN_SECONDS; else process.env.SPARSEDYN_POOL_MIN_SECONDS = before;
       }
       expect(r.err).toMatch(auto && availableParallelism() > 1 ? /\n {2}threads: \d+ worker threads from row 257 on \(rows 1 to 256 in this one\)\n/ : /\n {2}threads: this one\n/);
-      out.push({ code: r.code, text: readFileSync(o, 'utf8'), counts: counts.exec(r.err)?.[0], report: readFileSync(o.replace(/\.ndjson$/, '.report.md'), 'utf8') });
+      out.push({ code: r.code, text: readFileSync(o, 'utf8'), counts: counts.exec(r.err)?.[0], report: readFileSync(`${o}.report.md`, 'utf8') });
     }
     expect(out[0].counts).toMatch(/layouts met 6 .* mode switches \d+, of which to a layout seen before \d+, costing 0 new analyses/);
     expect(out[1].code).toBe(out[0].code);

@@ -44,21 +44,26 @@ describe('sparsedyn lu', () => {
     expect(j.residual).toBeLessThan(1e-15);
   });
 
-  it('exits 1 with a message for a missing file, an unknown ordering and a singular matrix', async () => {
+  it('exits 2 naming the file for a missing or unusable file and an unknown ordering, 1 for a singular matrix', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-lu-'));
     const missing = await run(['lu', join(dir, 'nope.tri')]);
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/^sparsedyn lu: Error: ENOENT: no such file or directory/);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toBe(`sparsedyn lu: ${join(dir, 'nope.tri')}: cannot read the matrix file (no such file)\n`);
     const ok = join(dir, 'ok.tri');
     writeFileSync(ok, '1 1 2\n2 1 1\n2 2 3\n');
     const bad = await run(['lu', ok, '--ordering', 'metis']);
-    expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/^sparsedyn lu: RangeError: unknown ordering "metis"; expected auto or one of natural, amd/);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^sparsedyn lu: unknown ordering "metis"; expected auto or one of natural, amd/);
+    const hex = join(dir, 'hex.tri');
+    writeFileSync(hex, '1 1 0x10\n');
+    const h = await run(['lu', hex]);
+    expect(h.code).toBe(2);
+    expect(h.err).toBe(`sparsedyn lu: ${hex} line 1: value is not a decimal number in "1 1 0x10"\n`);
     const f = join(dir, 's.tri');
     writeFileSync(f, '1 1 1\n1 2 1\n2 3 1\n3 3 1\n');
     const sing = await run(['lu', f]);
     expect(sing.code).toBe(1);
-    expect(sing.err).toMatch(/^sparsedyn lu: StructurallySingularError: matrix is structurally singular: structural rank 2 < n = 3/);
+    expect(sing.err).toMatch(new RegExp(`^sparsedyn lu: ${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: matrix is structurally singular: structural rank 2 < n = 3`));
   });
 
   it('--help describes the command', async () => {

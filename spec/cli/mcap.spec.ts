@@ -110,7 +110,7 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.err).toMatch(/ROS 2 recording: samples at the stamps of \/joint_states, latest values, header stamps\n/);
     expect(r.err).toMatch(/largest staleness per channel: joints \/joint_states 0 s, base pose 0 s, base twist 0 s, encoders 0 s, imu_acc 0 s, ft_left 0 s, ft_right 0 s\n/);
-    expect(readFileSync(join(dir, 'bag.report.md'), 'utf8')).toMatch(/- largest staleness per channel: joints \/joint_states 0 s/);
+    expect(readFileSync(join(dir, 'bag.ndjson.report.md'), 'utf8')).toMatch(/- largest staleness per channel: joints \/joint_states 0 s/);
     const rows = readFileSync(join(dir, 'bag.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync('schemas/estimates.schema.json', 'utf8')));
     for (const row of rows) expect(validate(row), JSON.stringify(validate.errors)).toBe(true);
@@ -136,7 +136,7 @@ describe('estimate with ROS 2 recordings (MCAP)', () => {
     // the first tick lacks ft_left (its only message before it was bad): skipped with the reason
     expect(r.err).toMatch(/sample 1 \(t = 1750000000\.000000000 s\): skipped: ft_left: no message at or before t/);
     expect(out.trim().split('\n').length).toBe(SAMPLES - 1);
-    const report = readFileSync(join(dir, 'nan.report.md'), 'utf8');
+    const report = readFileSync(join(dir, 'nan.ndjson.report.md'), 'utf8');
     expect(report).toMatch(/- topic "\/ft", log time 1750000000\.000000000 s: ft_left: wrench\.torque\.x is NaN/);
   });
 

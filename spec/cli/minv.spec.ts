@@ -124,7 +124,7 @@ describe('sparsedyn iwim', () => {
   it('names an unknown joint, an unknown link and a contact on the fixed world', async () => {
     let r = await run(['iwim', '--model', 'models/chain6.urdf', '--inputs', file('j.json', { actuated: ['elbow', 'joint1'] }), '--random-state', '1']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/InputSpecError: inputs: actuated joint "elbow" is not a joint of model "chain:6"/);
+    expect(r.err).toMatch(/^sparsedyn: inputs: actuated joint "elbow" is not a joint of model "chain:6"/);
     r = await run(['iwim', '--model', 'models/chain6.urdf', '--inputs', file('l.json', { actuated: [], contacts: [{ link: 'gripper', type: 'force' }] }), '--random-state', '1']);
     expect(r.err).toMatch(/contact link "gripper" is not a link of model "chain:6"/);
     r = await run(['iwim', '--model', 'models/chain6.urdf', '--inputs', file('w.json', { actuated: [], contacts: [{ link: 'base', type: 'force' }] }), '--random-state', '1']);

@@ -17,6 +17,7 @@ import { Rng } from '../../src/model/rng.ts';
 import { modelFromUrdf } from '../../src/model/urdf.ts';
 import { rpyFromRot, urdfFromSpec, UrdfWriteError } from '../../src/model/urdf-writer.ts';
 import { rotFromRpy } from '../../src/spatial/vec3.ts';
+import { modelFromSpec } from '../../src/model/spec.ts';
 import { runCli } from '../cli/run.ts';
 import { expectClose } from '../helpers.ts';
 
@@ -117,9 +118,28 @@ describe('sparsedyn urdf', () => {
     expect((await runCli(['urdf', '--model', file, '--quiet'])).err).toBe('');
   });
 
-  it('refuses a random tree with spherical joints with exit code 2 and the joint named', async () => {
+  it('refuses a random tree with spherical joints with exit code 2, the joints named and the spec that URDF can hold', async () => {
     const { code, err } = await runCli(['urdf', '--model', 'tree:10:1']);
     expect(code).toBe(2);
-    expect(err).toMatch(/UrdfWriteError: joint "j\d+" is (spherical|helical)/);
+    expect(err).toMatch(/^sparsedyn: tree:10:1: URDF has no helical or spherical joint, and this model has \d+ \("j\d+" (spherical|helical)/);
+    expect(err).toContain('tree:10:1:joints=urdf is a random tree of revolute and prismatic joints only');
+    expect(err).not.toMatch(/Error\b/);
+  });
+
+  it('tree:5:SEED:joints=urdf, for seeds 1 to 8: written, and loaded back as the same dynamics', async () => {
+    for (let seed = 1; seed <= 8; seed++) {
+      const spec = `tree:5:${seed}:joints=urdf`;
+      const r = await runCli(['urdf', '--model', spec]);
+      expect(r.code, r.err).toBe(0);
+      const generated = modelFromSpec(spec);
+      expect(generated.jointTypes.every((t) => t === 'revolute' || t === 'prismatic' || t === 'fixed')).toBe(true);
+      expect(generated.name).toBe(spec);
+      const back = modelFromUrdf(r.out, { file: `${seed}.urdf` });
+      expect(back.nv).toBe(generated.nv);
+      const q = new Float64Array(back.nq).fill(0.3), v = new Float64Array(back.nv).fill(-0.2), a = new Float64Array(back.nv).fill(0.5);
+      const t1 = Float64Array.from(rnea(generated, new RneaWorkspace(generated), q, v, a));
+      const t2 = Float64Array.from(rnea(back, new RneaWorkspace(back), q, v, a));
+      for (let k = 0; k < t1.length; k++) expect(Math.abs(t1[k] - t2[k])).toBeLessThan(1e-9 * (1 + Math.abs(t1[k])));
+    }
   });
 });

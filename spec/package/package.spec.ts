@@ -1,7 +1,8 @@
 /**
  * The package as users get it: `npm pack` of the build, installed into a fresh temporary project
  * (the npm registry through the local cache, `--prefer-offline`), and used there as a user would:
- * - the tarball holds dist/, bin/, the README, the licence, the schemas and the shipped model only;
+ * - the tarball holds dist/, bin/, the README, the licence, the changelog, the schemas, the shipped
+ *   model, the examples and the API reference (TypeDoc's, docs/api/) only;
  * - a consumer's TypeScript, configured by `tsc --init` (TypeScript's defaults: module nodenext,
  *   strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, no @types/node; run with
  *   skipLibCheck off, so that the package's own .d.ts files are checked too), type-checks and
@@ -23,10 +24,13 @@ import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { buildProblem, launchChromium, NO_BROWSER, pageServing, ROOT, tempDir } from './dist.ts';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const README = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
-/** the ```ts blocks of the README, in order */
+/** the README and the guide's page of code examples (docs/guide/library.md), whose TypeScript a user copies */
+const README = ['README.md', 'docs/guide/library.md'].map((f) => readFileSync(resolve(ROOT, f), 'utf8')).join('\n');
+/** the ```ts blocks of the README and of the guide's library page, in order */
 const README_BLOCKS = [...README.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 const EXAMPLES = readdirSync(resolve(ROOT, 'examples')).filter((f) => f.endsWith('.ts')).sort();
+/** where TypeDoc writes the API reference (typedoc.json "out"), a folder of the package */
+const API_DOCS = (JSON.parse(readFileSync(resolve(ROOT, 'typedoc.json'), 'utf8')) as { out: string }).out.replace(/^\.\//, '').replace(/\/$/, '');
 
 /** The consumer's own program: every entry, with checks that throw. */
 const CONSUMER = `
@@ -89,6 +93,8 @@ describe('the packed package, installed in a fresh project', () => {
   beforeAll(() => {
     expect(buildProblem(), 'dist/ must be the build of these sources (npm run build)').toBe('');
     dir = tempDir('consumer');
+    // the API reference the package ships (`prepack` writes it; the pack below runs no script)
+    if (!existsSync(resolve(ROOT, API_DOCS))) execFileSync(process.execPath, [resolve(ROOT, 'node_modules/typedoc/bin/typedoc')], { cwd: ROOT, stdio: 'pipe' });
     // the build is the one under test: pack it without running `prepare` again
     const json = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
     packed = (JSON.parse(json) as Packed[])[0];
@@ -108,13 +114,17 @@ describe('the packed package, installed in a fresh project', () => {
     compiled = run(process.execPath, [TSC, '-p', '.', '--skipLibCheck', 'false', '--skipDefaultLibCheck', 'true'], project);
   }, 300_000);
 
-  it('the tarball holds dist/, bin/, README, LICENSE, the schemas and the shipped model only', () => {
+  it('the tarball holds dist/, bin/, README, LICENSE, CHANGELOG, the schemas, the shipped model, the examples and the API reference only', () => {
     const paths = packed.files.map((f) => f.path);
-    const allowed = (p: string) => /^(dist|schemas)\//.test(p) || ['bin/sparsedyn.mjs', 'models/humanoid.urdf', 'README.md', 'LICENSE', 'package.json'].includes(p);
+    const allowed = (p: string) => new RegExp(`^(dist|schemas|examples|${API_DOCS})/`).test(p) || ['bin/sparsedyn.mjs', 'models/humanoid.urdf', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(p);
     expect(paths.filter((p) => !allowed(p))).toEqual([]);
-    for (const p of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.d.ts', 'dist/node/index.d.ts', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.cjs', 'models/humanoid.urdf', 'schemas/problem.schema.json']) {
+    for (const p of ['LICENSE', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/sparse/index.d.ts', 'dist/node/index.d.ts', 'dist/browser/sparsedyn.js', 'dist/cli/sparsedyn.cjs', 'models/humanoid.urdf', 'schemas/problem.schema.json', ...EXAMPLES.map((f) => `examples/${f}`)]) {
       expect(paths).toContain(p);
     }
+    // the API reference (TypeDoc, written by `npm run docs` and by `prepack`), every entry's page in it
+    const api = paths.filter((p) => p.startsWith(`${API_DOCS}/`));
+    expect(api.length).toBeGreaterThan(0);
+    expect(api.some((p) => /LuInverseDynamics|index|README/.test(p))).toBe(true);
     process.stdout.write(`npm pack: ${packed.filename}, ${(packed.size / 1e6).toFixed(2)} MB packed, ${(packed.unpackedSize / 1e6).toFixed(2)} MB unpacked, ${packed.entryCount} files\n`);
   });
 

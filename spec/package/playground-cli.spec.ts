@@ -46,6 +46,13 @@ describe('sparsedyn playground (the command)', () => {
       expect(js.type).toMatch(/^text\/javascript/);
       expect(js.body.length).toBeGreaterThan(100_000); // three.js, the library and the worker, bundled
       expect((await get(url, '/playground.css')).type).toMatch(/^text\/css/);
+      // the page's icon, also where browsers look for one whatever the page says
+      expect(page.body).toContain('<link rel="icon" href="favicon.svg" type="image/svg+xml">');
+      for (const icon of ['/favicon.svg', '/favicon.ico']) {
+        const r = await get(url, icon);
+        expect(r.status, icon).toBe(200);
+        expect(r.type).toMatch(/^image\/svg\+xml/);
+      }
       expect((await get(url, '/../../package.json')).status).toBe(404);
       expect((await get(url, '/%2e%2e/%2e%2e/package.json')).status).toBe(404);
       expect((await get(url, '/missing.js')).status).toBe(404);

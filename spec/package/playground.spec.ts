@@ -1,7 +1,8 @@
 /**
  * The sensor-layout playground (dist/playground, built from web/) in headless Chromium, opened from
  * file:// with every request other than file:, blob: and data: refused. On the project's humanoid,
- * with real mouse clicks on the drawn robot:
+ * which starts standing on both soles with an F/T sensor in each ankle (well posed), then with real
+ * mouse clicks on the drawn robot, from the robot in the air with its encoders and IMU:
  *   - two load cells under the soles (contacts with unknown wrenches): ill_posed, the soles
  *     highlighted and arrows on their wrenches; the exported problem gives `sparsedyn analyze` the
  *     same verdict;
@@ -102,14 +103,23 @@ describe.skipIf(NO_BROWSER !== '' && !IN_CI)('the playground in headless Chromiu
     renameSync(`${path}.tmp`, path);
   }
 
-  it('loads from file:// with the humanoid, all its scripts bundled', async () => {
+  it('loads from file:// with the humanoid standing on both soles, an F/T sensor in each ankle, all its scripts bundled', async () => {
     await settled();
     expect(await page.inputValue('#model')).toBe('humanoid');
     expect(await text('model-name')).toMatch(/^humanoid: 30 bodies, 35 DoF/);
+    // the default layout is data/problems/humanoid-demo.json's: on the ground, not floating with no contact
+    expect(await page.$$eval('#contacts li', (ls) => ls.map((l) => l.getAttribute('data-contact')))).toEqual(['l_sole', 'r_sole']);
+    expect(await sensorNames()).toEqual(['encoders', 'imu_pelvis', 'ft_l_ankle_roll', 'ft_r_ankle_roll']);
     expect(await text('verdict')).toBe('well_posed');
-    expect(await sensorNames()).toEqual(['encoders', 'imu_pelvis']);
+    expect(await page.$$eval('link[rel="icon"]', (ls) => ls.map((l) => l.getAttribute('href')))).toEqual(['favicon.svg']);
     process.stdout.write(`playground: file:// page loaded with its first verdict in ${loadMs} ms\n`);
     await shot('1-loaded');
+    // the steps below start from the robot in the air with its encoders and IMU: the F/T sensors and contacts removed
+    for (const s of ['ft_l_ankle_roll', 'ft_r_ankle_roll']) { await page.click(`#sensors li[data-sensor="${s}"] button.x`); await settled(); }
+    for (const c of ['l_sole', 'r_sole']) { await page.click(`#contacts li[data-contact="${c}"] button.x`); await settled(); }
+    expect(await sensorNames()).toEqual(['encoders', 'imu_pelvis']);
+    expect(await page.$$eval('#contacts li', (ls) => ls.length)).toBe(0);
+    expect(await text('verdict')).toBe('well_posed');
   });
 
   it('two load cells: ill_posed, the soles highlighted with arrows on their wrenches; the CLI agrees', async () => {

@@ -92,8 +92,8 @@ describe('estimate --html', () => {
   it('writes <out>.report.html beside a file --out, self-contained (no URL loaded), with the skipped row listed', async () => {
     const r = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'est.ndjson'), '--covariance', '-q']);
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/est\.report\.html/);
-    const html = readFileSync(join(dir, 'est.report.html'), 'utf8');
+    expect(r.err).toMatch(/est\.ndjson\.report\.html/);
+    const html = readFileSync(join(dir, 'est.ndjson.report.html'), 'utf8');
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|@import/);
     expect(html).toMatch(/<td class="num">10<\/td><td>/);
     expect(html).toMatch(/id="accuracy"/);
@@ -103,20 +103,20 @@ describe('estimate --html', () => {
     let r = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'named.ndjson'), '--html', join(dir, 'plots.html'), '-q']);
     expect(r.code).toBe(3);
     expect(existsSync(join(dir, 'plots.html'))).toBe(true);
-    expect(existsSync(join(dir, 'named.report.html'))).toBe(false);
+    expect(existsSync(join(dir, 'named.ndjson.report.html'))).toBe(false);
     r = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'none.ndjson'), '--no-html', '-q']);
-    expect(existsSync(join(dir, 'none.report.html'))).toBe(false);
-    expect(existsSync(join(dir, 'none.report.md'))).toBe(true);
+    expect(existsSync(join(dir, 'none.ndjson.report.html'))).toBe(false);
+    expect(existsSync(join(dir, 'none.ndjson.report.md'))).toBe(true);
     r = await run(['estimate', DEMO, '--data', log, '--out', join(dir, 'dash.ndjson'), '--html', '-']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--html must name a file/);
     expect(existsSync(join(dir, 'dash.ndjson'))).toBe(false);
   });
 
-  it.skipIf(NO_BROWSER !== '' && !CI)('renders in headless Chromium: every chart drawn, truth and ±2σ bands, the skipped row marked, no network', () => {
+  it.skipIf(NO_BROWSER !== '' && !CI)('renders in headless Chromium: every chart drawn, truth and ±2σ bands, the skipped row marked in red, the legend in the series\' colours, no network', () => {
     if (NO_BROWSER) throw new Error(`CI: the browser check must run: ${NO_BROWSER}`);
     const shot = join(dir, 'shot.png');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/check-estimate-report.ts', join(dir, 'est.report.html'), '--screenshot', shot], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/check-estimate-report.ts', join(dir, 'est.ndjson.report.html'), '--screenshot', shot], { encoding: 'utf8', timeout: 120_000 });
     expect(r.stderr).not.toMatch(/FAIL/);
     expect(r.status, r.stderr).toBe(0);
     const found = JSON.parse(r.stdout.split('\n')[0]);
@@ -128,6 +128,12 @@ describe('estimate --html', () => {
     expect(found.skippedMarks).toBe(1);
     expect(found.skippedRows).toBe(1);
     expect(found.accuracyRows).toBe(29 + 4);
+    // the colours as Chromium draws them (computed style): a legend swatch in its series' colour, the
+    // skipped row and the condition limit red ("red vertical lines: skipped rows", the page says)
+    expect(found.colours.swatches).toBeGreaterThan(29);
+    expect(found.colours.swatch).toEqual({ asked: '#1f4e99', drawn: 'rgb(31, 78, 153)' });
+    expect(found.colours.skipped).toEqual(['rgb(209, 73, 91)']);
+    expect(found.colours.limit).toEqual(['rgb(209, 73, 91)']);
     expect(existsSync(shot)).toBe(true);
   });
 });

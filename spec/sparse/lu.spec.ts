@@ -369,7 +369,7 @@ describe('SymbolicLU JSON', () => {
   it('rejects tampered or foreign JSON', () => {
     const A = randomSparse(40, 40, 3, rng(13));
     const j = analyze(A).toJSON();
-    expect(() => SymbolicLU.fromJSON({ ...j, format: 'other' } as never)).toThrow('not a sparsedyn.SymbolicLU (version 1) object');
+    expect(() => SymbolicLU.fromJSON({ ...j, format: 'other' } as never)).toThrow('not a saved symbolic analysis (format "sparsedyn.SymbolicLU", version 1)');
     const big = j.r.findIndex((_, b) => b + 1 < j.r.length && j.r[b + 1] - j.r[b] > 3);
     const k1 = j.r[big];
     const Li = j.Li.slice();
@@ -380,6 +380,6 @@ describe('SymbolicLU JSON', () => {
     }
     const p = j.p.slice();
     [p[0], p[1]] = [p[1], p[1]];
-    expect(() => SymbolicLU.fromJSON({ ...j, p })).toThrow('SymbolicLU JSON: p is not a permutation');
+    expect(() => SymbolicLU.fromJSON({ ...j, p })).toThrow('saved symbolic analysis: p is not a permutation');
   });
 });

@@ -37,8 +37,8 @@ describe('sparsedyn study', () => {
   it('runs and reports what it wrote; the planar chain\'s load cells are structurally singular, recorded as failed points', () => {
     expect(r.err).toMatch(/\d+\/\d+/);
     expect(r.out).toMatch(/study tiny-cli: \d+ points \(\d+ failed\) in [\d.]+ s; wrote \d+ files to /);
-    expect(r.out).toMatch(/failed: chain:4:axes=z load-cells lu:auto: StructurallySingularError: .*structural rank 77 < n = 80/);
-    expect(r.out).toMatch(/failed: chain:4:axes=z load-cells dense: Error: LU matrix is singular/);
+    expect(r.out).toMatch(/failed: chain:4:axes=z load-cells lu:auto: .*structural rank 77 < n = 80/);
+    expect(r.out).toMatch(/failed: chain:4:axes=z load-cells dense: LU matrix is singular/);
     expect(r.code).toBe(1);
   });
 
@@ -87,7 +87,7 @@ describe('sparsedyn study', () => {
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...config, solvers: ['lu:fastest'] }));
     const b = await run(['study', join(dir, 'bad.json'), '--out', join(dir, 'bad')]);
     expect(b.code).toBe(2);
-    expect(b.err).toMatch(/StudyConfigError: .*bad\.json: solvers\[0\] "lu:fastest": unknown ordering "fastest"/);
+    expect(b.err).toMatch(/^sparsedyn: [^ ]*bad\.json: solvers\[0\] "lu:fastest": unknown ordering "fastest"/);
   });
 
   it('refuses to run, writing nothing, when a robot file of the study is not there', async () => {
@@ -95,7 +95,7 @@ describe('sparsedyn study', () => {
     writeFileSync(join(dir, 'absent.json'), JSON.stringify({ ...config, models: [...config.models, `${missing}+floating`] }));
     const a = await run(['study', join(dir, 'absent.json'), '--out', join(dir, 'absent')]);
     expect(a.code).toBe(2);
-    expect(a.err).toBe(`sparsedyn: StudyConfigError: ${join(dir, 'absent.json')}: the robot files of the study are not here (${missing}); nothing was run\n`);
+    expect(a.err).toBe(`sparsedyn: ${join(dir, 'absent.json')}: the robot files of the study are not here (${missing}); nothing was run\n`);
     expect(existsSync(join(dir, 'absent'))).toBe(false);
   });
 });

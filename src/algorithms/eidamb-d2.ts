@@ -19,7 +19,7 @@ import { setSTf } from '../model/subspace.ts';
 import { inertiaMulMotion, inertiaTransformToParent } from '../spatial/inertia.ts';
 import { crossForce, crossMotion } from '../spatial/motion.ts';
 import { xApplyMotion, xTransposeApplyForce, xTransposeApplyForceAdd } from '../spatial/transform.ts';
-import type { EidambDerivativesWorkspace } from './eidamb-derivatives.ts';
+import type { EidambDerivativesWorkspace } from './eidamb-derivatives-workspace.ts';
 import type { EidambWorkspace } from './eidamb.ts';
 import { crossMotionS, inertiaRate, jcalcderivForceT, rateAddInPlace, rateMulMotion } from './jcalcderiv.ts';
 

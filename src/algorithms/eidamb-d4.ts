@@ -14,7 +14,7 @@ import { setSTf } from '../model/subspace.ts';
 import { inertiaMulMotion } from '../spatial/inertia.ts';
 import { crossForce, crossMotion } from '../spatial/motion.ts';
 import { xApplyMotion, xTransposeApplyForceAdd } from '../spatial/transform.ts';
-import type { EidambDerivativesWorkspace } from './eidamb-derivatives.ts';
+import type { EidambDerivativesWorkspace } from './eidamb-derivatives-workspace.ts';
 import type { EidambWorkspace } from './eidamb.ts';
 import { crossForceS, crossMotionS, inertiaMulS } from './jcalcderiv.ts';
 

@@ -12,7 +12,7 @@
  */
 import { assemble, Bytes } from '../sparse/compiled.ts';
 import { Body, O } from '../sparse/loops.ts';
-import { sourceRegions, type SymbolicSystem } from './system.ts';
+import { sourceRegions, type GeneratedFill, type SymbolicSystem } from './system.ts';
 
 const OP = {
   end: 0x0b, localGet: 0x20, localSet: 0x21, i32Const: 0x41, f64Const: 0x44, f64Load: 0x2b, f64Store: 0x39,
@@ -23,7 +23,7 @@ const OP = {
 const BODIES_PER_FUNCTION = 16;
 
 /** The generated fill kernels of one system, bound to one WebAssembly memory. */
-export class FillCode {
+export class FillCode implements GeneratedFill {
   /** the memory the code works in (the factorization's) */
   readonly memory: WebAssembly.Memory;
   /** the source's regions (sourceRegions) */

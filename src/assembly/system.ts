@@ -17,7 +17,6 @@ import { Flops } from '../spatial/flops.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { compress } from '../sparse/compress.ts';
 import type { CscMatrix } from '../sparse/csc.ts';
-import type { FillCode } from './fill-code.ts';
 import { inertiaPattern, transformPattern } from './patterns.ts';
 import { FORCE_COMPONENTS, MOTION_COMPONENTS, VariableLayout, type VariableKind } from './variables.ts';
 
@@ -325,13 +324,31 @@ export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<n
 }
 
 /**
+ * What fillSourceCompiled needs of the generated fill kernels (FillCode, fill-code.ts, which
+ * implements it; declared here so that this file imports nothing of the code generator).
+ */
+export interface GeneratedFill {
+  /** the source's regions (sourceRegions) */
+  readonly regions: ReturnType<typeof sourceRegions>;
+  /** the bodies hanging from the fixed world (their b(3a) = ⁱX_0 a_0 is the JavaScript side's) */
+  readonly roots: Int32Array;
+  /** flops of the fill the code stands for, without and with q̇ */
+  readonly mul: number;
+  readonly add: number;
+  readonly mulWithVelocity: number;
+  readonly addWithVelocity: number;
+  /** runs the generated fill (with q̇: c_i and ν_i too) */
+  run(withVelocity: boolean): void;
+}
+
+/**
  * fillSource with the generated fill kernels (FillCode, in the compiled factorization's memory):
  * the kinematics (ⁱX_λ, v_i, c_i) and the known inputs are copied in whole into the source's
  * regions (sourceRegions), and the code computes −E r× there and the rest of b (c_i, ν_i, the
  * zero rows, −y) into `b`, the factorization's right-hand side buffer, which receives all of b
  * (vals.b is not written). Same values bit for bit, same flops.
  */
-export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: FillCode, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
+export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: GeneratedFill, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
   const sys = vals.sys, kin = vals.kin, fl = vals.flops;
   forwardKinematics(kin, q, qd);
   // the kinematics and the known inputs, one copy each, where the generated code reads them

@@ -4,11 +4,15 @@
  * be driven from tests.
  */
 import { Command, CommanderError } from 'commander';
-import { registerCommands, type CliState } from './commands/index.ts';
-import { guardStreams } from './output.ts';
+import { registerCommands } from './commands/index.ts';
+import type { CliState } from './state.ts';
+import { armSignals, guardStreams, releaseSignals } from './output.ts';
 
-export async function main(argv: string[]): Promise<number> {
-  guardStreams();
+/**
+ * The command line's definition: the program, its global options and every command registered
+ * (nothing parsed, nothing run). `main` runs it; the guide's command reference is generated from it.
+ */
+export function createProgram(state: CliState): Command {
   const program = new Command();
   program
     .name('sparsedyn')
@@ -17,20 +21,60 @@ export async function main(argv: string[]): Promise<number> {
     .option('-q, --quiet', 'no warnings, notes or progress on standard error (errors and summaries still print)')
     .exitOverride()
     .showHelpAfterError();
-  const state: CliState = { exitCode: 0 };
   program.hook('preAction', () => { state.quiet = program.opts().quiet === true; });
   registerCommands(program, state);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  guardStreams();
+  // Ctrl-C or SIGTERM during the run: its temporary files removed, one line saying that it was interrupted
+  armSignals();
+  const state: CliState = { exitCode: 0 };
+  const program = createProgram(state);
   try {
     await program.parseAsync(argv);
   } catch (err) {
+    releaseSignals();
     if (err instanceof CommanderError) {
       // --help and --version end through here with exit code 0.
       return err.exitCode;
     }
-    const message = err instanceof Error ? err.message : String(err);
-    const name = err instanceof Error ? err.name : 'Error';
-    process.stderr.write(`sparsedyn: ${name}: ${message}\n`);
+    process.stderr.write(`sparsedyn: ${errorMessage(err)}\n`);
     return 2;
   }
+  releaseSignals();
   return state.exitCode;
+}
+
+/** V8's own RangeErrors, never a value the user gave: memory that could not be had, and a runaway recursion (a bug) */
+const OUT_OF_MEMORY = /^(Array buffer allocation failed|Invalid (typed )?array length|Invalid string length)/;
+const RECURSION = /^Maximum call stack size exceeded/;
+
+/** Words for the file system's error codes. */
+const SYSTEM_WORDS: Record<string, string> = {
+  ENOENT: 'no such file or folder', EACCES: 'permission denied', EPERM: 'operation not permitted', EISDIR: 'is a folder',
+  ENOTDIR: 'a part of the path is not a folder', EROFS: 'read-only file system', ENOSPC: 'no space left on the device', EEXIST: 'already exists',
+};
+
+/**
+ * The line a failed run prints after `sparsedyn: `: the error's message in the user's words, never a
+ * JavaScript class name or a stack. The errors sparsedyn throws on purpose carry their message as
+ * it is; a file system error says which file and what happened; an error that only a bug can cause
+ * (TypeError, ReferenceError, an engine limit, a message marked "internal") says so, in words.
+ */
+export function errorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return `internal error (a bug in sparsedyn; please report it with the command that caused it): ${String(err)}`;
+  const sys = err as NodeJS.ErrnoException;
+  if (typeof sys.code === 'string' && typeof sys.syscall === 'string') {
+    const words = SYSTEM_WORDS[sys.code] ?? sys.code;
+    return sys.path !== undefined ? `${sys.path}: ${words}` : `${sys.syscall}: ${words}`;
+  }
+  if (err instanceof RangeError && OUT_OF_MEMORY.test(err.message)) {
+    return `out of memory (${err.message}): the model or the input is too large for this machine`;
+  }
+  const bug = err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError || err instanceof EvalError
+    || (err instanceof RangeError && RECURSION.test(err.message)) || /^internal( error)?:/.test(err.message);
+  if (bug) return `internal error (a bug in sparsedyn; please report it with the command that caused it): ${err.message.replace(/^internal( error)?:\s*/, '')}`;
+  return err.message;
 }

@@ -5,11 +5,11 @@
  * and a failed or interrupted run (SIGINT, SIGTERM) leaves no partial file under the final name;
  * a model's warnings printed once on stderr (unless --quiet) and carried in JSON output.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { accessSync, closeSync, constants, existsSync, fchmodSync, fchownSync, fstatSync, mkdirSync, openSync, realpathSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Model } from '../model/model.ts';
 import type { ModelWarning } from '../model/warnings.ts';
-import type { CliState } from './commands/index.ts';
+import type { CliState } from './state.ts';
 
 // ---------------------------------------------------------------- stdout, stderr, closed pipes
 
@@ -30,8 +30,12 @@ export function guardStreams(): void {
   process.stderr.on('error', () => { /* nothing left to report to */ });
 }
 
+/** whether this run has written data on stdout (an interrupted run says that it stops there) */
+let wroteData = false;
+
 /** Data for stdout (the only thing a command writes there). */
 export function printData(text: string): void {
+  wroteData = true;
   process.stdout.write(text);
 }
 
@@ -132,34 +136,70 @@ export function checkInputFile(what: string, path: string): void {
 
 /** temporary files of unfinished outputs, removed on failure, on SIGINT/SIGTERM and on a closed stdout */
 const pending = new Set<string>();
+
+/**
+ * An interrupted run (Ctrl-C: SIGINT, or SIGTERM): the temporary files removed, one line saying
+ * so and what was (not) written, exit code 128 + the signal's number (130, 143).
+ */
 const onSignal = (signal: NodeJS.Signals): void => {
+  const files = pending.size > 0;
   removePending();
+  const what = signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `stopped (${signal})`;
+  const written = wroteData ? 'the data on standard output stops where the run did; no file was written' : `nothing was written${files ? ' (the output files are as they were)' : ''}`;
+  process.stderr.write(`sparsedyn: ${what}: ${written}\n`);
   process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
 };
+
+/**
+ * For the length of a run (main): SIGINT and SIGTERM end it through `onSignal`. A command that
+ * stops on them by design (the playground's server) calls `releaseSignals()`.
+ */
+export function armSignals(): void {
+  wroteData = false;
+  releaseSignals();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+/** SIGINT and SIGTERM left to the command (or to Node's default) again. */
+export function releaseSignals(): void {
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}
 
 function removePending(): void {
   for (const p of pending) {
     try { unlinkSync(p); } catch { /* already gone */ }
   }
   pending.clear();
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  for (const [outer, inner] of madeFolders) removeMadeFolders(outer, inner);
+}
+
+/** folders made for outputs not yet written (removed with their temporary files): the outermost made → the output's folder */
+const madeFolders = new Map<string, string>();
+
+/** Remove the folders made, from the output's folder `inner` up to `outer`, those left empty only. */
+function removeMadeFolders(outer: string, inner: string): void {
+  madeFolders.delete(outer);
+  const chain: string[] = [];
+  for (let d = inner; d.length >= outer.length; d = dirname(d)) { chain.push(d); if (d === outer || dirname(d) === d) break; }
+  for (const d of chain) {
+    try { rmdirSync(d); } catch { return; /* not empty (another output is in it) or gone */ }
+  }
+}
+
+/** A path as the user would write it: relative to the working folder when inside it. */
+function relativeName(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r !== '' && !r.startsWith('..') && !isAbsolute(r) ? `${r}/` : `${p}/`;
 }
 
 function track(tmp: string): void {
-  if (pending.size === 0) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
   pending.add(tmp);
 }
 
 function untrack(tmp: string): void {
   pending.delete(tmp);
-  if (pending.size === 0) {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
 }
 
 let counter = 0;
@@ -167,7 +207,11 @@ let counter = 0;
 /**
  * A file written under a temporary name beside its final one (`.NAME.<pid>.<n>.tmp`), renamed
  * over the final name by `commit()`; `abort()` removes it. A symbolic link at the final name is
- * followed: its target is replaced, the link stays.
+ * followed: its target is replaced, the link stays. Folders of the path that do not exist are made
+ * and, once the file is there, named in a note on stderr (`note: made the folder out/ for
+ * out/est.ndjson`); a failed run removes them again. As a careful Unix tool does, an existing file
+ * that is read-only is refused, never replaced, and an existing file replaced keeps its mode, and its
+ * owner where the system allows (else a note says whose the new file is).
  */
 export class AtomicFile {
   readonly target: string;
@@ -177,15 +221,30 @@ export class AtomicFile {
   private size = 0;
   private done = false;
 
+  /** the mode and owner of the file the final name holds now, kept by the new one */
+  private readonly keep: { mode: number; uid: number; gid: number } | null = null;
+  /** the outermost folder this file made (said at commit, removed at abort), or null */
+  private readonly made: string | null = null;
+
   constructor(readonly path: string) {
     this.target = finalTarget(path);
     const dir = dirname(this.target);
+    if (existsSync(dir) && !statSync(dir).isDirectory()) throw new FileError(`cannot write ${path}: ${dirname(path)} is not a folder`);
     try {
-      mkdirSync(dir, { recursive: true });
+      this.made = mkdirSync(dir, { recursive: true }) ?? null;
     } catch (e) {
-      throw new FileError(`cannot create the folder ${dir} for ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new FileError(`cannot make the folder ${dirname(path)} for ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-    if (existsSync(this.target) && statSync(this.target).isDirectory()) throw new FileError(`${path} is a folder`);
+    if (this.made !== null) madeFolders.set(this.made, dir);
+    const old = existsSync(this.target) ? statSync(this.target) : null;
+    if (old?.isDirectory()) throw new FileError(`${path} is a folder`);
+    if (old?.isFile()) {
+      // read-only (no write permission for anyone, or none for this user): left alone, as cp and shell redirections leave it
+      let writable = (old.mode & 0o222) !== 0;
+      if (writable) { try { accessSync(this.target, constants.W_OK); } catch { writable = false; } }
+      if (!writable) throw new FileError(`${path} is read-only (mode ${(old.mode & 0o777).toString(8).padStart(4, '0')}): refusing to replace it; make it writable (chmod u+w ${path}) or write another file`);
+      this.keep = { mode: old.mode & 0o7777, uid: old.uid, gid: old.gid };
+    }
     this.tmp = join(dir, `.${basename(this.target)}.${process.pid}.${++counter}.tmp`);
     try {
       this.fd = openSync(this.tmp, 'wx');
@@ -214,14 +273,29 @@ export class AtomicFile {
     this.size = 0;
   }
 
-  /** Everything written: rename over the final name. */
+  /** Everything written: rename over the final name (keeping the mode and owner of the file it replaces). */
   commit(): void {
     if (this.done) return;
     this.flush();
+    if (this.keep !== null) {
+      fchmodSync(this.fd, this.keep.mode);
+      const st = fstatSync(this.fd);
+      if (st.uid !== this.keep.uid || st.gid !== this.keep.gid) {
+        try {
+          fchownSync(this.fd, this.keep.uid, this.keep.gid);
+        } catch {
+          printMessage(`note: ${this.path} was owned by user ${this.keep.uid} (group ${this.keep.gid}); the new file is owned by user ${st.uid}, who wrote it (only the system administrator can give a file away)`);
+        }
+      }
+    }
     closeSync(this.fd);
     renameSync(this.tmp, this.target);
     this.done = true;
     untrack(this.tmp);
+    if (this.made !== null) {
+      madeFolders.delete(this.made);
+      printMessage(`note: made the folder ${relativeName(this.made)} for ${this.path}`);
+    }
   }
 
   /** The run failed: remove the temporary file, leave the final name as it was. */
@@ -231,6 +305,7 @@ export class AtomicFile {
     try { closeSync(this.fd); } catch { /* closed */ }
     try { unlinkSync(this.tmp); } catch { /* gone */ }
     untrack(this.tmp);
+    if (this.made !== null) removeMadeFolders(this.made, dirname(this.target));
   }
 }
 
@@ -284,7 +359,7 @@ export function openDataSink(path: string): DataSink {
     return {
       name: path === '-' ? 'standard output' : path,
       write: (t) => {
-        if (typeof t !== 'string') { flush(); process.stdout.write(Buffer.from(t)); return; }
+        if (typeof t !== 'string') { flush(); wroteData = true; process.stdout.write(Buffer.from(t)); return; }
         buf.push(t); size += t.length; if (size >= 1 << 14) flush();
       },
       commit: flush,

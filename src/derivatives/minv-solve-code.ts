@@ -17,7 +17,22 @@ import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
 import type { Model } from '../model/model.ts';
 import type { Flops } from '../spatial/flops.ts';
-import type { ArticulatedFactorWorld, MinvSolveWorkspace } from './minv-solve.ts';
+
+/**
+ * What the generated passes read of the workspace (MinvSolveWorkspace, minv-solve.ts, has these):
+ * the buffers p_i / a_i per body (shared buffers are the same array) and the end of each subtree's
+ * columns. Declared here so that this file imports nothing of minv-solve.ts, which imports it.
+ */
+export interface MinvSolveLayout {
+  readonly pa: readonly (Float64Array | null)[];
+  readonly ivEnd: Int32Array;
+}
+
+/** What a call reads of the factorization (ArticulatedFactorWorld, minv-solve.ts): D_i⁻¹ and U_i D_i⁻¹ per body. */
+export interface MinvSolveFactors {
+  readonly Dinv: readonly Float64Array[];
+  readonly UD: readonly Float64Array[];
+}
 
 /** largest nv for which the code is generated (its size grows with nv · nb) */
 export const MINV_CODE_LIMIT = 400;
@@ -93,7 +108,7 @@ export class MinvSolveCode {
   }
 
   /** The code for this model and workspace, or null (a joint with ni ≠ 1, nv above MINV_CODE_LIMIT, no WebAssembly SIMD). */
-  static create(model: Model, ws: MinvSolveWorkspace): MinvSolveCode | null {
+  static create(model: Model, ws: MinvSolveLayout): MinvSolveCode | null {
     const nv = model.nv, nb = model.nb;
     if (!canCompile() || nv > MINV_CODE_LIMIT || nb === 0) return null;
     for (let i = 0; i < nb; i++) if (model.nvi[i] !== 1) return null;
@@ -223,7 +238,7 @@ export class MinvSolveCode {
   }
 
   /** X = −M⁻¹ B, or M⁻¹ for B = null, as negMinvSolve (same bits, same counts). Allocation free. */
-  run(fac: ArticulatedFactorWorld, J: Float64Array, B: Float64Array | null, X: Float64Array, fl: Flops): void {
+  run(fac: MinvSolveFactors, J: Float64Array, B: Float64Array | null, X: Float64Array, fl: Flops): void {
     const model = this.model, nv = model.nv, nb = model.nb, C = this.C;
     const Jm = this.J;
     if (J.length === Jm.length) Jm.set(J);

@@ -68,11 +68,18 @@ export interface AnalysisReport {
   notes: string[];
 }
 
+/**
+ * The configurations a verdict is judged on, by `sparsedyn analyze` and by `estimate` (each sensor
+ * layout and contact mode it meets) alike: random ones, and special ones (joint values at multiples
+ * of π/2) besides the neutral one; 7 in all.
+ */
+export const ANALYSIS_CONFIGURATIONS: Readonly<{ random: number; special: number }> = { random: 3, special: 3 };
+
 /** Options of `analyzeProblem`: how many configurations to try, the seed and the rank tolerance. */
 export interface AnalysisOptions {
-  /** random configurations (default 3) */
+  /** random configurations (default ANALYSIS_CONFIGURATIONS.random, 3) */
   random?: number;
-  /** special configurations besides the neutral one (default 3) */
+  /** special configurations besides the neutral one (default ANALYSIS_CONFIGURATIONS.special, 3) */
   special?: number;
   seed?: number;
   /** relative singular-value threshold after equilibration (default 1e-9) */
@@ -515,7 +522,7 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
   const dm = dmperm(sys.pattern);
   const red = reduction(es);
   const reducer = new Reducer(es, red, new SparseSolver(red.idSys), new SystemValues(sys));
-  const configs = trialConfigurations(model, opts.random ?? 3, opts.special ?? 3, opts.seed ?? 1);
+  const configs = trialConfigurations(model, opts.random ?? ANALYSIS_CONFIGURATIONS.random, opts.special ?? ANALYSIS_CONFIGURATIONS.special, opts.seed ?? 1);
   const nFixed = sys.n - red.zCols.length;
   const results: ConfigurationResult[] = [];
   const trials: { t: Trial; kind: string }[] = [];
@@ -541,8 +548,15 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
   const redundant: string[] = [];
   if (opts.redundancy !== false && verdict !== 'ill_posed') {
     const rowIndex = new Map(red.gRows.map((r, k) => [r, k]));
+    // a sensor measuring what another measures (same type, joints or link, origin, components) is
+    // redundant without a rank: its twin's rows stay. Only one sensor of each kind is tested, so that
+    // a problem of many identical sensors costs what one of them costs (1,500: 70 s → 0.5 s)
+    const what = (x: (typeof es.sensors)[number]): string => { const o = x.spec; return JSON.stringify([o.type, o.joints, o.joint, o.link, o.origin, o.components, o.measure_direction]); };
+    const twins = new Map<string, number>();
+    for (const s of es.sensors) if (s.block >= 0) twins.set(what(s), (twins.get(what(s)) ?? 0) + 1);
     for (const s of es.sensors) {
       if (s.block < 0) continue;
+      if (twins.get(what(s))! > 1) { redundant.push(s.spec.name); continue; }
       const r0 = sys.blockRow0[s.block], nr = sys.blocks[s.block].rowNames.length;
       const keep = new Uint8Array(red.gRows.length).fill(1);
       for (let r = r0; r < r0 + nr; r++) keep[rowIndex.get(r)!] = 0;

@@ -146,6 +146,11 @@ export interface BadDataResult {
    * readings
    */
   alternatives?: string[];
+  /**
+   * the test could not be computed: J or a sensor's score is not finite (readings near the end of
+   * double precision, e.g. 1e152, whose squares overflow); the sample is skipped with this reason
+   */
+  notFinite?: true;
 }
 
 
@@ -257,6 +262,7 @@ export class BadDataDetector {
     let J = 0;
     for (let t = 0; t < this.rows.length; t++) { const r = this.rows[t]; J += (e[r] * e[r]) / V[r]; }
     const out: BadDataResult = { chi2: J, threshold: this.threshold, detected: this.dof > 0 && J > this.threshold };
+    if (!Number.isFinite(J)) return { ...out, detected: false, notFinite: true };
     if (!out.detected || this.checkRows.length === 0) return out;
     this.est.residualVarianceDiag(this.checkRows, this.omega, this.work);
     let best = -1, bestVal = -1;
@@ -304,6 +310,7 @@ export class BadDataDetector {
       scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr });
     }
     if (scores.length === 0) return out;
+    if (!scores.every((x) => Number.isFinite(x.score))) return { ...out, notFinite: true };
     const top = Math.max(...scores.map((x) => x.score));
     const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.lnr - a.lnr);
     out.suspect = close[0].sensor;

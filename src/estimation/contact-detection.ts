@@ -20,7 +20,7 @@
  *   const detector = ContactDetector.of(es); // null: the problem detects no contact
  *   for (const s of samples) detector?.next(s); // s.contacts set when the row names none
  */
-import type { Sample } from '../io/log.ts';
+import type { Sample } from './sample.ts';
 import { contactRule, type ContactRule, type ProblemFile } from './problem.ts';
 import type { EstimationSystem } from './setup.ts';
 

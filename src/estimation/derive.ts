@@ -20,7 +20,7 @@
  * sample gets the same derivatives. A causal fit (no look-ahead) would have a larger noise gain
  * and follow the motion with a lag; it is not offered (see the guide).
  */
-import type { LogError, Sample } from '../io/log.ts';
+import type { LogError, Sample } from './sample.ts';
 import { LocalPolyFit, noiseGain, windowSamples } from './differentiate.ts';
 import { DIFFERENTIATION_DEFAULTS, ProblemError, type DifferentiationSpec, type ProblemFile, type SensorSpec } from './problem.ts';
 import { sensorJoints, type EstimationSystem } from './setup.ts';

@@ -7,7 +7,7 @@
  * before costs no new analysis, even after its layout left the cache (it is rebuilt from that JSON).
  * Gyroscopes add no equation: they are in every layout.
  */
-import { analyzeDataAlone, analyzeProblem, type AnalysisReport } from './analysis.ts';
+import { ANALYSIS_CONFIGURATIONS, analyzeDataAlone, analyzeProblem, type AnalysisReport } from './analysis.ts';
 import { BadDataDetector, type BadDataCalibration } from './bad-data.ts';
 import { EstimateConditioning, type ConditioningCalibration } from './conditioning.ts';
 import { SymbolicLU, type SymbolicLUJSON } from '../sparse/symbolic.ts';
@@ -211,10 +211,11 @@ export class LayoutCache {
     const given = this.offline.get(key);
     if (!given && this.opts.givenOnly) throw new Error(`internal: the layout ${key} was not given its offline work`);
     if (!given) this.analyses++;
-    const analysis = given ? given.analysis : analyzeProblem(es, { random: 2, special: 0, redundancy: false });
+    // judged on the configurations `sparsedyn analyze` tries, so that both give one verdict
+    const analysis = given ? given.analysis : analyzeProblem(es, { ...ANALYSIS_CONFIGURATIONS, redundancy: false });
     let priorOnly: string[] = given?.priorOnly ?? [], priorOnlyUnknowns: string[] = given?.priorOnlyUnknowns ?? [];
     if (!given && es.priors.length > 0) {
-      const data = analyzeDataAlone(es, { random: 2, special: 0, redundancy: false });
+      const data = analyzeDataAlone(es, { ...ANALYSIS_CONFIGURATIONS, redundancy: false });
       priorOnly = data.unobservable;
       priorOnlyUnknowns = data.undetermined;
     }

@@ -12,21 +12,9 @@ import { xApplyForce } from '../spatial/transform.ts';
 import type { Estimator } from './estimator.ts';
 import type { EstimationSystem } from './setup.ts';
 import { clearTruthNotes, truthNotes, type ReportSlots, type TruthNotes } from './report-values.ts';
+import type { NamedEstimate, Wrench } from './named-estimate.ts';
 
-/** A wrench as torque and force, 3 numbers each. */
-export interface Wrench { torque: number[]; force: number[] }
-
-/** One estimated sample by name: what `sparsedyn estimate` writes per sample. */
-export interface NamedEstimate {
-  tau: Record<string, number | number[]>;
-  qdd: Record<string, number | number[]>;
-  contact_wrenches: Record<string, Wrench>;
-  joint_wrenches: Record<string, Wrench>;
-  /** per sensor: root mean square of (reading residual / standard deviation) */
-  residuals: Record<string, number>;
-  /** standard deviation of each estimated joint torque (on request; square and redundant layouts) */
-  tau_std?: Record<string, number | number[]>;
-}
+export type { NamedEstimate, Wrench } from './named-estimate.ts';
 
 const fl = new Flops();
 /** a model's moving joints, listed once per model (namedEstimate runs once per sample) */
@@ -190,8 +178,10 @@ export interface AccuracyRow {
   samples: number;
   rmse: number;
   max_error: number;
-  /** max error over the largest |truth| of that quantity in the run (absolute error when the truth is all zero) */
-  max_rel_error: number;
+  /** the largest |truth| of that quantity in the run */
+  max_truth: number;
+  /** max error over max_truth; null when the truth is 0 throughout (no relative figure: max_error is the one) */
+  max_rel_error: number | null;
 }
 
 /**
@@ -288,7 +278,7 @@ export class TruthComparison {
 }
 
 function row(name: string, unit: string, s: ErrorStats): AccuracyRow {
-  return { name, unit, samples: s.n, rmse: Math.sqrt(s.sse / s.n), max_error: s.maxErr, max_rel_error: s.maxTruth > 0 ? s.maxErr / s.maxTruth : s.maxErr };
+  return { name, unit, samples: s.n, rmse: Math.sqrt(s.sse / s.n), max_error: s.maxErr, max_truth: s.maxTruth, max_rel_error: s.maxTruth > 0 ? s.maxErr / s.maxTruth : null };
 }
 
 /** Largest relative errors of τ and of the contact wrenches against a truth object, when it has them. */

@@ -4,7 +4,8 @@
  * offending item; it does no I/O (problem-file.ts reads files and builds the model).
  */
 
-import { JsonTextError, parseJsonText } from '../io/json-text.ts';
+import { clipMessage } from '../model/warnings.ts';
+import { describeValue, JsonTextError, parseJsonText } from '../io/json-text.ts';
 import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
 import { MAX_FIT_ORDER } from './differentiate.ts';
 
@@ -178,6 +179,7 @@ export const DIFFERENTIATION_DEFAULTS = { order: 3, bandwidth: 10, gapPeriods: 2
 /** A problem file that does not follow the schema; the message names the field or item. */
 export class ProblemError extends Error {
   override name = 'ProblemError';
+  constructor(message: string) { super(clipMessage(message)); }
 }
 
 function componentsOf(type: SensorType): readonly string[] {
@@ -226,7 +228,7 @@ function parseRange(x: unknown, where: string): number | [number, number] {
     return x;
   }
   if (!Array.isArray(x) || x.length !== 2 || !x.every((e) => typeof e === 'number' && Number.isFinite(e))) {
-    throw new ProblemError(`${where}: "range" must be a positive number (the largest |reading| of each component) or [min, max], got ${JSON.stringify(x)}`);
+    throw new ProblemError(`${where}: "range" must be a positive number (the largest |reading| of each component) or [min, max], got ${describeValue(x)}`);
   }
   if (!(x[0] < x[1])) throw new ProblemError(`${where}: "range" [${x[0]}, ${x[1]}] must have min < max`);
   return [x[0], x[1]];
@@ -300,7 +302,7 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
     if (names.has(o.name)) throw new ProblemError(`${where} is defined twice`);
     names.add(o.name);
     for (const key of Object.keys(o)) if (!SENSOR_FIELDS.includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected ${SENSOR_FIELDS.join(', ')})`);
-    if (!SENSOR_TYPES.includes(o.type as SensorType)) throw new ProblemError(`${where}: unknown type "${String(o.type)}" (expected ${SENSOR_TYPES.join(', ')})`);
+    if (!SENSOR_TYPES.includes(o.type as SensorType)) throw new ProblemError(`${where}: unknown type ${describeValue(o.type)} (expected ${SENSOR_TYPES.join(', ')})`);
     const type = o.type as SensorType;
     const variance = o.variance === undefined ? 1 : o.variance;
     if (typeof variance !== 'number' || !(variance > 0) || !Number.isFinite(variance)) throw new ProblemError(`${where}: "variance" must be a positive number`);
@@ -382,9 +384,9 @@ export function parseProblem(text: string, file = 'problem'): ProblemFile {
       for (const key of Object.keys(o)) if (!fields.includes(key)) throw new ProblemError(`${where}: unknown field "${key}" (expected ${fields.join(', ')})`);
       const contact = contactList([o.contact], `${where}: "contact"`)[0];
       const sensor = sensors.find((x) => x.name === o.sensor);
-      if (!sensor || (sensor.type !== 'force_torque' && sensor.type !== 'external_wrench')) throw new ProblemError(`${where}: "sensor" must name a force_torque or external_wrench sensor of the problem (got ${JSON.stringify(o.sensor)})`);
+      if (!sensor || (sensor.type !== 'force_torque' && sensor.type !== 'external_wrench')) throw new ProblemError(`${where}: "sensor" must name a force_torque or external_wrench sensor of the problem (got ${describeValue(o.sensor)})`);
       const component = o.component ?? 'norm';
-      if (!CONTACT_FORCE_COMPONENTS.includes(component as ContactForceComponent)) throw new ProblemError(`${where}: "component" must be ${CONTACT_FORCE_COMPONENTS.map((c) => `"${c}"`).join(', ')} (got ${JSON.stringify(o.component)})`);
+      if (!CONTACT_FORCE_COMPONENTS.includes(component as ContactForceComponent)) throw new ProblemError(`${where}: "component" must be ${CONTACT_FORCE_COMPONENTS.map((c) => `"${c}"`).join(', ')} (got ${describeValue(o.component)})`);
       const needs = component === 'norm' ? ['fx', 'fy', 'fz'] : ['fz'];
       if (!needs.every((c) => sensor.components.includes(c))) throw new ProblemError(`${where}: sensor "${sensor.name}" must measure ${component === 'norm' ? 'fx, fy and fz (or give "component": "fz")' : 'fz'}`);
       const d: ContactDetection = { contact, sensor: sensor.name };

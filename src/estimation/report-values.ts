@@ -12,7 +12,7 @@
  * lists of 3); names the estimate does not have and entries of another shape are noted, by name.
  */
 import type { Model } from '../model/model.ts';
-import type { NamedEstimate, Wrench } from './outputs.ts';
+import type { NamedEstimate, Wrench } from './named-estimate.ts';
 
 /** What a sample's truth held that the reports cannot use, in the order met. */
 export interface TruthNotes {

@@ -5,10 +5,12 @@
  * the section's shape only; the names are checked against the estimation system when a recording
  * is opened (src/io/mcap-log.ts), after the URDF's sensors have been added. No I/O here.
  */
+import { clipMessage } from '../model/warnings.ts';
 
 /** A `ros` section that does not follow the schema (problem.ts turns it into a ProblemError). */
 export class RosMappingError extends Error {
   override name = 'RosMappingError';
+  constructor(message: string) { super(clipMessage(message)); }
 }
 const ProblemError = RosMappingError;
 

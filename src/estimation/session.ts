@@ -27,7 +27,7 @@ import { flatten, namedEstimate, TruthComparison, type NamedEstimate } from './o
 import { ReportSlots } from './report-values.ts';
 import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
-import { BASE_CSV, type Sample } from '../io/log.ts';
+import { BASE_CSV, type Sample } from './sample.ts';
 import { closestName } from '../io/names.ts';
 import { PlausibilityCheck, type Implausible, type PlausibilityOptions } from './plausibility.ts';
 import { SingularPivotError } from '../sparse/errors.ts';
@@ -434,6 +434,7 @@ export class EstimationSession {
     let bad: BadDataResult | undefined;
     if (layout.badData) {
       bad = layout.badData.test();
+      if (bad.notFinite) return skip(`the bad-data test is not finite: the inputs are out of range (${largestInput(s, this.es.model)})`);
       st.badDataTested++;
       if (bad.detected) {
         st.badDataDetected++;

@@ -2,16 +2,20 @@
  * JSON files a user writes (problem files, state and inputs files, study configurations, reference
  * files): parsed by JSON.parse, and on a syntax error one line `FILE:LINE:COLUMN: not valid JSON:
  * <reason>`. Where JSON.parse gives no position (Node 20's "Unexpected token" messages, which
- * instead quote the text, over several lines for a multi-line file), jsonc-parser, in strict JSON
- * mode (no comments, no trailing commas), gives the offset of the first error and its kind.
+ * instead quote the text, over several lines for a multi-line file), json-locate.ts (jsonc-parser's
+ * scanner and descent in strict JSON: no comments, no trailing commas) gives the offset of the first
+ * error and its kind.
  * Browser-safe.
  */
-import { parse as parseJsonc, ParseErrorCode, type ParseError } from 'jsonc-parser';
+import { parse as parseJsonc, ParseErrorCode, type ParseError } from './json-locate.ts';
+import { clipMessage } from '../model/warnings.ts';
+
+export { clipMessage, MESSAGE_LIMIT } from '../model/warnings.ts';
 
 /** A JSON syntax error in a named file, at a line and column (1-based). */
 export class JsonTextError extends Error {
   constructor(readonly file: string, readonly line: number, readonly column: number, readonly reason: string) {
-    super(`${file}:${line}:${column}: not valid JSON: ${reason}`);
+    super(clipMessage(`${file}:${line}:${column}: not valid JSON: ${reason}`));
     this.name = 'JsonTextError';
   }
 }
@@ -59,6 +63,51 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
+/** Characters of a user's text that a message quotes at most (a longer one is shortened, its length given). */
+export const QUOTE_LIMIT = 60;
+
+/** `"text"` as JSON quotes it, shortened past QUOTE_LIMIT characters: `"abc…" (10,000,000 characters)`. */
+export function quoteText(s: string): string {
+  if (s.length <= QUOTE_LIMIT) return JSON.stringify(s);
+  return `${JSON.stringify(s.slice(0, QUOTE_LIMIT))}… (${s.length.toLocaleString('en-US')} characters)`.replace(/"…/, '…"');
+}
+
+/**
+ * A JSON value as a message shows it: a number or a literal as written, a string quoted (shortened
+ * by quoteText), a list or an object by its kind and size (never stringified: it may nest thousands
+ * of levels deep or hold megabytes).
+ */
+export function describeValue(x: unknown): string {
+  if (x === undefined) return 'missing';
+  if (typeof x === 'string') return quoteText(x);
+  if (x === null || typeof x === 'number' || typeof x === 'boolean') return String(x);
+  if (Array.isArray(x)) return x.length === 0 ? 'an empty list' : `a list of ${x.length}`;
+  if (typeof x === 'object') return 'an object';
+  return typeof x;
+}
+
+/** Nesting of JSON text beyond which the syntax error locator does not recurse (it would overflow the stack). */
+export const JSON_LOCATOR_DEPTH = 500;
+
+/** The offset where `text` first nests deeper than `limit` brackets (strings skipped), or -1. */
+function tooDeepAt(text: string, limit: number): number {
+  let depth = 0;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 34) {
+      // a string: skip to its closing quote (escapes skipped)
+      for (k++; k < text.length; k++) {
+        const d = text.charCodeAt(k);
+        if (d === 92) k++;
+        else if (d === 34 || d === 10 || d === 13) break; // (a line break ends a string for jsonc-parser too)
+      }
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return k;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return -1;
+}
+
 /**
  * The error of JSON text that JSON.parse refused with `message`: at JSON.parse's position when it
  * gives one (exact, also inside strings), else at jsonc-parser's first error.
@@ -69,7 +118,13 @@ export function jsonTextError(file: string, text: string, message: string): Json
   const pos = /at position (\d+)/.exec(v8);
   const v8Reason = v8.replace(/\s*\(line \d+ column \d+\)/, '').replace(/\s*in JSON at position \d+/, '').replace(/^JSON\.parse: /, '');
   const errors: ParseError[] = [];
-  parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
+  const deep = tooDeepAt(text, JSON_LOCATOR_DEPTH);
+  if (deep >= 0 && !lc && !pos) {
+    // jsonc-parser recurses once per level: past the limit, the error is told where the nesting gets too deep
+    const { line, column } = lineColumn(text, deep);
+    return new JsonTextError(file, line, column, `nested more than ${JSON_LOCATOR_DEPTH} levels deep, with a syntax error further on`);
+  }
+  if (deep < 0) parseJsonc(text, errors, { allowTrailingComma: false, disallowComments: true, allowEmptyContent: false });
   const first = errors.length ? errors.reduce((a, b) => (b.offset < a.offset ? b : a)) : null;
   // JSON.parse's position, with jsonc-parser's reason when it finds the error there (the same words for every engine)
   if (lc) return new JsonTextError(file, Number(lc[1]), Number(lc[2]), v8Reason);

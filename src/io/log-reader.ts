@@ -11,6 +11,7 @@
  */
 import { parse } from 'csv-parse';
 import { isMcap } from './mcap-log.ts';
+import { clipMessage } from '../model/warnings.ts';
 
 /** The text formats of a sensor log (a ROS 2 recording, MCAP, is told by its magic bytes). */
 export type LogFormat = 'ndjson' | 'csv';
@@ -174,7 +175,7 @@ async function* csvRows(chunks: AsyncIterable<string>, lineOffset = 0): AsyncGen
   parser.on('skip', (err: Error & { lines?: number }) => {
     // csv-parse numbers the lines it was given: the log's lines before them are added
     const message = lineOffset ? err.message.replace(/\bat line (\d+)/g, (_m, n: string) => `at line ${Number(n) + lineOffset}`) : err.message;
-    skipped.push({ kind: 'error', line: (err.lines ?? 0) + lineOffset, message: `not valid CSV: ${message.replace(/^Invalid /, 'invalid ')}` });
+    skipped.push({ kind: 'error', line: (err.lines ?? 0) + lineOffset, message: clipMessage(`not valid CSV: ${message.replace(/^Invalid /, 'invalid ')}`) });
   });
   const feed = (async () => {
     try {

@@ -18,48 +18,15 @@
  * base.vz, base.wx … base.wz and <sensor>.<component> columns (joint sensors: <sensor>.<joint>);
  * cells are decimal numbers (quoted or not): hexadecimal, `1_000`, `Infinity`, `NaN` are refused.
  */
+import { clipMessage } from '../model/warnings.ts';
 import type { Model } from '../model/model.ts';
 import type { EstimationSystem } from '../estimation/setup.ts';
 import { rotFromRpy } from '../spatial/vec3.ts';
-import { jsonTextError } from './json-text.ts';
+import { describeValue, jsonTextError, quoteText } from './json-text.ts';
 import { closestName } from './names.ts';
+import { BASE_CSV, type LogError, type Sample } from '../estimation/sample.ts';
 
-/**
- * One valid row of a sensor log: time, model-ordered q and q̇, each sensor's readings, and the
- * row's `truth` when it has one.
- */
-export interface Sample {
-  line: number;
-  t: number;
-  q: Float64Array;
-  v: Float64Array;
-  /** readings by sensor name, in the sensor's input order */
-  readings: Map<string, Float64Array>;
-  /**
-   * the sample's `truth` object, if any: NDJSON's "truth"; a CSV log's `truth.tau.<joint>` and
-   * `truth.contact.<link>.<tx … fz>` columns (named as the estimates' columns), as
-   * {tau: {joint: x}, contact_wrenches: {link: {torque, force}}}
-   */
-  truth?: unknown;
-  /** the sample time in integer nanoseconds, exact (ROS 2 recordings) */
-  stamp?: bigint;
-  /** ROS 2 recordings: per channel, the age (s) of its newest value at or before t */
-  staleness?: Map<string, number>;
-  /** channels of the row the problem does not use (ignored unless the schema is strict) */
-  ignored?: string[];
-  /** the contacts the row names as active (NDJSON `"contacts": [link, …]`; CSV: a `contacts` column, `l_sole+r_sole` or `none`), if it names them */
-  contacts?: string[];
-  /** largest |‖quaternion‖ − 1| of the row before it was renormalised */
-  quaternionDeviation?: number;
-  /** the row has no time: `t` is its line number */
-  untimed?: boolean;
-  /**
-   * a floating base whose linear velocity the row does not carry: estimated at zero linear
-   * velocity (joint torques and contact wrenches do not depend on a uniform velocity: Galilean
-   * invariance)
-   */
-  noBaseVelocity?: boolean;
-}
+export { BASE_CSV, type LogError, type Sample } from '../estimation/sample.ts';
 
 /**
  * How rows are read: `strict` refuses channels the problem does not use (default: ignored and
@@ -78,17 +45,6 @@ export interface LogSchemaOptions {
 
 /** Default bound on |‖quaternion‖ − 1| of a log row (a quaternion rounded to 4 decimals is within 2e-4). */
 export const DEFAULT_QUATERNION_TOLERANCE = 1e-3;
-
-/** A malformed log row: its line number and what is wrong with it. */
-export interface LogError {
-  line: number;
-  message: string;
-  /** where, when a line number does not say it (ROS 2 recordings: topic and log time, or the sample) */
-  where?: string;
-}
-
-/** the floating base's CSV columns (`base.<name>`): position, quaternion (q[0..7)), then linear and angular velocity (v[0..6)) */
-export const BASE_CSV = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'] as const;
 
 /** A row's named active contacts, checked against the problem's (`where`: how the row names them). */
 function checkContacts(schema: LogSchema, contacts: readonly string[], where: string): void {
@@ -185,7 +141,9 @@ export class LogSchema {
   }
 }
 
-class RowError extends Error {}
+class RowError extends Error {
+  constructor(message: string) { super(clipMessage(message)); }
+}
 
 const ZERO3: readonly number[] = [0, 0, 0];
 
@@ -202,7 +160,7 @@ function readingOf(r: unknown, comps: readonly string[], what: string): number[]
 const ROW_FIELDS = new Set(['t', 'q', 'v', 'base', 'sensors', 'truth', 'contacts']);
 
 const finite = (x: unknown, what: string): number => {
-  if (typeof x !== 'number' || !Number.isFinite(x)) throw new RowError(`${what} is ${x === undefined ? 'missing' : typeof x === 'number' ? String(x) : JSON.stringify(x)}: expected a finite number`);
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new RowError(`${what} is ${describeValue(x)}: expected a finite number`);
   return x;
 };
 
@@ -213,9 +171,9 @@ const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 function decimal(cell: string, column: string): number {
   const s = cell.trim();
   if (s === '') throw new RowError(`column "${column}" is empty: expected a decimal number`);
-  if (!DECIMAL.test(s)) throw new RowError(`column "${column}" is "${s}": not a decimal number`);
+  if (!DECIMAL.test(s)) throw new RowError(`column "${column}" is ${quoteText(s)}: not a decimal number`);
   const x = Number(s);
-  if (!Number.isFinite(x)) throw new RowError(`column "${column}" is "${s}": out of the range of double precision`);
+  if (!Number.isFinite(x)) throw new RowError(`column "${column}" is ${quoteText(s)}: out of the range of double precision`);
   return x;
 }
 

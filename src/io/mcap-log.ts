@@ -32,6 +32,7 @@
  * type that cannot carry what it is mapped to, a mapping that names no sensor of the problem) throws
  * a {@link McapLogError} before the first sample.
  */
+import { clipMessage } from '../model/warnings.ts';
 import { hasMcapPrefix, McapStreamReader, type McapTypes } from '@mcap/core';
 import { parse as parseMsgDefinition } from '@foxglove/rosmsg';
 import { MessageReader } from '@foxglove/rosmsg2-serialization';
@@ -42,6 +43,7 @@ import { rotateInPlace, type LogError, type LogSchema, type Sample } from './log
 /** A recording that cannot be read with this problem: the message names the topic, sensor or joint. */
 export class McapLogError extends Error {
   override name = 'McapLogError';
+  constructor(message: string) { super(clipMessage(message)); }
 }
 
 /** True when the bytes start with the MCAP magic (0x89 "MCAP0" CR LF). */
@@ -53,6 +55,20 @@ export function isMcap(head: Uint8Array): boolean {
 /** The ROS 2 type name without "/msg/" (sensor_msgs/msg/Imu and sensor_msgs/Imu are one type). */
 export function rosTypeName(schemaName: string): string {
   return schemaName.replace('/msg/', '/');
+}
+
+/**
+ * What an error of the MCAP container, CDR or message-definition readers means for the recording.
+ * The engine's own errors (a read past the end of the bytes, a length no array can have, a stack
+ * overflow on nested definitions) are told in the user's words; the readers' messages are kept.
+ */
+function readerWords(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  if (!(e instanceof RangeError || e instanceof TypeError || e instanceof SyntaxError)) return m.length > 200 ? `${m.slice(0, 200)}…` : m;
+  if (/call stack/i.test(m)) return 'its definitions nest too deeply';
+  if (/array length|array buffer allocation|invalid string length/i.test(m)) return 'a length field is larger than the data it counts';
+  if (/bounds|offset|beyond|end of/i.test(m)) return 'the data end before the message does';
+  return 'its bytes do not follow the message definition';
 }
 
 class MessageError extends Error {}
@@ -181,7 +197,8 @@ const ACCEL_INDEX: Record<string, [part: 'angular' | 'linear', axis: 'x' | 'y' |
 };
 
 /** the message types each kind of channel can be read from */
-const ACCEPTED: Record<string, string[]> = {
+/** the message types each channel may carry (names without "/msg/"); the guide's log-format reference lists them */
+export const ACCEPTED: Record<string, string[]> = {
   joints: ['sensor_msgs/JointState'],
   joint_acceleration: ['sensor_msgs/JointState'],
   joint_torque: ['sensor_msgs/JointState'],
@@ -461,7 +478,7 @@ export class McapSampler {
       const c = /Unsupported compression (\S+)/.exec((e as Error).message);
       if (c) throw new McapLogError(`its chunks are compressed with ${c[1]}, which this reader was given no decompressor for: write an uncompressed copy first (the MCAP command-line tool's "mcap decompress")`);
       this.failed = true;
-      this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `cannot be read further (${(e as Error).message}): the samples before this point are kept` });
+      this.out.push({ line: this.tickCount + 1, where: 'the recording', message: `cannot be read further (${readerWords(e)}): the samples before this point are kept` });
     }
   }
 
@@ -511,7 +528,7 @@ export class McapSampler {
       // the standard JointState (the joint topics) is read without decoding its names every time
       fast = isStandardJointState(definition) ? new JointStateReader() : null;
     } catch (e) {
-      throw new McapLogError(`${where}: the message definition of ${schema.name} cannot be parsed (${(e as Error).message})`);
+      throw new McapLogError(`${where}: the message definition of ${schema.name} cannot be parsed (${readerWords(e)})`);
     }
     this.topicsSeen.add(c.topic);
     const extractors: Extractor[] = plans.filter((p) => p.channel !== undefined).map((p) => ({ channel: p.channel!, frameId: p.frameId, read: p.make(type) }));
@@ -530,7 +547,7 @@ export class McapSampler {
     try {
       msg = ch.fast?.read(r.data) ?? ch.decode.readMessage<Record<string, unknown>>(r.data);
     } catch (e) {
-      this.bad(ch.topic, r.logTime, `cannot be decoded (${(e as Error).message})`);
+      this.bad(ch.topic, r.logTime, `cannot be decoded (${readerWords(e)})`);
       return;
     }
     let stamp: bigint;

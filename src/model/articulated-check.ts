@@ -17,9 +17,9 @@
  * judged on what they really carry. A body is reported when it is singular at both configurations
  * (a singularity of special poses only is not structural). Load-time code: it allocates.
  */
-import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { m6CongruenceAdd } from '../spatial/articulated.ts';
 import { Flops } from '../spatial/flops.ts';
+import { symmetricEigen } from '../spatial/symmetric-eigen.ts';
 import { inertiaToMatrix } from '../spatial/inertia.ts';
 import { jcalc } from './jcalc.ts';
 import type { Model } from './model.ts';
@@ -64,11 +64,12 @@ export function singularBodiesAt(model: Model, q: ArrayLike<number>): number[] {
       }
       const Ds = D.map((row, a) => row.map((x, b) => x * scale[a] * scale[b]));
       let lam: number[], V: { get(r: number, c: number): number };
-      if (nv === 1) {
-        lam = [Ds[0][0]]; V = { get: () => 1 };
+      if (nv === 1 || !Ds.every((row) => row.every(Number.isFinite))) {
+        // (a D that is not finite is not judged: the eigen decomposition would fail on it)
+        lam = nv === 1 ? [Ds[0][0]] : Ds.map(() => NaN); V = { get: () => 1 };
       } else {
-        const eig = new EigenvalueDecomposition(new Matrix(Ds), { assumeSymmetric: true });
-        lam = eig.realEigenvalues; V = eig.eigenvectorMatrix;
+        const eig = symmetricEigen(Ds);
+        lam = eig.values; V = { get: (r, c) => eig.vectors[r][c] };
       }
       if (Math.min(...lam) <= SINGULAR_RTOL) singular.push(i);
       // I^a = I^A − U D⁺ Uᵀ with D⁺ = W V Λ⁺ Vᵀ W, W = diag(scale), singular directions left out

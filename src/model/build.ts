@@ -1,5 +1,5 @@
 /**
- * ModelSpec → Model: validate the link/joint graph (graphology: one root, no cycles, every joint's
+ * ModelSpec → Model: validate the link/joint graph (one root, no cycles, every joint's
  * parent and child exist, each link has at most one parent joint), number the bodies depth-first
  * so that λ(i) < i (RBDA §4.1.2; Pinocchio's URDF parser uses the same depth-first order), merge
  * fixed joints into their parent body with lumped inertia (unless asked to keep them as 0-DoF
@@ -15,7 +15,6 @@
  * - moving bodies whose articulated inertia is singular (articulated-check.ts) are named in one
  *   `singular-articulated-inertia` warning and listed in Model.singularBodies.
  */
-import { DirectedGraph } from 'graphology';
 import { Flops } from '../spatial/flops.ts';
 import { inertiaAdd, inertiaTransformToParent } from '../spatial/inertia.ts';
 import { xCompose, xCreate } from '../spatial/transform.ts';
@@ -23,7 +22,7 @@ import { singularBodies } from './articulated-check.ts';
 import { rigidInertiaProblem, type InertiaProblem } from './inertia-check.ts';
 import { jointNq, jointNv, jointTypeCode, motionSubspace, type JointType } from './joint.ts';
 import { Model, type Frame, type JointLimits } from './model.ts';
-import { modelWarning, type ModelWarning } from './warnings.ts';
+import { clipMessage, modelWarning, type ModelWarning } from './warnings.ts';
 
 /** A link of a model description: its name and rigid inertia. */
 export interface LinkSpec {
@@ -85,11 +84,20 @@ export interface BuildOptions {
   keepFixed?: readonly string[];
 }
 
+/**
+ * The largest |translation| of a joint placement (m) and |number| of a link's rigid inertia (kg,
+ * kg m, kg m² about the link origin) that a model may hold. Beyond them the products the algorithms
+ * form (inertias moved along a chain, squared in the eigenvalue checks) leave double precision;
+ * a model that needs them is refused with the link or joint named, rather than computed as NaN.
+ */
+export const MAX_MODEL_LENGTH = 1e9;
+export const MAX_MODEL_INERTIA = 1e30;
+
 /** A structural problem in a model description, naming the offending link or joint. */
 export class ModelError extends Error {
   override name = 'ModelError';
   constructor(message: string, readonly item: { joint?: string; link?: string } = {}) {
-    super(message);
+    super(clipMessage(message));
   }
 }
 
@@ -99,10 +107,12 @@ export class ModelError extends Error {
  * on request. Throws ModelError naming the link or joint.
  */
 export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
-  const g = new DirectedGraph();
+  // names are keys of Maps and Sets (never of plain objects: a link may be called "constructor" or "__proto__")
+  const linkNames = new Set<string>();
   for (const l of spec.links) {
-    if (g.hasNode(l.name)) throw new ModelError(`link "${l.name}" is defined twice`, { link: l.name });
-    g.addNode(l.name);
+    if (linkNames.has(l.name)) throw new ModelError(`link "${l.name}" is defined twice`, { link: l.name });
+    linkNames.add(l.name);
+    checkInertiaMagnitude(l);
   }
   const jointByChild = new Map<string, JointSpec>();
   const jointNames = new Set<string>();
@@ -110,18 +120,18 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   for (const j of spec.joints) {
     if (jointNames.has(j.name)) throw new ModelError(`joint "${j.name}" is defined twice`, { joint: j.name });
     jointNames.add(j.name);
-    if (!g.hasNode(j.parent)) throw new ModelError(`joint "${j.name}": parent link "${j.parent}" does not exist`, { joint: j.name, link: j.parent });
-    if (!g.hasNode(j.child)) throw new ModelError(`joint "${j.name}": child link "${j.child}" does not exist`, { joint: j.name, link: j.child });
+    if (!linkNames.has(j.parent)) throw new ModelError(`joint "${j.name}": parent link "${j.parent}" does not exist`, { joint: j.name, link: j.parent });
+    if (!linkNames.has(j.child)) throw new ModelError(`joint "${j.name}": child link "${j.child}" does not exist`, { joint: j.name, link: j.child });
     if (j.parent === j.child) throw new ModelError(`joint "${j.name}" connects link "${j.child}" to itself`, { joint: j.name, link: j.child });
     const prev = jointByChild.get(j.child);
     if (prev) throw new ModelError(`link "${j.child}" is the child of two joints, "${prev.name}" and "${j.name}" (kinematic loop)`, { joint: j.name, link: j.child });
+    checkPlacementMagnitude(j);
     jointByChild.set(j.child, j);
-    g.addDirectedEdgeWithKey(j.name, j.parent, j.child);
     const list = childOrder.get(j.parent) ?? [];
     list.push(j);
     childOrder.set(j.parent, list);
   }
-  const roots = g.filterNodes((n) => g.inDegree(n) === 0);
+  const roots = spec.links.filter((l) => !jointByChild.has(l.name)).map((l) => l.name);
   if (roots.length === 0) {
     throw new ModelError(`no root link: the joints form a cycle (every link has a parent joint)`, { joint: spec.joints[0]?.name });
   }
@@ -239,6 +249,26 @@ export function buildModel(spec: ModelSpec, options: BuildOptions = {}): Model {
   const singular = singularBodies(model);
   const warnings = [...(spec.warnings ?? []), ...inertiaWarnings(spec, model, bodyOf), ...singularWarnings(spec, model, singular)];
   return model.withInertias(model.I, { warnings, singularBodies: singular });
+}
+
+/** Refuses a link whose rigid inertia holds a number that is not finite or beyond MAX_MODEL_INERTIA. */
+function checkInertiaMagnitude(l: LinkSpec): void {
+  if (!l.inertia) return;
+  let big = 0;
+  for (let k = 0; k < 10; k++) big = Math.max(big, Math.abs(l.inertia[k]));
+  if (big <= MAX_MODEL_INERTIA) return;
+  const written = l.inertiaText ? ` (${l.inertiaText})` : '';
+  throw new ModelError(`link "${l.name}": its <inertial>${written} gives ${Number.isFinite(big) ? `an inertia of ${big.toExponential(1)} kg m² about the link origin` : 'an inertia about the link origin that is not finite'} `
+    + `(mass times the square of the inertial origin's distance); sparsedyn accepts at most ${MAX_MODEL_INERTIA.toExponential(0)}, beyond which the dynamics overflow double precision`, { link: l.name });
+}
+
+/** Refuses a joint whose placement is not finite or moves farther than MAX_MODEL_LENGTH. */
+function checkPlacementMagnitude(j: JointSpec): void {
+  let big = 0;
+  for (let k = 0; k < 12; k++) big = Math.max(big, Math.abs(j.origin[k]));
+  if (big <= MAX_MODEL_LENGTH) return;
+  throw new ModelError(`joint "${j.name}": its origin ${Number.isFinite(big) ? `lies ${big.toExponential(1)} m from its parent link's frame` : 'is not finite'}; `
+    + `sparsedyn accepts at most ${MAX_MODEL_LENGTH.toExponential(0)} m, beyond which the dynamics overflow double precision`, { joint: j.name });
 }
 
 /** `link-…` / `body-…` code of an inertia problem: link-mass-zero, body-inertia-not-positive-definite, … */

@@ -10,7 +10,7 @@
  * Two idealisations pass: a massless body (m = 0 and no rotational inertia: a frame, judged later
  * by its articulated inertia, articulated-check.ts) and a point mass (m > 0, I_c = 0).
  */
-import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
+import { symmetricEigen } from '../spatial/symmetric-eigen.ts';
 
 /** What is wrong with a rigid inertia; the code is part of the warning codes (`link-…`, `body-…`). */
 export interface InertiaProblem {
@@ -29,9 +29,13 @@ function fmt(x: number): string {
 
 /** Principal moments (ascending) of a symmetric 3×3 given by its six entries. */
 export function principalMoments(xx: number, xy: number, xz: number, yy: number, yz: number, zz: number): [number, number, number] {
-  const e = new EigenvalueDecomposition(new Matrix([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]), { assumeSymmetric: true }).realEigenvalues;
+  // scaled by the largest |entry| (s) and back: entries beyond about 1e154 would overflow inside the decomposition
+  const s = Math.max(Math.abs(xx), Math.abs(xy), Math.abs(xz), Math.abs(yy), Math.abs(yz), Math.abs(zz));
+  if (s === 0) return [0, 0, 0];
+  if (!Number.isFinite(s)) return [NaN, NaN, NaN];
+  const e = symmetricEigen([[xx / s, xy / s, xz / s], [xy / s, yy / s, yz / s], [xz / s, yz / s, zz / s]]).values;
   e.sort((a, b) => a - b);
-  return [e[0], e[1], e[2]];
+  return [e[0] * s, e[1] * s, e[2] * s];
 }
 
 /**

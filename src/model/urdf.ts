@@ -30,13 +30,14 @@
  * stores them as (cos θ, sin θ)).
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { xmlProblem } from './xml-words.ts';
 import { inertiaFromMassComInertia } from '../spatial/inertia.ts';
 import { xFromRotTrans } from '../spatial/transform.ts';
 import { mat3Mul, mat3Transpose, rotFromRpy } from '../spatial/vec3.ts';
 import { buildModel, ModelError, type BuildOptions, type JointSpec, type LinkSpec, type ModelSpec } from './build.ts';
 import type { JointType } from './joint.ts';
 import type { Model } from './model.ts';
-import { modelWarning, type ModelWarning } from './warnings.ts';
+import { clipMessage, modelWarning, type ModelWarning } from './warnings.ts';
 
 /** A problem in a URDF document; the message names the element, the file and the line when known. */
 export class UrdfError extends Error {
@@ -50,7 +51,7 @@ export class UrdfError extends Error {
 
   constructor(detail: string, where: { file?: string; line?: number; element?: string } = {}) {
     // prefix the element unless the detail already names it (ModelError messages do)
-    super(modelWarning('', detail, where).message);
+    super(clipMessage(modelWarning('', detail, where).message));
     this.file = where.file;
     this.line = where.line;
     this.element = where.element;
@@ -403,7 +404,11 @@ export function parseUrdf(input: string, opts: UrdfParseOptions = {}): UrdfSpec 
       + 'read as if the declaration came first, as urdfdom does', 'the XML declaration', movedFrom);
   }
   const valid = XMLValidator.validate(text);
-  if (valid !== true) throw doc.error(`malformed XML: ${valid.err.msg}`, undefined, valid.err.line);
+  if (valid !== true) {
+    // a file cut short is said to be, at its end; the validator's other findings in our words
+    const p = xmlProblem(text, valid.err);
+    throw doc.error(`malformed XML: ${p.message}`, undefined, p.line);
+  }
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: A,

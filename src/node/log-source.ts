@@ -5,6 +5,7 @@
  * iterates.
  */
 import { createReadStream } from 'node:fs';
+import { notText, type NotText } from '../io/file-kind.ts';
 import { sniffBytes } from '../io/log-reader.ts';
 
 /** An opened log: its kind by the first bytes, and its content as byte chunks or text chunks. */
@@ -14,6 +15,8 @@ export interface LogSource {
   text: AsyncIterable<string>;
   /** bytes read from the log so far (through `bytes` or `text`) */
   readBytes(): number;
+  /** what the log is when it is neither text nor a recording (a gzip file, binary data), from its first chunk; null otherwise */
+  notText: NotText | null;
 }
 
 /** Open a log ("-": standard input) and look at its first bytes. */
@@ -46,5 +49,6 @@ export async function openLogSource(path: string): Promise<LogSource> {
     const tail = dec.decode();
     if (tail) yield tail;
   }
-  return { mcap: sniffBytes(first) === 'mcap', bytes: bytes(), text: text(), readBytes: () => read };
+  const mcap = sniffBytes(first) === 'mcap';
+  return { mcap, bytes: bytes(), text: text(), readBytes: () => read, notText: mcap ? null : notText(first, path === '-' ? 'FILE' : path) };
 }

@@ -4,14 +4,20 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { CscMatrix } from '../sparse/csc.ts';
-import { formatMatrixMarket, formatTriplet, parseMatrixMarket, parseTriplet } from '../sparse/io.ts';
+import { formatMatrixMarket, formatTriplet, MatrixFormatError, parseMatrixMarket, parseTriplet } from '../sparse/io.ts';
 
 /** Reads a `.tri` or `.mtx` file (by extension; `.mtx` also recognised by its banner). */
 export function readMatrix(path: string): CscMatrix {
-  const text = readFileSync(path, 'utf8');
-  if (path.endsWith('.mtx') || text.startsWith('%%MatrixMarket')) return parseMatrixMarket(text);
-  if (path.endsWith('.tri')) return parseTriplet(text);
-  throw new RangeError(`${path}: unknown matrix file type (expected .tri or .mtx)`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new MatrixFormatError(`${path}: cannot read the matrix file (${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code ?? 'read error'})`);
+  }
+  if (path.endsWith('.mtx') || text.startsWith('%%MatrixMarket')) return parseMatrixMarket(text, { file: path });
+  if (path.endsWith('.tri')) return parseTriplet(text, undefined, { file: path });
+  throw new MatrixFormatError(`${path}: unknown matrix file type (expected .tri or .mtx)`);
 }
 
 /** Writes A to `path` as `.mtx` or `.tri` according to the extension. */

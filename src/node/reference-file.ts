@@ -6,12 +6,14 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { ReferenceFormatError } from '../verify/reference.ts';
 
 /**
  * The URDF file of a reference file's `model_file`: looked up beside the reference, then in the
  * `models/` and `urdf-corpus/` folders next to its folder, then in ./models.
  */
-export function findModelFile(refPath: string, modelFile: string): string {
+export function findModelFile(refPath: string, modelFile: string | undefined): string {
+  if (typeof modelFile !== 'string' || modelFile.trim() === '') throw new ReferenceFormatError(`${refPath}: the reference names no "model_file": give the robot with --model`);
   const dir = dirname(refPath);
   const candidates = [
     resolve(dir, modelFile),
@@ -19,7 +21,7 @@ export function findModelFile(refPath: string, modelFile: string): string {
     resolve(dir, '../urdf-corpus', modelFile),
   ];
   const hit = candidates.find((c) => existsSync(c));
-  if (!hit) throw new Error(`the reference's model_file "${modelFile}" was not found (looked in ${candidates.join(', ')})`);
+  if (!hit) throw new ReferenceFormatError(`${refPath}: the reference's model_file "${modelFile}" was not found (looked in ${candidates.join(', ')})`);
   return hit;
 }
 

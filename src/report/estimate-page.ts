@@ -122,7 +122,7 @@ export function estimatePage(input: EstimatePageInput): string {
   const out: string[] = [];
   out.push('<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">', `<title>Estimation report: ${esc(input.title)}</title>`);
   out.push('<style>body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1360px}h1{font-size:20px}h2{font-size:16px;margin-top:22px}'
-    + 'pre{background:#f6f6f6;padding:8px;font-size:12px;white-space:pre-wrap}.grid{display:flex;flex-wrap:wrap;gap:6px}'
+    + 'pre{background:#f6f6f6;padding:8px;font-size:12px;white-space:pre-wrap}.charts{display:flex;flex-wrap:wrap;gap:6px}'
     + 'table{border-collapse:collapse;font-size:12px;margin:6px 0}td,th{border:1px solid #ccc;padding:2px 8px}td.num{text-align:right;font-variant-numeric:tabular-nums}'
     + '.note{color:#555;font-size:12px}</style></head><body>');
   out.push(`<h1>Estimation report: ${esc(input.title)}</h1>`);
@@ -130,7 +130,7 @@ export function estimatePage(input: EstimatePageInput): string {
   out.push(`<p class="note">Time t in s from the log. Joint torques in N·m about a revolute joint's axis (N along a prismatic one); a floating base's in its own frame. Contact wrenches: the wrench the environment applies on the contact link, in the link's frame, torque about its origin. Residuals: RMS over a sensor's readings of residual / standard deviation. Truth (dashed) when the log carries it; ±2σ bands when a covariance was computed (--covariance). Red vertical lines: skipped rows (${s.skipped.length}).${s.stride > 1 ? ` Charts show every ${s.stride}th of ${s.seen} samples; the table uses all.` : ''}</p>`);
   for (const sec of sections) {
     if (sec.charts.length === 0 && sec.notes.length === 0) continue;
-    out.push(`<h2>${esc(sec.section)}</h2><div class="grid">`);
+    out.push(`<h2>${esc(sec.section)}</h2><div class="charts">`);
     for (const c of sec.charts) out.push(`<div class="chart-box" id="chart-box-${esc(c.id)}" data-chart="${esc(c.id)}"></div>`);
     out.push('</div>');
     for (const n of sec.notes) out.push(`<p class="note">${esc(n)}</p>`);
@@ -139,9 +139,9 @@ export function estimatePage(input: EstimatePageInput): string {
   const rows = [...input.jointRows, ...input.contactRows];
   if (rows.length === 0) out.push('<p>The log carries no truth for the estimated joints and contacts: no accuracy figure.</p>');
   else {
-    out.push('<table id="accuracy"><thead><tr><th>joint or contact</th><th>unit</th><th>samples</th><th>RMSE</th><th>max error</th><th>max rel. error</th></tr></thead><tbody>');
+    out.push('<table id="accuracy"><thead><tr><th>joint or contact</th><th>unit</th><th>samples</th><th>RMSE</th><th>max error</th><th>max |truth|</th><th>max rel. error</th></tr></thead><tbody>');
     for (const r of rows) {
-      out.push(`<tr><td>${esc(r.name)}</td><td>${esc(unitText(r.unit))}</td><td class="num">${r.samples}</td><td class="num">${g(r.rmse)}</td><td class="num">${g(r.max_error)}</td><td class="num">${r.max_rel_error.toExponential(2)}</td></tr>`);
+      out.push(`<tr><td>${esc(r.name)}</td><td>${esc(unitText(r.unit))}</td><td class="num">${r.samples}</td><td class="num">${g(r.rmse)}</td><td class="num">${g(r.max_error)}</td><td class="num">${g(r.max_truth)}</td><td class="num">${r.max_rel_error === null ? '— (truth 0)' : r.max_rel_error.toExponential(2)}</td></tr>`);
     }
     out.push('</tbody></table>');
   }

@@ -71,8 +71,10 @@ export function drawTimeChart(d3: typeof D3, spec: TimeChartSpec): string {
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="chart-${esc(spec.id)}" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="10">`);
   out.push(`<title>${esc(spec.title)}</title>`);
-  out.push('<style>.grid line{stroke:#e8e8e8}.axis line{stroke:#444}.series{fill:none;stroke-width:1.4}.band{stroke:none;opacity:0.22}'
-    + '.skipped{stroke:#d1495b;stroke-width:1;opacity:0.7}.hline{stroke:#d1495b;stroke-dasharray:5 3}.title{font-size:12px;font-weight:bold}.label{font-size:10.5px}</style>');
+  // the rules are the chart's own (svg.chart …): inlined in a page, an SVG's <style> applies to the whole
+  // page, and a bare `.grid line` would grey every line inside any element of class "grid"
+  out.push('<style>svg.chart .gridlines line{stroke:#e8e8e8}svg.chart .axis line{stroke:#444}svg.chart .series{fill:none;stroke-width:1.4}svg.chart .band{stroke:none;opacity:0.22}'
+    + 'svg.chart .skipped{stroke:#d1495b;stroke-width:1;opacity:0.7}svg.chart .hline{stroke:#d1495b;stroke-dasharray:5 3}svg.chart .title{font-size:12px;font-weight:bold}svg.chart .label{font-size:10.5px}</style>');
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text class="title" x="${m.left}" y="14">${esc(spec.title)}</text>`);
   let k = 0;
@@ -91,7 +93,7 @@ export function drawTimeChart(d3: typeof D3, spec: TimeChartSpec): string {
   });
   out.push('</g>');
   out.push(`<g class="plot" transform="translate(${m.left},${m.top})">`);
-  out.push('<g class="grid">');
+  out.push('<g class="gridlines">');
   for (const v of xt) out.push(`<line x1="${r2(xs(v))}" x2="${r2(xs(v))}" y1="0" y2="${r2(ih)}"/>`);
   for (const v of yt) out.push(`<line x1="0" x2="${r2(iw)}" y1="${r2(ys(v))}" y2="${r2(ys(v))}"/>`);
   out.push('</g>');

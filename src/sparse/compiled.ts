@@ -7,7 +7,7 @@
  * (its baseline compiler; the optimizing one follows in the background).
  *
  * The generated code performs the same IEEE operations in the same order as the generic kernels
- * (numeric.ts: blockMapped, solveInto with one step of working-precision refinement), so factors
+ * (block-factor.ts: factorBlockMapped; solve.ts: solveInto with one step of working-precision refinement), so factors
  * and solutions are the same bit for bit. The pivot checks (threshold, growth, zero and non-finite
  * values) are kept; when one fails, `factor` returns false and the caller runs the generic pass,
  * which re-pivots or reports the error.
@@ -159,7 +159,7 @@ export interface CompiledLU {
   wFromB(negate: boolean): void;
   /** X from A (and Cb); false when a check failed (X is then partly written) */
   factor(): boolean;
-  /** out = C⁻¹ w as NumericLU.solveInto (w overwritten); null when the refinement asked for is not compiled, or with `solveB` */
+  /** out = C⁻¹ w as solveInto (solve.ts; w overwritten); null when the refinement asked for is not compiled, or with `solveB` */
   readonly solve: (() => void) | null;
   /**
    * CompileInput.direct, straight-line code: out = C⁻¹ b(p), or C⁻¹ (−b(p)) with `negate`, read from B

@@ -7,8 +7,8 @@
  * column templates (below), which the layout's repetitions bound (at most TEMPLATE_LIMIT
  * statements) and a driver of one call per column: memory, not code, grows with the factors.
  *
- * The loops perform the same IEEE operations in the same order as the generic kernels (numeric.ts:
- * blockMapped; solveInto with none or one working-precision refinement step), so factors,
+ * The loops perform the same IEEE operations in the same order as the generic kernels (block-factor.ts:
+ * factorBlockMapped; solve.ts: solveInto with none or one working-precision refinement step), so factors,
  * solutions and counts are the same bit for bit. The pivot checks (threshold, growth, zero and
  * non-finite values) are kept; when one fails, `factor` returns false and the caller runs the
  * generic pass, which re-pivots or reports the error.

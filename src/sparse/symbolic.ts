@@ -295,10 +295,11 @@ export class SymbolicLU {
   /** Rebuilds a SymbolicLU from `toJSON()` output (or its JSON.parse), checking its consistency. */
   static fromJSON(json: SymbolicLUJSON | string): SymbolicLU {
     const o = (typeof json === 'string' ? JSON.parse(json) : json) as SymbolicLUJSON;
-    if (o?.format !== 'sparsedyn.SymbolicLU' || o.version !== 1) throw new RangeError('not a sparsedyn.SymbolicLU (version 1) object');
+    if (typeof o !== 'object' || o === null) throw new SavedAnalysisError('not a saved symbolic analysis (format "sparsedyn.SymbolicLU", version 1)');
+    if (o?.format !== 'sparsedyn.SymbolicLU' || o.version !== 1) throw new SavedAnalysisError('not a saved symbolic analysis (format "sparsedyn.SymbolicLU", version 1)');
     const n = o.n;
     const I = (a: number[], name: string, len?: number): Int32Array => {
-      if (!Array.isArray(a) || (len !== undefined && a.length !== len)) throw new RangeError(`SymbolicLU JSON: ${name} missing or of wrong length`);
+      if (!Array.isArray(a) || (len !== undefined && a.length !== len)) throw new SavedAnalysisError(`saved symbolic analysis: ${name} missing or of wrong length`);
       return Int32Array.from(a);
     };
     const Ap = I(o.Ap, 'Ap', n + 1);
@@ -310,14 +311,25 @@ export class SymbolicLU {
     const Li = I(o.Li, 'Li', Lp[n]);
     const Up = I(o.Up, 'Up', n + 1);
     const Ui = I(o.Ui, 'Ui', Up[n]);
+    // A's pattern: column pointers from 0, non-decreasing; rows in range, none twice in a column
+    if (Ap[0] !== 0) throw new SavedAnalysisError('saved symbolic analysis: Ap must start at 0');
+    const mark = new Int32Array(n).fill(-1);
+    for (let j = 0; j < n; j++) {
+      if (!(Ap[j + 1] >= Ap[j])) throw new SavedAnalysisError(`saved symbolic analysis: Ap decreases at column ${j}`);
+      for (let t = Ap[j]; t < Ap[j + 1]; t++) {
+        const i = Ai[t];
+        if (!(i >= 0 && i < n) || mark[i] === j) throw new SavedAnalysisError(`saved symbolic analysis: Ai holds row ${i} in column ${j} (out of range or twice)`);
+        mark[i] = j;
+      }
+    }
     checkPermutation(p, 'p');
     checkPermutation(q, 'q');
-    if (r[0] !== 0 || r[r.length - 1] !== n) throw new RangeError('SymbolicLU JSON: r must run from 0 to n');
+    if (r[0] !== 0 || r[r.length - 1] !== n) throw new SavedAnalysisError('saved symbolic analysis: r must run from 0 to n');
     const patterns: (BlockPattern | undefined)[] = [];
     for (let b = 0; b + 1 < r.length; b++) {
       const k1 = r[b];
       const nb = r[b + 1] - k1;
-      if (nb < 1) throw new RangeError(`SymbolicLU JSON: block ${b} is empty`);
+      if (nb < 1) throw new SavedAnalysisError(`saved symbolic analysis: block ${b} is empty`);
       if (nb === 1) {
         patterns.push(undefined);
         continue;
@@ -331,12 +343,18 @@ export class SymbolicLU {
       const bLi = Li.slice(Lp[k1], Lp[k1 + nb]).map((i) => i - k1);
       const bUi = Ui.slice(Up[k1], Up[k1 + nb]).map((i) => i - k1);
       for (let c = 0; c < nb; c++) {
-        for (let s = bLp[c]; s < bLp[c + 1]; s++) if (!(bLi[s] > c && bLi[s] < nb)) throw new RangeError(`SymbolicLU JSON: L entry out of block ${b}`);
-        for (let s = bUp[c]; s < bUp[c + 1]; s++) if (!(bUi[s] >= 0 && bUi[s] < c)) throw new RangeError(`SymbolicLU JSON: U entry out of block ${b}`);
+        for (let s = bLp[c]; s < bLp[c + 1]; s++) if (!(bLi[s] > c && bLi[s] < nb)) throw new SavedAnalysisError(`saved symbolic analysis: L entry out of block ${b}`);
+        for (let s = bUp[c]; s < bUp[c + 1]; s++) if (!(bUi[s] >= 0 && bUi[s] < c)) throw new SavedAnalysisError(`saved symbolic analysis: U entry out of block ${b}`);
       }
       patterns.push({ Lp: bLp, Li: bLi, Up: bUp, Ui: bUi });
     }
-    const S = new SymbolicLU(n, Ap, Ai, p, q, r, patterns, o.orderings ?? [], o.repivoted ?? 0);
+    let S: SymbolicLU;
+    try {
+      S = new SymbolicLU(n, Ap, Ai, p, q, r, patterns, o.orderings ?? [], o.repivoted ?? 0);
+    } catch (e) {
+      if (e instanceof RangeError) throw new SavedAnalysisError(`saved symbolic analysis: ${e.message.replace(/^SymbolicLU: /, '')}`);
+      throw e;
+    }
     // The stored patterns must be the exact factors' patterns of C = A(p,q): recompute and compare.
     for (let b = 0; b < S.nblocks; b++) {
       const k1 = r[b];
@@ -346,7 +364,7 @@ export class SymbolicLU {
       const { Bp, Bi } = S.blockMatrix(b);
       const fresh = luPattern(nb, Bp, Bi);
       if (!sameArray(fresh.Lp, stored.Lp) || !sameArray(fresh.Li, stored.Li) || !sameArray(fresh.Up, stored.Up) || !sameArray(fresh.Ui, stored.Ui)) {
-        throw new RangeError(`SymbolicLU JSON: the L/U patterns of block ${b} do not match the factors of A(p,q)`);
+        throw new SavedAnalysisError(`saved symbolic analysis: the L/U patterns of block ${b} do not match the factors of A(p,q)`);
       }
     }
     return S;
@@ -371,11 +389,16 @@ function sameArray(a: Int32Array, b: Int32Array): boolean {
   return true;
 }
 
+/** A saved symbolic analysis (SymbolicLU.fromJSON) that is not one, or not consistent; names the field. */
+export class SavedAnalysisError extends Error {
+  override name = 'SavedAnalysisError';
+}
+
 function checkPermutation(p: Int32Array, name: string): void {
   const seen = new Uint8Array(p.length);
   for (let k = 0; k < p.length; k++) {
     const i = p[k];
-    if (!(i >= 0 && i < p.length) || seen[i]) throw new RangeError(`SymbolicLU JSON: ${name} is not a permutation`);
+    if (!(i >= 0 && i < p.length) || seen[i]) throw new SavedAnalysisError(`saved symbolic analysis: ${name} is not a permutation`);
     seen[i] = 1;
   }
 }

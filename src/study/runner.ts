@@ -209,7 +209,7 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
         prep = prepareSolver(c, solver, { denseMaxRunOrder: config.dense.maxRunOrder, timeFiniteDifferences: config.timing.finiteDifferences });
       } catch (e) {
         point.status = 'failed';
-        point.notes.push(`${(e as Error).name}: ${(e as Error).message}`);
+        point.notes.push(failureNote(e));
         point.peak_rss_mib = peakRssMiB();
         continue;
       }
@@ -259,7 +259,7 @@ export function runStudy(config: StudyConfig, opts: RunOptions = {}): StudyResul
         }
       } catch (e) {
         point.status = 'failed';
-        point.notes.unshift(`${(e as Error).name}: ${(e as Error).message}`);
+        point.notes.unshift(failureNote(e));
         delete point.flops; delete point.parts; delete point.error;
       }
       point.peak_rss_mib = peakRssMiB();
@@ -296,4 +296,10 @@ function spyArtifact(config: StudyConfig): SpyArtifact {
   const S = analyze(sys.pattern, { ordering: s.ordering, rowNames: sys.rowNames, colNames: sys.layout.names });
   const caption = `${spec}, ${s.problem} (ordering ${s.ordering}): D is ${sys.m}×${sys.n} with ${sys.nnz} nonzeros; L+U ${S.luNnz} + ${S.offNnz} off-diagonal-block entries, ${S.luNnz + S.offNnz - S.nnz} fill`;
   return { sys, S, caption };
+}
+
+/** A failed point's note: the error's message, in words (no class name); an error only a bug can cause says so. */
+function failureNote(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return e instanceof TypeError || e instanceof ReferenceError ? `internal error (a bug in sparsedyn): ${m}` : m;
 }

@@ -5,6 +5,7 @@
  * the model's floating base whatever its name. Both use Pinocchio's free-flyer layout
  * (q = [p, quaternion xyzw], v = [v_lin, ω], τ = [force, torque]).
  */
+import { clipMessage } from '../model/warnings.ts';
 import type { Model } from '../model/model.ts';
 import { JsonTextError, parseJsonText } from '../io/json-text.ts';
 
@@ -46,6 +47,7 @@ export interface ReferenceFile {
 /** A reference file that does not have the documented shape; names the field. */
 export class ReferenceFormatError extends Error {
   override name = 'ReferenceFormatError';
+  constructor(message: string) { super(clipMessage(message)); }
 }
 
 function need(cond: boolean, msg: string): void {
@@ -67,16 +69,23 @@ export function parseReference(text: string, file = 'reference'): ReferenceFile 
   need(typeof r === 'object' && r !== null, `${file}: expected a JSON object`);
   need(r.base === 'fixed' || r.base === 'floating', `${file}: "base" must be "fixed" or "floating"`);
   need(isNumArray(r.gravity, 3), `${file}: "gravity" must be 3 numbers`);
-  need(Number.isInteger(r.nq) && Number.isInteger(r.nv), `${file}: "nq" and "nv" must be integers`);
+  need(r.model_file === undefined || (typeof r.model_file === 'string' && r.model_file.trim() !== ''), `${file}: "model_file" must be the name of a URDF file`);
+  need(Number.isInteger(r.nq) && Number.isInteger(r.nv) && r.nq >= 1 && r.nv >= 1, `${file}: "nq" and "nv" must be whole numbers of at least 1`);
   need(Array.isArray(r.joints) && r.joints.length > 0, `${file}: "joints" must be a non-empty list`);
+  const whole = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
   for (const [k, j] of r.joints.entries()) {
-    need(typeof j.name === 'string' && Number.isInteger(j.idx_q) && Number.isInteger(j.idx_v) && Number.isInteger(j.nq) && Number.isInteger(j.nv),
-      `${file}: joints[${k}] needs name, idx_q, nq, idx_v, nv`);
+    need(typeof j === 'object' && j !== null && !Array.isArray(j), `${file}: joints[${k}] must be an object {name, type, idx_q, nq, idx_v, nv}`);
+    need(typeof j.name === 'string' && whole(j.idx_q) && whole(j.idx_v) && whole(j.nq) && whole(j.nv),
+      `${file}: joints[${k}] needs name, idx_q, nq, idx_v, nv (whole numbers from 0)`);
+    need(j.type === undefined || typeof j.type === 'string', `${file}: joints[${k}] ("${j.name}"): "type" must be a string`);
+    need(j.idx_q + j.nq <= r.nq && j.idx_v + j.nv <= r.nv,
+      `${file}: joints[${k}] ("${j.name}") takes q[${j.idx_q}..${j.idx_q + j.nq}) and v[${j.idx_v}..${j.idx_v + j.nv}), beyond nq = ${r.nq}, nv = ${r.nv}`);
   }
   need(Array.isArray(r.cases) && r.cases.length > 0, `${file}: "cases" must be a non-empty list`);
   const { nq, nv } = r;
   for (const [k, c] of r.cases.entries()) {
     const where = `${file}: cases[${k}]`;
+    need(typeof c === 'object' && c !== null && !Array.isArray(c), `${where} must be an object {q, v, a, tau, rnea_tau, …}`);
     need(isNumArray(c.q, nq), `${where}.q must be ${nq} finite numbers`);
     for (const f of ['v', 'a', 'tau', 'rnea_tau', 'aba_ddq', 'nle', 'gravity_torque'] as const) {
       need(isNumArray(c[f], nv), `${where}.${f} must be ${nv} finite numbers`);
@@ -103,7 +112,7 @@ export interface ReferenceLayout {
 export function referenceLayout(model: Model, ref: ReferenceFile, file = 'reference'): ReferenceLayout {
   const nUnbounded = ref.joints.filter((j) => (j.nq === 2 && j.nv === 1) || (j.nq === 4 && j.nv === 3 && j.type === 'JointModelPlanar')).length;
   if (model.nq + nUnbounded !== ref.nq || model.nv !== ref.nv) {
-    throw new RangeError(`${file}: the reference has nq = ${ref.nq}, nv = ${ref.nv} but model "${model.name}" has nq = ${model.nq}, nv = ${model.nv} (base: reference ${ref.base}, model ${model.floatingBase ? 'floating' : 'fixed'})`);
+    throw new ReferenceFormatError(`${file}: the reference has nq = ${ref.nq}, nv = ${ref.nv} but model "${model.name}" has nq = ${model.nq}, nv = ${model.nv} (base: reference ${ref.base}, model ${model.floatingBase ? 'floating' : 'fixed'})`);
   }
   const qToRef = new Int32Array(model.nq).fill(-1);
   const vToRef = new Int32Array(model.nv).fill(-1);
@@ -111,10 +120,10 @@ export function referenceLayout(model: Model, ref: ReferenceFile, file = 'refere
   for (const j of ref.joints) {
     let i: number;
     if (j.type === 'JointModelFreeFlyer') {
-      if (!model.floatingBase) throw new RangeError(`${file}: joint "${j.name}" is a free flyer but model "${model.name}" has a fixed base`);
+      if (!model.floatingBase) throw new ReferenceFormatError(`${file}: joint "${j.name}" is a free flyer but model "${model.name}" has a fixed base`);
       i = 0;
     } else {
-      if (!model.hasJoint(j.name)) throw new RangeError(`${file}: joint "${j.name}" is not a joint of model "${model.name}"`);
+      if (!model.hasJoint(j.name)) throw new ReferenceFormatError(`${file}: joint "${j.name}" is not a joint of model "${model.name}"`);
       i = model.joint(j.name);
     }
     if (j.nq === 2 && j.nv === 1 && model.nqi[i] === 1 && model.nvi[i] === 1) {
@@ -133,13 +142,13 @@ export function referenceLayout(model: Model, ref: ReferenceFile, file = 'refere
       continue;
     }
     if (model.nqi[i] !== j.nq || model.nvi[i] !== j.nv) {
-      throw new RangeError(`${file}: joint "${j.name}" has nq = ${j.nq}, nv = ${j.nv} in the reference but ${model.nqi[i]}, ${model.nvi[i]} in the model (${model.jointTypes[i]})`);
+      throw new ReferenceFormatError(`${file}: joint "${j.name}" has nq = ${j.nq}, nv = ${j.nv} in the reference but ${model.nqi[i]}, ${model.nvi[i]} in the model (${model.jointTypes[i]})`);
     }
     for (let k = 0; k < j.nq; k++) qToRef[model.iq[i] + k] = j.idx_q + k;
     for (let k = 0; k < j.nv; k++) vToRef[model.iv[i] + k] = j.idx_v + k;
   }
   const missing = model.movingJoints().find((mj) => vToRef[mj.iv] < 0);
-  if (missing) throw new RangeError(`${file}: model joint "${missing.name}" is not in the reference's joint list`);
+  if (missing) throw new ReferenceFormatError(`${file}: model joint "${missing.name}" is not in the reference's joint list`);
   return { qToRef, vToRef, unbounded };
 }
 

@@ -45,7 +45,11 @@ export const COND_TOL = 1e-14;
 
 /** cond₂ of a symmetric positive-definite matrix (ratio of extreme eigenvalues). */
 export function cond2Symmetric(M: number[][]): number {
-  const e = new EigenvalueDecomposition(new Matrix(M), { assumeSymmetric: true }).realEigenvalues;
+  // scaled by the largest |entry| first (the ratio is unchanged): entries near 1e308 would overflow inside the decomposition
+  let big = 0;
+  for (const row of M) for (const x of row) big = Math.max(big, Math.abs(x));
+  if (!(big > 0) || !Number.isFinite(big)) return Infinity;
+  const e = new EigenvalueDecomposition(new Matrix(M.map((row) => row.map((x) => x / big))), { assumeSymmetric: true }).realEigenvalues;
   let lo = Infinity, hi = 0;
   for (const x of e) { lo = Math.min(lo, Math.abs(x)); hi = Math.max(hi, Math.abs(x)); }
   return lo > 0 ? hi / lo : Infinity;

@@ -6,10 +6,10 @@
  * the priors determine.
  */
 import type { Command } from 'commander';
-import { analyzePriors, analyzeProblem, type AnalysisReport, type PriorAnalysis } from '../../estimation/analysis.ts';
+import { ANALYSIS_CONFIGURATIONS, analyzePriors, analyzeProblem, type AnalysisReport, type PriorAnalysis } from '../../estimation/analysis.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 
 const list = (xs: string[], n: number): string => `${xs.slice(0, n).join(', ')}${xs.length > n ? ', …' : ''}`;
 
@@ -70,8 +70,8 @@ export function register(program: Command, state: CliState): void {
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('check whether a sensor layout determines every unknown, at random and special configurations')
     .option('--json', 'print one JSON object (verdict, unknowns, equations, structural_rank, numerical_rank, singular_configurations, unobservable, redundant_sensors, …, warnings; with priors or soft constraints also priors, soft_constraints, data_alone, estimable, prior_only, prior_only_unknowns)')
-    .option('--random <n>', 'random configurations to try', '3')
-    .option('--special <n>', 'special configurations (multiples of π/2) besides the neutral one', '3')
+    .option('--random <n>', 'random configurations to try (estimate judges each layout on the defaults)', String(ANALYSIS_CONFIGURATIONS.random))
+    .option('--special <n>', 'special configurations (multiples of π/2) besides the neutral one', String(ANALYSIS_CONFIGURATIONS.special))
     .option('--seed <n>', 'seed of the configurations', '1')
     .action((file: string, opts: { json?: boolean; random: string; special: string; seed: string }) => {
       const { problem, model, es } = loadEstimationSystem(file);

@@ -26,7 +26,7 @@ import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 import { dofNames, flopsLine, formatMatrix, loadState } from './minv.ts';
 import { parseJsonText } from '../../io/json-text.ts';
 

@@ -36,7 +36,7 @@ import { EstimatePool } from '../estimate-pool.ts';
 import { absorbStats, RowProcessor, type BatchResult, type InputRow, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, isStreamPath, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 
 interface Opts {
   data: string;
@@ -121,7 +121,7 @@ export function register(program: Command, state: CliState): void {
     .requiredOption('-d, --data <log>', 'sensor log ("-" reads standard input): NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP, its topics mapped by the problem\'s "ros" section); the format is read from the content')
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV or MCAP); "-" writes standard output')
     .addOption(new Option('--format <format>', 'format of the estimates (default: mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'mcap']))
-    .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out, none when --out is "-"')
+    .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out (--out est.csv: est.csv.report.md), none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
     .option('--jobs <n>', 'worker threads estimating batches of rows, or of a ROS 2 recording\'s samples (default: the number of cores for a log file, started once the rest of the log would take one thread 2 s or more; 1 for standard input); the output is the same, in the same order, for any n')
@@ -156,8 +156,9 @@ export function register(program: Command, state: CliState): void {
       const warnings = reportModelWarnings(state, model);
       // a stream (standard output, /dev/stdout, a pipe or another device) has no reports beside it unless asked
       const streaming = isStreamPath(opts.out);
-      const reportPath = opts.report ?? (streaming ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.md`);
-      const htmlPath = opts.html === false ? undefined : (opts.html ?? (streaming ? undefined : `${opts.out.replace(/\.(ndjson|jsonl|json|csv|mcap)$/i, '')}.report.html`));
+      // named after the whole --out name, its extension kept: `--out x.ndjson` and `--out x.csv` have reports of their own
+      const reportPath = opts.report ?? (streaming ? undefined : `${opts.out}.report.md`);
+      const htmlPath = opts.html === false ? undefined : (opts.html ?? (streaming ? undefined : `${opts.out}.report.html`));
       refuseOverwritingInputs([['--out', opts.out], ['--report', reportPath], ['--html', htmlPath]], [['problem file', file], ['model', modelFile], ['log', opts.data]]);
       if (opts.report === '-') throw new FileError('--report must name a file (the report is never written to standard output)');
       if (opts.html === '-') throw new FileError('--html must name a file (the report is never written to standard output)');
@@ -170,6 +171,10 @@ export function register(program: Command, state: CliState): void {
         source = await openLogSource(opts.data);
       } catch (e) {
         throw new FileError(`${dataName}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      if (source.notText) {
+        const k = source.notText;
+        throw new FileError(`${dataName} is ${k.what}, not a log (NDJSON or CSV text, or a ROS 2 recording): ${k.hint}${k.stream ? `, or read it from standard input (${k.stream} | sparsedyn estimate … --data -)` : ''}`);
       }
       let sampler: McapSampler | null = null;
       if (source.mcap) {
@@ -461,7 +466,7 @@ export function register(program: Command, state: CliState): void {
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
           if (jointRows.length) lines.push(`    joint torques (${jointRows.length}): ${accuracyLine(jointRows)}`);
-          for (const r of contactRows) lines.push(`    contact ${r.name}: RMSE ${fmt(r.rmse)} ${r.unit}, max error ${fmt(r.max_error)} ${r.unit}, max rel. error ${r.max_rel_error.toExponential(2)}`);
+          for (const r of contactRows) lines.push(`    contact ${r.name}: RMSE ${fmt(r.rmse)} ${r.unit}, max error ${fmt(r.max_error)} ${r.unit}, ${relText(r)}`);
         } else {
           lines.push('  no accuracy figures: the log carries no truth for the estimated joints and contacts');
         }
@@ -496,9 +501,22 @@ export function register(program: Command, state: CliState): void {
 }
 
 function accuracyLine(rows: AccuracyRow[]): string {
-  const worst = (k: 'rmse' | 'max_error' | 'max_rel_error') => rows.reduce((a, b) => (b[k] > a[k] ? b : a));
-  const r = worst('rmse'), m = worst('max_error'), rel = worst('max_rel_error');
-  return `RMSE up to ${fmt(r.rmse)} ${r.unit} (${r.name}), max error ${fmt(m.max_error)} ${m.unit} (${m.name}), max rel. error ${rel.max_rel_error.toExponential(2)} (${rel.name})`;
+  const worst = (rs: AccuracyRow[], k: 'rmse' | 'max_error' | 'max_rel_error') => rs.reduce((a, b) => ((b[k] ?? -1) > (a[k] ?? -1) ? b : a));
+  const r = worst(rows, 'rmse'), m = worst(rows, 'max_error');
+  // relative: over the rows whose truth is not 0 throughout (those have an absolute error only, named apart)
+  const withTruth = rows.filter((x) => x.max_rel_error !== null), zero = rows.filter((x) => x.max_rel_error === null);
+  const rel = withTruth.length ? `, ${relText(worst(withTruth, 'max_rel_error'), true)}` : '';
+  const abs = zero.length ? `; truth 0 throughout for ${zero.slice(0, 3).map((x) => `${x.name} (max error ${fmt(x.max_error)} ${x.unit})`).join(', ')}${zero.length > 3 ? `, and ${zero.length - 3} more` : ''}, no relative error` : '';
+  return `RMSE up to ${fmt(r.rmse)} ${r.unit} (${r.name}), max error ${fmt(m.max_error)} ${m.unit} (${m.name})${rel}${abs}`;
+}
+
+/**
+ * A row's relative error and what it is relative to: `max rel. error 8.16e-1 (0.193 of at most 0.237 N m)`,
+ * with the row's name when `named`; when the truth is 0 throughout, there is none (its max error is absolute).
+ */
+function relText(r: AccuracyRow, named = false): string {
+  if (r.max_rel_error === null) return `no relative error (the truth is 0 throughout${named ? ` for ${r.name}` : ''}; the max error is absolute)`;
+  return `max rel. error ${r.max_rel_error.toExponential(2)} (${named ? `${r.name}: ` : ''}${fmt(r.max_error)} of at most ${fmt(r.max_truth)} ${r.unit})`;
 }
 
 interface ReportData {
@@ -586,9 +604,9 @@ function reportMarkdown(r: ReportData): string {
   ];
   if (r.truthSamples === 0) md.push('The log carries no truth for the estimated joints and contacts: no accuracy figure.', '');
   else {
-    md.push(`${r.truthSamples} samples with truth. Relative error: the largest error over the largest |truth| of that quantity in the run.`, '');
-    md.push('| quantity | unit | samples | RMSE | max error | max rel. error |', '|---|---|---:|---:|---:|---:|');
-    for (const a of [...r.jointRows, ...r.contactRows]) md.push(`| ${a.name} | ${a.unit} | ${a.samples} | ${fmt(a.rmse)} | ${fmt(a.max_error)} | ${a.max_rel_error.toExponential(2)} |`);
+    md.push(`${r.truthSamples} samples with truth. Relative error: the largest error over the largest |truth| of that quantity in the run (none where the truth is 0 throughout).`, '');
+    md.push('| quantity | unit | samples | RMSE | max error | max \\|truth\\| | max rel. error |', '|---|---|---:|---:|---:|---:|---:|');
+    for (const a of [...r.jointRows, ...r.contactRows]) md.push(`| ${a.name} | ${a.unit} | ${a.samples} | ${fmt(a.rmse)} | ${fmt(a.max_error)} | ${fmt(a.max_truth)} | ${a.max_rel_error === null ? '— (truth 0)' : a.max_rel_error.toExponential(2)} |`);
     md.push('');
   }
   if (r.cond) {

@@ -13,7 +13,7 @@ import { fullCollection } from '../../node/collect.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { SymbolicLU, type SymbolicLUJSON } from '../../sparse/symbolic.ts';
 import { jsonWithWarnings, printData, reportModelWarnings, writeFileAtomic } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 import { parseJsonText } from '../../io/json-text.ts';
 
 /** file names of the saved orderings inside DIR */

@@ -3,6 +3,7 @@
  * sets `state.exitCode` rather than exiting the process.
  */
 import type { Command } from 'commander';
+import type { CliState } from '../state.ts';
 import { register as verify } from './verify.ts';
 import { register as analyze } from './analyze.ts';
 import { register as estimate } from './estimate.ts';
@@ -15,15 +16,10 @@ import { register as spy } from './spy.ts';
 import { register as study } from './study.ts';
 import { register as urdf } from './urdf.ts';
 import { register as playground } from './playground.ts';
+import { register as model } from './model.ts';
+import { register as synth } from './synth.ts';
 
-export interface CliState {
-  /** Exit code the process returns once the command has finished. */
-  exitCode: number;
-  /** --quiet: no warnings, notes or progress on stderr (errors and summaries still print) */
-  quiet?: boolean;
-  /** warnings already printed in this run (each is printed once) */
-  warned?: Set<string>;
-}
+export type { CliState } from '../state.ts';
 
 type Registrar = (program: Command, state: CliState) => void;
 
@@ -39,6 +35,8 @@ const registrars: Registrar[] = [
   derivatives,
   study,
   urdf,
+  model,
+  synth,
   playground,
 ];
 

@@ -2,13 +2,14 @@
  * `sparsedyn lu FILE(.tri|.mtx) [--ordering auto|amd|colamd|natural|…] [--json]`: analyse,
  * factorize, refactorize and solve A x = b with b_i = 1 + (i mod 7); report sizes, fill, flops,
  * timings (refactor and solve: median of many runs) and the relative residual ‖Ax − b‖/‖b‖.
- * Exit code 0 on success, 1 when the matrix cannot be read or factorized (message on stderr).
+ * Exit code 0 on success, 1 when the matrix is singular (message on stderr), 2 when the file or an
+ * option is unusable (the message names the file), as every command.
  */
 import type { Command } from 'commander';
 import { readMatrix } from '../../node/matrix-file.ts';
-import { analyze, ConditionEstimator, factor, ORDERINGS, relativeResidual, isOrderingName, type OrderingName } from '../../sparse/index.ts';
+import { analyze, ConditionEstimator, factor, MatrixFormatError, ORDERINGS, relativeResidual, isOrderingName, SingularPivotError, StructurallySingularError, type OrderingName } from '../../sparse/index.ts';
 import { printData } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 
 export interface LuReport {
   n: number;
@@ -47,6 +48,7 @@ function medianMicros(f: () => void, runs: number, budgetMs: number): number {
 
 export function luReport(file: string, ordering: OrderingName | 'auto', runs = 201): { report: LuReport; detail: string[] } {
   const A = readMatrix(file);
+  if (A.m !== A.n) throw new MatrixFormatError(`${file}: the matrix is ${A.m}×${A.n}; lu needs a square matrix`);
   const t0 = performance.now();
   const S = analyze(A, { ordering });
   const analyzeMs = performance.now() - t0;
@@ -109,18 +111,18 @@ export function register(program: Command, state: CliState): void {
     .option('--runs <count>', 'timed runs for the refactor and solve medians', '201')
     .option('--json', 'print one JSON object: {n, nnz, blocks, max_block, lu_nnz, off_nnz, factor_flops, solve_flops, analyze_ms, refactor_us, solve_us, residual, condest}')
     .action((file: string, opts: { ordering: string; runs: string; json?: boolean }) => {
+      // unusable input (the file, an option): exit 2 with the file named; a singular matrix: exit 1
+      const refuse = (message: string): void => { process.stderr.write(`sparsedyn lu: ${message}\n`); state.exitCode = 2; };
+      if (opts.ordering !== 'auto' && !isOrderingName(opts.ordering)) return refuse(`unknown ordering "${opts.ordering}"; expected auto or one of ${ORDERINGS.join(', ')}`);
+      const runs = Number(opts.runs);
+      if (!Number.isInteger(runs) || runs < 1) return refuse(`--runs must be a positive integer, got "${opts.runs}"`);
       try {
-        if (opts.ordering !== 'auto' && !isOrderingName(opts.ordering)) {
-          throw new RangeError(`unknown ordering "${opts.ordering}"; expected auto or one of ${ORDERINGS.join(', ')}`);
-        }
-        const runs = Number(opts.runs);
-        if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`--runs must be a positive integer, got "${opts.runs}"`);
         const { report, detail } = luReport(file, opts.ordering as OrderingName | 'auto', runs);
         printData(opts.json ? JSON.stringify(report) + '\n' : formatLuReport(file, report, detail));
       } catch (err) {
-        const name = err instanceof Error ? err.name : 'Error';
-        const message = err instanceof Error ? err.message : String(err);
-        process.stderr.write(`sparsedyn lu: ${name}: ${message}\n`);
+        if (err instanceof MatrixFormatError) return refuse(err.message);
+        if (!(err instanceof SingularPivotError || err instanceof StructurallySingularError)) throw err;
+        process.stderr.write(`sparsedyn lu: ${file}: ${err.message}\n`);
         state.exitCode = 1;
       }
     });

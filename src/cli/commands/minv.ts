@@ -23,7 +23,7 @@ import { MODEL_SPEC_HELP } from '../../model/spec.ts';
 import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 import { parseJsonText } from '../../io/json-text.ts';
 
 export const STATE_HELP = `state FILE: JSON {"q": [...], "v": [...]} in the model's joint order (a floating base first:

@@ -10,8 +10,8 @@ import { createServer, type Server } from 'node:http';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { printData } from '../output.ts';
-import type { CliState } from './index.ts';
+import { printData, releaseSignals } from '../output.ts';
+import type { CliState } from '../state.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -38,7 +38,9 @@ export function playgroundDir(): string {
 export function servePlayground(root: string, port: number): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') { res.writeHead(405).end(); return; }
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
+    let path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
+    // browsers ask for /favicon.ico whatever the page says: the page's icon
+    if (path === '/favicon.ico') path = '/favicon.svg';
     const file = resolve(root, `.${path.endsWith('/') ? `${path}index.html` : path}`);
     if (!(file === root || file.startsWith(root + sep)) || !existsSync(file)) { res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n'); return; }
     const ext = file.slice(file.lastIndexOf('.'));
@@ -87,6 +89,8 @@ export function register(program: Command, state: CliState): void {
       printData(`sparsedyn playground: ${url}\n`);
       if (!state.quiet) process.stderr.write(`serving ${root} on 127.0.0.1 only; the page also works opened from disk: ${join(root, 'index.html')}\nCtrl-C to stop\n`);
       if (opts.open) openInBrowser(url);
+      // Ctrl-C is how the server stops: nothing is interrupted
+      releaseSignals();
       await new Promise<void>((done) => {
         const stop = () => { server.close(); done(); };
         process.once('SIGINT', stop);

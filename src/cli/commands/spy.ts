@@ -10,7 +10,7 @@ import { parseModelSpec } from '../../node/spec.ts';
 import { spyPanels, spySvg } from '../../report/spy.ts';
 import { analyze } from '../../sparse/index.ts';
 import { printData, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 
 interface SpyCliOptions {
   model: string;

@@ -13,7 +13,7 @@ import { writeStudy } from '../../report/write-study.ts';
 import { parseStudyConfig, StudyConfigError, studyModelFiles } from '../../study/config.ts';
 import { runStudy } from '../../study/runner.ts';
 import { reportModelWarnings } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 
 interface StudyCliOptions {
   out?: string;

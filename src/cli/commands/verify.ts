@@ -10,7 +10,7 @@ import { parseReference } from '../../verify/reference.ts';
 import { findModelFile } from '../../node/reference-file.ts';
 import { verifyReference, type VerifyReport } from '../../verify/verify.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
-import type { CliState } from './index.ts';
+import type { CliState } from '../state.ts';
 
 export function formatReport(r: VerifyReport): string {
   const lines = [`verify: model "${r.model}", ${r.base} base, ${r.cases} cases`];
