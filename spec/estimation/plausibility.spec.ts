@@ -16,7 +16,7 @@ import { parseProblem, ProblemError } from '../../src/estimation/problem.ts';
 import { EstimationSession } from '../../src/estimation/session.ts';
 import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../../src/io/log.ts';
-import { closestName, editDistance } from '../../src/io/names.ts';
+import { closestName, editDistance } from '../../src/text/names.ts';
 import { chain } from '../../src/model/generators.ts';
 import { modelFromUrdf } from '../../src/model/urdf.ts';
 import { loadProblem } from '../../src/node/problem-file.ts';

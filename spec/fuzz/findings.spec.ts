@@ -12,7 +12,7 @@ import { modelFromSpec, ModelSpecError } from '../../src/model/spec.ts';
 import { ModelError } from '../../src/model/build.ts';
 import { MatrixFormatError, parseMatrixMarket, parseTriplet } from '../../src/sparse/io.ts';
 import { SavedAnalysisError, SymbolicLU } from '../../src/sparse/symbolic.ts';
-import { JsonTextError, parseJsonText, quoteText } from '../../src/io/json-text.ts';
+import { JsonTextError, parseJsonText, quoteText } from '../../src/text/json-text.ts';
 import { parseProblem, ProblemError } from '../../src/estimation/problem.ts';
 import { parseReference, ReferenceFormatError } from '../../src/verify/reference.ts';
 import { cond2Symmetric } from '../../src/verify/verify.ts';

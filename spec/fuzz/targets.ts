@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { JsonTextError, parseJsonText } from '../../src/io/json-text.ts';
+import { JsonTextError, parseJsonText } from '../../src/text/json-text.ts';
 import { logRows, type RawRow } from '../../src/io/log-reader.ts';
 import { LogSchema } from '../../src/io/log.ts';
 import { McapLogError, McapSampler } from '../../src/io/mcap-log.ts';

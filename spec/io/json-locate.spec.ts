@@ -1,5 +1,5 @@
 /**
- * The strict JSON error locator (src/io/json-locate.ts) against jsonc-parser, whose scanner and
+ * The strict JSON error locator (src/text/json-locate.ts) against jsonc-parser, whose scanner and
  * descent it follows: the same first error (kind, offset, length) on thousands of broken texts made
  * by seeded random edits of real problem files (characters deleted, inserted, replaced; the text cut
  * short), and no error on valid JSON. jsonc-parser stays a development dependency for this check.
@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as jsoncParse, type ParseError as JsoncError } from 'jsonc-parser';
 import { describe, expect, it } from 'vitest';
-import { parse, type ParseError } from '../../src/io/json-locate.ts';
+import { parse, type ParseError } from '../../src/text/json-locate.ts';
 import { Rng } from '../../src/model/rng.ts';
 
 const first = <E extends { offset: number }>(errors: E[]): E | null => (errors.length ? errors.reduce((a, b) => (b.offset < a.offset ? b : a)) : null);

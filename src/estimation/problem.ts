@@ -5,7 +5,7 @@
  */
 
 import { clipMessage } from '../model/warnings.ts';
-import { describeValue, JsonTextError, parseJsonText } from '../io/json-text.ts';
+import { describeValue, JsonTextError, parseJsonText } from '../text/json-text.ts';
 import { parseRosMapping, RosMappingError, type RosMapping } from './ros-mapping.ts';
 import { MAX_FIT_ORDER } from './differentiate.ts';
 

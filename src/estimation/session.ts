@@ -28,7 +28,7 @@ import { ReportSlots } from './report-values.ts';
 import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
 import { BASE_CSV, type Sample } from './sample.ts';
-import { closestName } from '../io/names.ts';
+import { closestName } from '../text/names.ts';
 import { PlausibilityCheck, type Implausible, type PlausibilityOptions } from './plausibility.ts';
 import { SingularPivotError } from '../sparse/errors.ts';
 

@@ -22,8 +22,8 @@ import { clipMessage } from '../model/warnings.ts';
 import type { Model } from '../model/model.ts';
 import type { EstimationSystem } from '../estimation/setup.ts';
 import { rotFromRpy } from '../spatial/vec3.ts';
-import { describeValue, jsonTextError, quoteText } from './json-text.ts';
-import { closestName } from './names.ts';
+import { describeValue, jsonTextError, quoteText } from '../text/json-text.ts';
+import { closestName } from '../text/names.ts';
 import { BASE_CSV, type LogError, type Sample } from '../estimation/sample.ts';
 
 export { BASE_CSV, type LogError, type Sample } from '../estimation/sample.ts';

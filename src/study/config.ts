@@ -23,7 +23,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isOrderingName, ORDERINGS, type OrderingName } from '../sparse/orderings.ts';
-import { JsonTextError, parseJsonText } from '../io/json-text.ts';
+import { JsonTextError, parseJsonText } from '../text/json-text.ts';
 
 /** A configuration that does not follow the format; the message names the file and the field. */
 export class StudyConfigError extends Error {

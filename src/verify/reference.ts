@@ -7,7 +7,7 @@
  */
 import { clipMessage } from '../model/warnings.ts';
 import type { Model } from '../model/model.ts';
-import { JsonTextError, parseJsonText } from '../io/json-text.ts';
+import { JsonTextError, parseJsonText } from '../text/json-text.ts';
 
 /** A moving joint of a reference file, with its place in the reference's q and v. */
 export interface ReferenceJoint {

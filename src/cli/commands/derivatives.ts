@@ -28,7 +28,7 @@ import { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from '../state.ts';
 import { dofNames, flopsLine, formatMatrix, loadState } from './minv.ts';
-import { parseJsonText } from '../../io/json-text.ts';
+import { parseJsonText } from '../../text/json-text.ts';
 
 export type DerivativeMethod = 'lu' | 'lu-adjoint' | 'recursive' | 'fd';
 const METHODS: readonly DerivativeMethod[] = ['lu', 'lu-adjoint', 'recursive', 'fd'];

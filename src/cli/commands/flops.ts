@@ -14,7 +14,7 @@ import { parseModelSpec } from '../../node/spec.ts';
 import { SymbolicLU, type SymbolicLUJSON } from '../../sparse/symbolic.ts';
 import { jsonWithWarnings, printData, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import type { CliState } from '../state.ts';
-import { parseJsonText } from '../../io/json-text.ts';
+import { parseJsonText } from '../../text/json-text.ts';
 
 /** file names of the saved orderings inside DIR */
 export const SYMBOLIC_FILES = { id: 'lu_id.symbolic.json', fd: 'lu_fd.symbolic.json' } as const;

@@ -24,7 +24,7 @@ import type { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from '../state.ts';
 import { dofNames, flopsLine, formatMatrix, loadState, STATE_HELP } from './minv.ts';
-import { parseJsonText } from '../../io/json-text.ts';
+import { parseJsonText } from '../../text/json-text.ts';
 
 export const INPUTS_HELP = `inputs FILE: JSON {"actuated": ["joint", ...] | "all", "contacts": [{"link": "l_sole", "offset": [0.1, 0.05, 0],
 "type": "force" | "wrench", "frame": "world" | "local"}], "frame": "world" | "local"}. "all" = every joint with a DoF

@@ -24,7 +24,7 @@ import { parseModelSpec } from '../../node/spec.ts';
 import { Flops } from '../../spatial/flops.ts';
 import { jsonWithWarnings, printData, reportModelWarnings } from '../output.ts';
 import type { CliState } from '../state.ts';
-import { parseJsonText } from '../../io/json-text.ts';
+import { parseJsonText } from '../../text/json-text.ts';
 
 export const STATE_HELP = `state FILE: JSON {"q": [...], "v": [...]} in the model's joint order (a floating base first:
 q = [x, y, z, qx, qy, qz, qw], v = [v_lin, ω] in the base frame); "v" may be omitted (zero).

@@ -8,9 +8,9 @@
  * Browser-safe.
  */
 import { parse as parseJsonc, ParseErrorCode, type ParseError } from './json-locate.ts';
-import { clipMessage } from '../model/warnings.ts';
+import { clipMessage } from './clip.ts';
 
-export { clipMessage, MESSAGE_LIMIT } from '../model/warnings.ts';
+export { clipMessage, MESSAGE_LIMIT } from './clip.ts';
 
 /** A JSON syntax error in a named file, at a line and column (1-based). */
 export class JsonTextError extends Error {
