@@ -203,16 +203,6 @@ describe('EstimationSession: implausible rows are estimated and flagged', () => 
       if (out.ok) expect(out.record.implausible).toBeUndefined();
     }
     expect(session.stats.implausible.size).toBe(0);
-    // the checks of a plausible demo sample cost under 2% of its estimate (they are about 0.1%)
-    const s = row(10), check = session.plausibility;
-    let sink = 0;
-    for (let k = 0; k < 20000; k++) if (check.sample(s.q, s.v, s.readings) !== null) sink++;
-    const t0 = performance.now();
-    for (let k = 0; k < 20000; k++) if (check.sample(s.q, s.v, s.readings) !== null) sink++;
-    const perCheck = (performance.now() - t0) / 20000 * 1000;
-    const times = [...session.stats.times].sort((a, b) => a - b);
-    expect(sink).toBe(0);
-    expect(perCheck).toBeLessThan(0.02 * times[times.length >> 1]);
   });
 
   it('q.l_knee beyond its limit and a reading beyond the range: the row is estimated, its record names them, the stats count them', () => {
