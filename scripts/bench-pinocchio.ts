@@ -44,7 +44,7 @@ if (!existsSync(ANCHORS)) {
   process.stderr.write(`bench-pinocchio: Pinocchio's times are not here (${ANCHORS}, in the shared folder of other projects' material beside the clone); nothing to compare with\n`);
   process.exit(0);
 }
-const anchors = JSON.parse(readFileSync(ANCHORS, 'utf8')) as { models: Anchor[] };
+const anchors = JSON.parse(readFileSync(ANCHORS, 'utf8')) as { what: string; models: Anchor[] };
 
 /** The model of an anchor: a generated spec, or a robot file of the shared folder. */
 function modelOf(a: Anchor): Model | null {
@@ -133,6 +133,8 @@ const md = [
   `Written by \`npx tsx scripts/bench-pinocchio.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)} (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}; 1-minute load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end; peak resident memory ${fmt(peakRssMiB(), 0)} MiB).`,
   '',
   'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike). M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`; CRBA against `crba` (local). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
+  '',
+  `How Pinocchio's figures were measured, in their own words: "${anchors.what}" This run's processor is named above: where it differs from theirs, the ratios carry the difference between the two processors too — the RNEA column, where our code and theirs do the same work, shows its size.`,
   '',
   '| model | nv | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | our RNEA / Pinocchio\'s, µs |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
