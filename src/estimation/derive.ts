@@ -187,7 +187,7 @@ export interface SequenceStats {
   /** time of each row's derivatives, µs (the row that completes a window, whose sample is then derived) */
   times: number[];
   /** intervals shorter than a quarter of the sample period: stamps that may record delivery rather than sampling */
-  short_intervals: number;
+  shortIntervals: number;
 }
 
 /**
@@ -219,7 +219,7 @@ function gather(x: Float64Array, cols: Int32Array): Float64Array {
  * contiguous store, so that a window's weights run over adjacent memory.
  */
 export class SampleSequence {
-  readonly stats: SequenceStats = { samples: 0, segments: 0, gaps: [], backwards: [], repeats: [], short: 0, offCentre: 0, ms: 0, times: [], short_intervals: 0 };
+  readonly stats: SequenceStats = { samples: 0, segments: 0, gaps: [], backwards: [], repeats: [], short: 0, offCentre: 0, ms: 0, times: [], shortIntervals: 0 };
   private readonly out: (Sample | LogError)[] = [];
   /** the rows waiting, in order: errors and samples; the derived samples are the first `readySamples` samples of it */
   private readonly fifo: (Sample | LogError)[] = [];
@@ -299,7 +299,7 @@ export class SampleSequence {
     prev.line = line; prev.t = t;
     if (dt < 0) { this.stats.backwards.push({ line, t, previous: t - dt }); this.stats.segments++; return 'back'; }
     if (this.plan && dt > this.plan.maxGap) { this.stats.gaps.push({ line, t, dt }); this.stats.segments++; return 'gap'; }
-    if (this.plan && dt < 0.25 * this.plan.period) this.stats.short_intervals++;
+    if (this.plan && dt < 0.25 * this.plan.period) this.stats.shortIntervals++;
     return 'ok';
   }
 

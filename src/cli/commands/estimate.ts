@@ -718,7 +718,7 @@ function timeLines(plan: DerivationPlan | null, seq: SampleSequence, first: Samp
   if (plan !== null) {
     out.push(...describePlan(plan));
     if (st.samples) out.push(`derivatives: ${med(st.times).toFixed(2)} µs per sample (median); ${st.offCentre} samples with a window not centred on them (the ends of the log${st.segments > 1 ? ' and of its stretches between gaps' : ''})${st.short ? `; ${st.short} rows skipped in stretches too short for a fit` : ''}`);
-    if (st.short_intervals) out.push(`warning: ${st.short_intervals} intervals between rows are shorter than a quarter of the sample period (${fmtSeconds(plan.period)}): stamps of delivery rather than sampling? The fits take the stamps as they are; re-time the rows if the samples are even`);
+    if (st.shortIntervals) out.push(`warning: ${st.shortIntervals} intervals between rows are shorter than a quarter of the sample period (${fmtSeconds(plan.period)}): stamps of delivery rather than sampling? The fits take the stamps as they are; re-time the rows if the samples are even`);
   }
   const lines = (xs: { line: number }[]) => `${xs.slice(0, 5).map((x) => x.line).join(', ')}${xs.length > 5 ? ', …' : ''}`;
   if (st.gaps.length) out.push(`gaps in time: ${st.gaps.length} (before line${st.gaps.length > 1 ? 's' : ''} ${lines(st.gaps)}; the longest ${fmtSeconds(Math.max(...st.gaps.map((g) => g.dt)))}): no fit spans them`);
