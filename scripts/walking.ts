@@ -10,6 +10,8 @@
  */
 import { idealReadings, synthesize, type Truth } from '../src/estimation/synthesize.ts';
 import type { EstimationSystem } from '../src/estimation/setup.ts';
+import type { EstimateRecord } from '../src/estimation/session.ts';
+import type { Sample } from '../src/estimation/sample.ts';
 import { contactWrenches } from '../src/estimation/synth.ts';
 import { LogRowWriter } from '../src/io/synth-log.ts';
 import { Rng } from '../src/model/rng.ts';
@@ -90,4 +92,25 @@ export function walkRow(es: EstimationSystem, s: WalkSample, round: (x: number) 
   // every reading of the sample, also those of sensors `es` does not have (tests read samples made for another layout)
   row.sensors = Object.fromEntries([...s.readings].map(([k, r]) => [k, r.map(round)]));
   return row;
+}
+
+/** A walk sample as a parsed log row of `es`: its readings (less those `drop` names), and with `contacts` the contacts it names. */
+export function walkSample(es: EstimationSystem, w: WalkSample, line: number, opts: { drop?: string[]; contacts?: boolean } = {}): Sample {
+  const readings = new Map<string, Float64Array>();
+  for (const s of es.sensors) if (s.block >= 0 && !(opts.drop ?? []).includes(s.spec.name)) readings.set(s.spec.name, Float64Array.from(w.readings.get(s.spec.name)!));
+  const out: Sample = { line, t: w.t, q: w.q, v: w.v, readings };
+  if (opts.contacts) out.contacts = w.contacts;
+  return out;
+}
+
+/** max |x − t| / max |t| over the joint torques, and over the contact wrenches (contact frames), of an estimate against its walk sample's truth */
+export function walkErrors(es: EstimationSystem, r: EstimateRecord, w: WalkSample): { tau: number; contacts: number } {
+  const row = walkRow(es, w) as { truth: { tau: Record<string, number>; contact_wrenches: Record<string, { torque: number[]; force: number[] }> } };
+  let nt = 0, dt = 0, nc = 0, dc = 0;
+  for (const [j, v] of Object.entries(row.truth.tau)) { nt = Math.max(nt, Math.abs((r.estimate.tau[j] as number) - v)); dt = Math.max(dt, Math.abs(v)); }
+  for (const [c, w6] of Object.entries(row.truth.contact_wrenches)) {
+    const e = r.estimate.contact_wrenches[c];
+    [...w6.torque, ...w6.force].forEach((v, k) => { nc = Math.max(nc, Math.abs([...e.torque, ...e.force][k] - v)); dc = Math.max(dc, Math.abs(v)); });
+  }
+  return { tau: nt / dt, contacts: nc / dc };
 }

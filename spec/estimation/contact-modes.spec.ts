@@ -10,38 +10,18 @@ import { describe, expect, it } from 'vitest';
 import { ContactDetector, type DetectorSample } from '../../src/estimation/contact-detection.ts';
 import { problemJson } from '../../src/estimation/problem-model.ts';
 import { contactRule, parseProblem, type ContactDetection, type ProblemFile } from '../../src/estimation/problem.ts';
-import { EstimationSession, type EstimateRecord } from '../../src/estimation/session.ts';
+import { EstimationSession } from '../../src/estimation/session.ts';
 import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
 import type { Sample } from '../../src/io/log.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
-import { walkingSamples, walkRow, type WalkSample } from '../../scripts/walking.ts';
+import { walkErrors, walkingSamples, walkRow, walkSample } from '../../scripts/walking.ts';
 
 const { es: walkEs } = loadEstimationSystem('data/problems/humanoid-walk.json');
 
 /** the walking humanoid without force sensing (encoders and the base IMU), with `extra` fields */
 function noForce(extra: Partial<ProblemFile> = {}): EstimationSystem {
   return buildEstimationSystem(walkEs.model, { ...walkEs.problem, contact_detection: undefined, sensors: walkEs.problem.sensors.filter((s) => s.type !== 'force_torque'), ...extra });
-}
-
-function toSample(es: EstimationSystem, w: WalkSample, line: number, contacts: boolean): Sample {
-  const readings = new Map<string, Float64Array>();
-  for (const s of es.sensors) if (s.block >= 0) readings.set(s.spec.name, Float64Array.from(w.readings.get(s.spec.name)!));
-  const out: Sample = { line, t: w.t, q: w.q, v: w.v, readings };
-  if (contacts) out.contacts = w.contacts;
-  return out;
-}
-
-/** max |x − t| / max |t| over the joint torques, and over the contact wrenches (contact frames) */
-function relErrors(r: EstimateRecord, w: WalkSample): { tau: number; contacts: number } {
-  const row = walkRow(walkEs, w) as { truth: { tau: Record<string, number>; contact_wrenches: Record<string, { torque: number[]; force: number[] }> } };
-  let nt = 0, dt = 0, nc = 0, dc = 0;
-  for (const [j, v] of Object.entries(row.truth.tau)) { nt = Math.max(nt, Math.abs((r.estimate.tau[j] as number) - v)); dt = Math.max(dt, Math.abs(v)); }
-  for (const [c, w6] of Object.entries(row.truth.contact_wrenches)) {
-    const e = r.estimate.contact_wrenches[c];
-    [...w6.torque, ...w6.force].forEach((v, k) => { nc = Math.max(nc, Math.abs([...e.torque, ...e.force][k] - v)); dc = Math.max(dc, Math.abs(v)); });
-  }
-  return { tau: nt / dt, contacts: nc / dc };
 }
 
 describe('contact modes judged one by one: walking without force sensing, rows naming their contacts', () => {
@@ -52,12 +32,12 @@ describe('contact modes judged one by one: walking without force sensing, rows n
     const walk = walkingSamples(es, 48, { dt: 0.04 });
     let single = 0, double = 0;
     for (const [k, w] of walk.entries()) {
-      const out = session.estimate(toSample(es, w, k + 1, true));
+      const out = session.estimate(walkSample(es, w, k + 1, { contacts: true }));
       if (w.contacts.length === 1) {
         if (!out.ok) throw new Error(out.message);
         single++;
         expect(out.record.mode).toBe(w.contacts[0]);
-        const e = relErrors(out.record, w);
+        const e = walkErrors(walkEs, out.record, w);
         expect(e.tau, `line ${k + 1}`).toBeLessThan(1e-9);
         expect(e.contacts, `line ${k + 1}`).toBeLessThan(1e-9);
       } else {
@@ -82,7 +62,7 @@ describe('contact modes judged one by one: walking without force sensing, rows n
     const session = new EstimationSession(es, { condition: false });
     const walk = walkingSamples(es, 24, { dt: 0.04 });
     for (const [k, w] of walk.entries()) {
-      const out = session.estimate(toSample(es, w, k + 1, true));
+      const out = session.estimate(walkSample(es, w, k + 1, { contacts: true }));
       if (!out.ok) throw new Error(out.message);
       // in double support the prior fills what the data leave open; in single support it disagrees with them (a compromise)
       if (w.contacts.length === 1) continue;
@@ -98,7 +78,7 @@ describe('contact modes judged one by one: walking without force sensing, rows n
     const session = new EstimationSession(walkEs, { condition: false });
     const walk = walkingSamples(walkEs, 12, { dt: 0.01 }); // double support
     for (const [k, w] of walk.entries()) {
-      const s = toSample(walkEs, w, k + 1, false);
+      const s = walkSample(walkEs, w, k + 1);
       if (k % 3 === 0) { s.readings.delete('ft_left'); s.readings.delete('ft_right'); }
       session.estimate(s);
     }
@@ -217,15 +197,15 @@ describe('EstimationSession: contact detection in order (option "ordered") or ro
     expect(ordered.detector).not.toBeNull();
     expect(alone.detector).toBeNull();
     for (const [k, w] of walk.entries()) {
-      const a = ordered.estimate(toSample(es, w, k + 1, false)), b = alone.estimate(toSample(es, w, k + 1, false));
+      const a = ordered.estimate(walkSample(es, w, k + 1)), b = alone.estimate(walkSample(es, w, k + 1));
       if (!a.ok || !b.ok) throw new Error('not estimated');
       // a foot lifts at 0.40 s and lands at 0.80 s: accepted at 0.45 s and 0.85 s
       expect(a.record.mode, `t = ${w.t}`).toBe(walk[Math.max(0, k - 5)].contacts.join('+'));
       expect(b.record.mode, `t = ${w.t}`).toBe(w.contacts.join('+'));
-      if (a.record.mode === b.record.mode) expect(relErrors(a.record, w).tau).toBeLessThan(1e-9);
+      if (a.record.mode === b.record.mode) expect(walkErrors(walkEs, a.record, w).tau).toBeLessThan(1e-9);
     }
     // rows in the wrong order: skipped with the reason, the state kept
-    const back = ordered.estimate(toSample(es, walk[3], 101, false));
+    const back = ordered.estimate(walkSample(es, walk[3], 101));
     expect(back.ok).toBe(false);
     if (!back.ok) expect(back.message).toMatch(/^contact detection takes the samples in time order: t = 0\.03 s \(line 101\) comes after t = 0\.99 s \(line 100\)$/);
   });
@@ -233,7 +213,7 @@ describe('EstimationSession: contact detection in order (option "ordered") or ro
   it('row by row, a force between off and on keeps the contact active (as a missing reading does)', () => {
     const es = buildEstimationSystem(walkEs.model, problem({ on: 5000, off: 40 }));
     const alone = new EstimationSession(es, { condition: false });
-    for (const [k, w] of walk.entries()) expect(alone.contactsOf(toSample(es, w, k + 1, false))).toEqual(w.contacts);
+    for (const [k, w] of walk.entries()) expect(alone.contactsOf(walkSample(es, w, k + 1))).toEqual(w.contacts);
   });
 });
 

@@ -7,35 +7,15 @@ import { Matrix, inverse } from 'ml-matrix';
 import { describe, expect, it, vi } from 'vitest';
 import { chiSquareCdf, chiSquareQuantile, logLargestTail } from '../../src/estimation/bad-data.ts';
 import { parseProblem } from '../../src/estimation/problem.ts';
-import { EstimationSession, type EstimateRecord } from '../../src/estimation/session.ts';
+import { EstimationSession } from '../../src/estimation/session.ts';
 import { Estimator } from '../../src/estimation/estimator.ts';
-import { buildEstimationSystem, type EstimationSystem } from '../../src/estimation/setup.ts';
+import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../../src/io/log.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
-import { walkContacts, walkingSamples, walkRow, type WalkSample } from '../../scripts/walking.ts';
+import { walkContacts, walkErrors, walkingSamples, walkRow, walkSample, type WalkSample } from '../../scripts/walking.ts';
 
 const WALK = 'data/problems/humanoid-walk.json';
 const { es: walkEs } = loadEstimationSystem(WALK);
-
-function toSample(es: EstimationSystem, w: WalkSample, line: number, opts: { drop?: string[]; contacts?: boolean } = {}): Sample {
-  const readings = new Map<string, Float64Array>();
-  for (const s of es.sensors) if (s.block >= 0 && !(opts.drop ?? []).includes(s.spec.name)) readings.set(s.spec.name, Float64Array.from(w.readings.get(s.spec.name)!));
-  const out: Sample = { line, t: w.t, q: w.q, v: w.v, readings };
-  if (opts.contacts) out.contacts = w.contacts;
-  return out;
-}
-
-/** max |x − t| / max |t| over joint torques and contact wrenches (contact frames) */
-function relErrors(r: EstimateRecord, w: WalkSample): { tau: number; contacts: number } {
-  const row = walkRow(walkEs, w) as { truth: { tau: Record<string, number>; contact_wrenches: Record<string, { torque: number[]; force: number[] }> } };
-  let nt = 0, dt = 0, nc = 0, dc = 0;
-  for (const [j, v] of Object.entries(row.truth.tau)) { nt = Math.max(nt, Math.abs((r.estimate.tau[j] as number) - v)); dt = Math.max(dt, Math.abs(v)); }
-  for (const [c, w6] of Object.entries(row.truth.contact_wrenches)) {
-    const e = r.estimate.contact_wrenches[c];
-    [...w6.torque, ...w6.force].forEach((v, k) => { nc = Math.max(nc, Math.abs([...e.torque, ...e.force][k] - v)); dc = Math.max(dc, Math.abs(v)); });
-  }
-  return { tau: nt / dt, contacts: nc / dc };
-}
 
 describe('contacts that change: the walking humanoid', () => {
   const walk = walkingSamples(walkEs, 48, { dt: 0.04 });
@@ -44,11 +24,11 @@ describe('contacts that change: the walking humanoid', () => {
     const session = new EstimationSession(walkEs, { condition: false });
     const worst = new Map<string, number>();
     walk.forEach((w, k) => {
-      const out = session.estimate(toSample(walkEs, w, k + 1));
+      const out = session.estimate(walkSample(walkEs, w, k + 1));
       expect(out.ok).toBe(true);
       if (!out.ok) return;
       expect(out.record.mode).toBe(w.contacts.join('+')); // from the force thresholds of the problem file
-      const e = relErrors(out.record, w);
+      const e = walkErrors(walkEs, out.record, w);
       worst.set(out.record.mode, Math.max(worst.get(out.record.mode) ?? 0, e.tau, e.contacts));
     });
     expect([...worst.keys()].sort()).toEqual(['l_sole', 'l_sole+r_sole', 'r_sole']);
@@ -65,7 +45,7 @@ describe('contacts that change: the walking humanoid', () => {
     const byThreshold = new EstimationSession(walkEs, { condition: false });
     const byRow = new EstimationSession(buildEstimationSystem(walkEs.model, { ...walkEs.problem, contact_detection: undefined }), { condition: false });
     walk.forEach((w, k) => {
-      const a = byTime.estimate(toSample(walkEs, w, k + 1)), b = byThreshold.estimate(toSample(walkEs, w, k + 1)), c = byRow.estimate(toSample(walkEs, w, k + 1, { contacts: true }));
+      const a = byTime.estimate(walkSample(walkEs, w, k + 1)), b = byThreshold.estimate(walkSample(walkEs, w, k + 1)), c = byRow.estimate(walkSample(walkEs, w, k + 1, { contacts: true }));
       if (!a.ok || !b.ok || !c.ok) throw new Error('not estimated');
       expect(a.record.mode).toBe(b.record.mode);
       expect(c.record.mode).toBe(b.record.mode);
@@ -80,25 +60,25 @@ describe('rows as they come', () => {
   it('a row lacking a sensor is estimated from the others when that layout is well posed (exact to 1e-9), says which sensors it used, and is skipped with the reason otherwise', () => {
     const session = new EstimationSession(walkEs, { condition: false });
     const ds = walk.filter((w) => w.contacts.length === 2);
-    const one = session.estimate(toSample(walkEs, ds[0], 1, { drop: ['ft_left'] }));
+    const one = session.estimate(walkSample(walkEs, ds[0], 1, { drop: ['ft_left'] }));
     expect(one.ok).toBe(true);
     if (one.ok) {
       expect(one.record.sensors).toEqual(['encoders', 'imu_acc', 'ft_right']);
-      const e = relErrors(one.record, ds[0]);
+      const e = walkErrors(walkEs, one.record, ds[0]);
       expect(Math.max(e.tau, e.contacts)).toBeLessThan(1e-9);
     }
-    const none = session.estimate(toSample(walkEs, ds[1], 2, { drop: ['ft_left', 'ft_right'] }));
+    const none = session.estimate(walkSample(walkEs, ds[1], 2, { drop: ['ft_left', 'ft_right'] }));
     expect(none.ok).toBe(false);
     if (!none.ok) expect(none.message).toMatch(/the sensors it has \(encoders, imu_acc; no readings for ft_left, ft_right\) in contact mode l_sole\+r_sole do not determine every unknown: .*w\[(l|r)_sole\]/);
     // each sensor subset is analysed once
     const before = session.layouts.analyses;
-    session.estimate(toSample(walkEs, ds[2], 3, { drop: ['ft_left'] }));
+    session.estimate(walkSample(walkEs, ds[2], 3, { drop: ['ft_left'] }));
     expect(session.layouts.analyses).toBe(before);
     expect(session.stats.partial).toBe(2);
   });
 
   it('each layout is analysed once for the run: a cache of one layout rebuilds the others from their offline work; a session given that work (a worker thread) analyses nothing and estimates the same', () => {
-    const rows = walk.map((w, k) => toSample(walkEs, w, k + 1, k % 5 === 2 ? { drop: ['ft_left'] } : {}));
+    const rows = walk.map((w, k) => walkSample(walkEs, w, k + 1, k % 5 === 2 ? { drop: ['ft_left'] } : {}));
     const texts = (s: EstimationSession) => rows.map((r) => { const o = s.estimate(r); return o.ok ? s.toJsonText(o.record) : o.message; });
     const ref = new EstimationSession(walkEs);
     const a = texts(ref);
@@ -157,7 +137,7 @@ describe('covariance for every layout', () => {
     const es = buildEstimationSystem(walkEs.model, problem);
     const session = new EstimationSession(es, { condition: false, covariance: true });
     const w = walkingSamples(es, 1)[0];
-    const out = session.estimate(toSample(es, w, 1));
+    const out = session.estimate(walkSample(es, w, 1));
     if (!out.ok) throw new Error(out.message);
     const est = session.estimator;
     expect(est.mode).toBe('square');
@@ -189,7 +169,7 @@ describe('priors (maximum a posteriori) and soft constraints', () => {
       expect(session.full.priorOnly.join(' ')).toMatch(/w\[l_sole\]/);
       expect(session.full.priorOnlyUnknowns).toContain('tau[l_knee]');
       for (const [k, w] of walk.entries()) {
-        const out = session.estimate(toSample(es, w, k + 1));
+        const out = session.estimate(walkSample(es, w, k + 1));
         if (!out.ok) throw new Error(out.message);
         const row = walkRow(walkEs, w) as { truth: { tau: Record<string, number> } };
         // arms, neck, torso: determined by the data
@@ -210,7 +190,7 @@ describe('priors (maximum a posteriori) and soft constraints', () => {
     const plain = new EstimationSession(buildEstimationSystem(walkEs.model, { ...walkEs.problem, contact_detection: undefined }), { condition: false });
     const vague = new EstimationSession(buildEstimationSystem(walkEs.model, { ...walkEs.problem, contact_detection: undefined, priors: [{ on: 'torques', mean: 0, variance: 1e16 }] }), { condition: false });
     for (const [k, w] of walkN.entries()) {
-      const a = plain.estimate(toSample(walkEs, w, k + 1)), b = vague.estimate(toSample(walkEs, w, k + 1));
+      const a = plain.estimate(walkSample(walkEs, w, k + 1)), b = vague.estimate(walkSample(walkEs, w, k + 1));
       if (!a.ok || !b.ok) throw new Error('not estimated');
       for (const j of ['l_knee', 'r_hip_pitch', 'l_elbow']) {
         const x = a.record.estimate.tau[j] as number, y = b.record.estimate.tau[j] as number;
@@ -252,7 +232,7 @@ describe('bad data: chi-square test, then the largest normalized residual', () =
       const session = new EstimationSession(walkEs, { condition: false, confidence: 0.99 });
       let named = 0, faulty = 0;
       walk.forEach((w, k) => {
-        const s = toSample(walkEs, w, k + 1, { contacts: true });
+        const s = walkSample(walkEs, w, k + 1, { contacts: true });
         const r = Array.from(s.readings.get(swing(w))!), bad = f(r, k);
         s.readings.set(swing(w), Float64Array.from(bad));
         const out = session.estimate(s);
@@ -285,7 +265,7 @@ describe('bad data: chi-square test, then the largest normalized residual', () =
       let named = 0, n = 0;
       walkingSamples(walkEs, 1600, { dt: 0.0025, noise: true, seed }).forEach((w, k) => {
         if (w.contacts.length !== 1) return;
-        const s = toSample(walkEs, w, k + 1, { contacts: true });
+        const s = walkSample(walkEs, w, k + 1, { contacts: true });
         s.readings.set(swing(w), s.readings.get(swing(w))!.map((x, c) => (c === (k + 1) % 6 ? x + 10 * sd : x))); // channel line mod 6, as the study
         const out = session.estimate(s);
         if (!out.ok) throw new Error(out.message);
@@ -301,7 +281,7 @@ describe('bad data: chi-square test, then the largest normalized residual', () =
     const session = new EstimationSession(walkEs, { condition: false, confidence: 0.95 });
     let flagged = 0;
     walk.forEach((w, k) => {
-      const out = session.estimate(toSample(walkEs, w, k + 1, { contacts: true }));
+      const out = session.estimate(walkSample(walkEs, w, k + 1, { contacts: true }));
       if (out.ok && out.record.bad_data!.detected) flagged++;
     });
     // 320 samples at 5 %: mean 16, standard deviation 3.9
@@ -325,7 +305,7 @@ describe('bad data: chi-square test, then the largest normalized residual', () =
     expect(session.full.badData!.checked).toEqual(['enc', 'imu']);
     // a wrong reading moves the estimate, never the residual
     const w = walkingSamples(es, 1)[0];
-    const s = toSample(es, w, 1);
+    const s = walkSample(es, w, 1);
     s.readings.set('ft', s.readings.get('ft')!.map((x) => x + 100));
     const out = session.estimate(s);
     if (!out.ok) throw new Error(out.message);
