@@ -25,6 +25,9 @@ import type { AnyLogFormat, RawRow } from '../io/log-reader.ts';
 import { McapEstimateEncoder, secondsToNs, type EncodedEstimate } from '../io/mcap-estimates.ts';
 import { nsText } from '../io/mcap-log.ts';
 
+/** the formats estimates are written in: a log's (NDJSON, CSV, MCAP), or Parquet */
+export type OutFormat = AnyLogFormat | 'parquet';
+
 /** A row to estimate: a raw row of a text log, or a sample of a ROS 2 recording (or why there is none). */
 export type InputRow = RawRow | { kind: 'sample'; sample: Sample | LogError };
 
@@ -82,6 +85,11 @@ export interface BatchResult {
    */
   report?: { values: Float64Array; notes: TruthNotes };
   /**
+   * Parquet out: the numbers of the estimated rows under the session's typedColumns(), `width` per
+   * row, and their texts, one list per row (nothing is formatted)
+   */
+  columns?: { values: Float64Array; width: number; texts: (string | string[] | undefined)[][] };
+  /**
    * a worker's batch that meets layouts it was not given: those layouts, and no result (the batch
    * is sent again with their offline work)
    */
@@ -90,7 +98,7 @@ export interface BatchResult {
 
 /** How rows are read and written: the formats, the CSV header of the log, what comes back. */
 export interface RowSetup {
-  outFormat: AnyLogFormat;
+  outFormat: OutFormat;
   /** a ROS 2 recording written as CSV: the input channels whose staleness ends each row (s; empty when a sample has none) */
   staleness?: string[];
   schema: LogSchemaOptions;
@@ -117,6 +125,9 @@ export class RowProcessor {
   readonly schema: LogSchema;
   private readonly csv: CsvRows | null;
   private readonly mcap: McapEstimateEncoder | null;
+  /** Parquet out: the numbers per row, and the last batch's columns (BatchResult.columns) */
+  private parquetWidth?: number;
+  private lastColumns?: BatchResult['columns'];
 
   constructor(readonly session: EstimationSession, readonly setup: RowSetup) {
     this.schema = new LogSchema(session.es, setup.schema);
@@ -130,7 +141,11 @@ export class RowProcessor {
    */
   run(rows: InputRow[], withStats = true): BatchResult {
     const session = this.session, st = session.stats;
-    if (!withStats) return { results: this.rows(this.parse(rows), false), stats: NO_STATS };
+    if (!withStats) {
+      const local: BatchResult = { results: this.rows(this.parse(rows), false), stats: NO_STATS };
+      if (this.lastColumns) { local.columns = this.lastColumns; this.lastColumns = undefined; }
+      return local;
+    }
     const parsed = this.parse(rows);
     // the worker analyses no layout: the batch waits for the offline work of those it lacks
     const need = this.missingLayouts(parsed);
@@ -165,6 +180,7 @@ export class RowProcessor {
     };
     const out: BatchResult = { results, stats };
     if (texts.length) out.text = texts.join('');
+    if (this.lastColumns) { out.columns = this.lastColumns; this.lastColumns = undefined; }
     if (report) out.report = report;
     return out;
   }
@@ -219,6 +235,12 @@ export class RowProcessor {
     const slots = session.reportSlots;
     if (report) report.values = new Float64Array(nok * slots.width);
     let slot = 0;
+    // Parquet out: the numbers of the estimated rows, one after the other, and their texts
+    let cols: BatchResult['columns'] | undefined;
+    if (this.setup.outFormat === 'parquet') {
+      const width = this.parquetWidth ??= session.typedColumns().filter((c) => c.type !== 'STRING' && c.type !== 'STRINGS').length;
+      cols = this.lastColumns = { values: new Float64Array(nok * width), width, texts: [] };
+    }
     for (let k = 0; k < n; k++) {
       const p = parsed[k], out = outcomes[k];
       if ('message' in p) { results[k] = p.where !== undefined ? { kind: 'skip', line: p.line, message: p.message, where: p.where } : { kind: 'skip', line: p.line, message: p.message }; continue; }
@@ -242,6 +264,9 @@ export class RowProcessor {
         text = session.toJsonText(r);
         if (p.staleness) text = `${text.slice(0, -1)},"staleness":${JSON.stringify(Object.fromEntries(p.staleness))}}`;
         text += '\n';
+      } else if (cols) {
+        session.numbers(r, cols.values, cols.texts.length * cols.width);
+        cols.texts.push(session.texts(r));
       }
       const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: r.layout! };
       if (p.staleness) res.staleness = p.staleness;

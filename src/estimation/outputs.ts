@@ -154,13 +154,17 @@ export function columnUnits(model: Model): Map<string, string> {
 
 /** "name [unit]", or the name alone for a dimensionless column */
 export function csvColumn(name: string, units: Map<string, string>): string {
-  let unit = units.get(name);
-  if (unit === undefined) {
-    if (/^(contact|wrench)\..*\.t[xyz]$/.test(name)) unit = 'N m';
-    else if (/^(contact|wrench)\..*\.f[xyz]$/.test(name)) unit = 'N';
-    else unit = '';
-  }
+  const unit = unitOf(name, units);
   return unit ? `${name} [${unit}]` : name;
+}
+
+/** the unit of a column ('' for a dimensionless one) */
+export function unitOf(name: string, units: Map<string, string>): string {
+  const unit = units.get(name);
+  if (unit !== undefined) return unit;
+  if (/^(contact|wrench)\..*\.t[xyz]$/.test(name)) return 'N m';
+  if (/^(contact|wrench)\..*\.f[xyz]$/.test(name)) return 'N';
+  return '';
 }
 
 

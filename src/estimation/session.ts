@@ -609,6 +609,70 @@ export class EstimationSession {
     return `${head.slice(1, -1)}${tail},${r.implausible ? csvQuote(r.implausible.join('; ')) : ''},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
   }
 
+  /**
+   * The typed columns of a columnar file (Parquet) of this problem's records: the CSV header's
+   * columns in its order, `line` an integer, `flagged` a boolean, the direction of a near-singular
+   * sample beside it (NDJSON's `near_singular`), the sensors used and the implausible values as
+   * lists of strings. Every column but `t`, `line`, `mode` and `sensors` may lack a value in a row.
+   */
+  typedColumns(): { name: string; type: 'DOUBLE' | 'INT64' | 'BOOLEAN' | 'STRING' | 'STRINGS'; optional: boolean }[] {
+    const out: ReturnType<EstimationSession['typedColumns']> = [];
+    for (const name of this.columns()) {
+      if (name === 't') out.push({ name, type: 'DOUBLE', optional: false });
+      else if (name === 'line') out.push({ name, type: 'INT64', optional: false });
+      else if (name === 'flagged') out.push({ name, type: 'BOOLEAN', optional: true }, { name: 'near_singular', type: 'STRING', optional: true });
+      else if (name === 'suspect') out.push({ name, type: 'STRING', optional: true });
+      else if (name === 'implausible') out.push({ name, type: 'STRINGS', optional: true });
+      else if (name === 'mode') out.push({ name, type: 'STRING', optional: false });
+      else if (name === 'sensors') out.push({ name, type: 'STRINGS', optional: false });
+      else out.push({ name, type: 'DOUBLE', optional: true });
+    }
+    return out;
+  }
+
+  /**
+   * The numbers of a record under `typedColumns()` (its DOUBLE, INT64 and BOOLEAN columns, in order)
+   * into `out[at …]`: NaN where the record has no finite value, 1 or 0 for `flagged`. Returns the
+   * number of values written. Nothing is formatted (this runs once per sample).
+   */
+  numbers(r: EstimateRecord, out: Float64Array, at: number): number {
+    const e = r.estimate;
+    let n = at;
+    const put = (v: number | undefined) => { out[n++] = typeof v === 'number' && v - v === 0 ? v : NaN; };
+    put(r.t);
+    put(r.line);
+    if (this.opts.condition) { put(r.condition); out[n++] = r.condition === undefined ? NaN : r.near_singular !== undefined ? 1 : 0; }
+    const joints = this.joints ??= this.es.model.movingJoints();
+    const dofs = (rec: Record<string, number | number[]> | undefined) => {
+      for (const j of joints) {
+        const x = rec?.[j.name];
+        if (j.nv === 1) put(typeof x === 'number' ? x : undefined);
+        else for (let k = 0; k < j.nv; k++) put(Array.isArray(x) ? x[k] : undefined);
+      }
+    };
+    const wrench = (w: { torque: number[]; force: number[] } | undefined) => {
+      for (let k = 0; k < 3; k++) put(w?.torque[k]);
+      for (let k = 0; k < 3; k++) put(w?.force[k]);
+    };
+    dofs(e.tau);
+    dofs(e.qdd);
+    for (const c of this.allContacts) wrench(e.contact_wrenches[c]);
+    for (const j of this.es.model.jointNames) wrench(e.joint_wrenches[j]);
+    for (const s of this.allSensors) put(e.residuals[s]);
+    if (this.opts.covariance) dofs(e.tau_std);
+    if (this.full.badData || this.opts.confidence > 0) { put(r.bad_data?.chi2); put(r.bad_data?.threshold); }
+    return n - at;
+  }
+
+  /** The texts of a record under `typedColumns()` (its STRING and STRINGS columns, in order; undefined: none). */
+  texts(r: EstimateRecord): (string | string[] | undefined)[] {
+    const out: (string | string[] | undefined)[] = [];
+    if (this.opts.condition) out.push(r.near_singular);
+    if (this.full.badData || this.opts.confidence > 0) out.push(r.bad_data?.suspect);
+    out.push(r.implausible, r.mode, r.sensors);
+    return out;
+  }
+
   /** the numbers of one CSV line (reused line after line) */
   private readonly numBuf: number[] = [];
 

@@ -16,7 +16,7 @@ import type { IWritable } from '@mcap/core';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { columnUnits, csvColumn, dofUnits, type AccuracyRow } from '../../estimation/outputs.ts';
+import { columnUnits, csvColumn, dofUnits, unitOf, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession, type ModeSummary } from '../../estimation/session.ts';
 import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
@@ -25,6 +25,7 @@ import { contactRule, ProblemError } from '../../estimation/problem.ts';
 import { ContactDetector } from '../../estimation/contact-detection.ts';
 import { buildEstimationSystem } from '../../estimation/setup.ts';
 import { logRowBatches, type AnyLogFormat } from '../../io/log-reader.ts';
+import { ParquetEstimateWriter } from '../../io/parquet-estimates.ts';
 import { McapEstimateWriter } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
@@ -33,7 +34,7 @@ import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
 import { EstimatePool } from '../estimate-pool.ts';
-import { absorbStats, RowProcessor, type BatchResult, type InputRow, type RowSetup } from '../estimate-rows.ts';
+import { absorbStats, RowProcessor, type BatchResult, type InputRow, type OutFormat, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, isStreamPath, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from '../state.ts';
@@ -44,7 +45,7 @@ interface Opts {
   report?: string;
   html?: string | false;
   jobs?: string;
-  format?: AnyLogFormat;
+  format?: OutFormat;
   covariance?: boolean;
   conditionLimit: string;
   condition: boolean;
@@ -119,8 +120,8 @@ export function register(program: Command, state: CliState): void {
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('estimate joint torques, contact and joint wrenches and accelerations from a sensor log')
     .requiredOption('-d, --data <log>', 'sensor log ("-" reads standard input): NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP, its topics mapped by the problem\'s "ros" section); the format is read from the content')
-    .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV or MCAP); "-" writes standard output')
-    .addOption(new Option('--format <format>', 'format of the estimates (default: mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'mcap']))
+    .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV, Parquet or MCAP); "-" writes standard output')
+    .addOption(new Option('--format <format>', 'format of the estimates (default: parquet for a .parquet --out, mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'parquet', 'mcap']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out (--out est.csv: est.csv.report.md), none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
@@ -227,15 +228,17 @@ export function register(program: Command, state: CliState): void {
       const truth = session.truth;
       const st = session.stats;
       if (!opts.format && /\.mcap$/i.test(opts.out)) opts.format = 'mcap';
+      if (!opts.format && /\.parquet$/i.test(opts.out)) opts.format = 'parquet';
       if (!opts.format && sampler) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'mcap';
       // 2. the run; outputs under temporary names until the end
       const sink = openDataSink(opts.out);
       let mcapOut: McapEstimateWriter | null = null;
+      let parquetOut: ParquetEstimateWriter | null = null;
       /** per channel of a ROS 2 recording, the largest staleness of an estimated sample (s) */
       const maxStale = new Map<string, number>();
       const errors: LogError[] = [];
       let rows = 0, printed = 0, printedFlags = 0;
-      let outFormat: AnyLogFormat | null = opts.format ?? null;
+      let outFormat: OutFormat | null = opts.format ?? null;
       let csvReader: CsvRows | null = null;
       let csvHeader: string[] | null = null;
       let csvHeaderRow: { cells: string[]; line: number } | null = null;
@@ -286,6 +289,10 @@ export function register(program: Command, state: CliState): void {
           // a worker's rows: their texts in one string (BatchResult.text), what the reports take from them in one array (BatchResult.report)
           const texts = b.text ?? '';
           let at = 0;
+          // Parquet out: the batch's numbers and texts, one row per estimated sample (colRow: the next one)
+          const cols = b.columns;
+          let colRow = 0;
+          if (cols && parquetOut === null) parquetOut = new ParquetEstimateWriter(session.typedColumns(), (bytes) => sink.write(bytes), parquetMetadata(model, file, units, session));
           const rep = fromPool ? b.report : undefined, width = session.reportSlots.width;
           let slot = 0;
           if (rep) truth.note(rep.notes);
@@ -305,6 +312,7 @@ export function register(program: Command, state: CliState): void {
               if (lastFlag !== null && lastFlag.key === r.flag_key) {
                 if (lastFlag.direction !== r.near_singular) {
                   if (outFormat === 'ndjson') text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                  if (cols) cols.texts[colRow][0] = lastFlag.direction;
                   r.near_singular = lastFlag.direction;
                 }
               } else lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
@@ -327,6 +335,7 @@ export function register(program: Command, state: CliState): void {
               await (mcapOut as McapEstimateWriter).writeEncoded({ stamp: r.stamp!, line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: r.staleness }, r.mcap, r.status ?? r.estimate!);
               continue;
             }
+            if (cols) { (parquetOut as ParquetEstimateWriter).row(cols.values, colRow * cols.width, cols.texts[colRow]); colRow++; continue; }
             if (csvHeader === null && outFormat === 'csv') {
               // a ROS 2 recording adds the staleness of each channel, in s (last columns)
               for (const k of staleCols ?? []) units.set(`staleness.${k}`, 's');
@@ -434,6 +443,7 @@ export function register(program: Command, state: CliState): void {
         }
         if (total > 0) { progress(total, total); process.stderr.write('\n'); }
         if (mcapOut !== null) await (mcapOut as McapEstimateWriter).end();
+        if (parquetOut !== null) (parquetOut as ParquetEstimateWriter).end();
         if (rows === 0) {
           throw new FileError(csvReader ? `${dataName}: the log has a header and no rows` : `${dataName}: the log is empty (no samples)`);
         }
@@ -520,7 +530,7 @@ function relText(r: AccuracyRow, named = false): string {
 }
 
 interface ReportData {
-  file: string; dataName: string; inFormat: AnyLogFormat | null; outFormat: AnyLogFormat; model: string; base: string; method: string;
+  file: string; dataName: string; inFormat: AnyLogFormat | null; outFormat: OutFormat; model: string; base: string; method: string;
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
@@ -730,3 +740,20 @@ function timeLines(plan: DerivationPlan | null, seq: SampleSequence, first: Samp
 }
 
 const fmtSeconds = (s: number): string => (s < 1 ? `${(s * 1000).toPrecision(3)} ms` : `${s.toPrecision(3)} s`);
+
+/**
+ * The key-value metadata of a Parquet file of estimates: what wrote it, from what, each column's unit
+ * and the frames of the wrenches (the NDJSON schema's words).
+ */
+function parquetMetadata(model: { name: string }, problemFile: string, units: Map<string, string>, session: EstimationSession): Record<string, string> {
+  const cols = session.typedColumns().map((c) => c.name);
+  return {
+    'sparsedyn.version': '0.1.0',
+    'sparsedyn.problem': problemFile,
+    'sparsedyn.model': model.name,
+    'sparsedyn.units': JSON.stringify(Object.fromEntries(cols.map((c) => [c, unitOf(c, units)]).filter(([, u]) => u !== ''))),
+    'sparsedyn.frames': 'contact.<link>.*: the wrench the environment applies on the link, in the link\'s frame, torque about its origin; '
+      + 'wrench.<joint>.*: the wrench the parent applies on the child across the joint, in the child link\'s frame, torque about its origin; '
+      + 'tx ty tz: torque (N m), fx fy fz: force (N); qdd: joint accelerations; residual.<sensor>: the root mean square over the sensor\'s readings of residual / standard deviation',
+  };
+}
