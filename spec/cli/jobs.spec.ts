@@ -10,12 +10,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LogSchema } from '../../src/io/log.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
 import { ensureBuilt } from '../package/dist.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { runCli as run } from './run.ts';
-import { slipperyProblem, syntheticRow } from './synthetic.ts';
+import { slipperyProblem, syntheticRow, toCsv } from './synthetic.ts';
 import { demoBag } from '../../scripts/make-demo-bag.ts';
 import { asciiText, readMcapEstimates } from '../../src/io/mcap-estimates.ts';
 
@@ -34,29 +33,6 @@ function rows(): string[] {
   return r;
 }
 
-function toCsv(lines: string[]): string {
-  const { es } = loadEstimationSystem(DEMO);
-  const schema = new LogSchema(es);
-  const header = schema.csvHeader();
-  const out = [header.join(',')];
-  for (const l of lines) {
-    let o;
-    try { o = JSON.parse(l); } catch { out.push(l === '' ? '' : 'x,y'); continue; }
-    out.push(header.map((h) => {
-      if (h === 't') return o.t;
-      const [kind, ...rest] = h.split('.');
-      const name = rest.join('.');
-      if (kind === 'q') return o.q[name];
-      if (kind === 'v') return o.v[name];
-      if (kind === 'base') {
-        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
-        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
-      }
-      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
-    }).join(','));
-  }
-  return out.join('\n') + '\n';
-}
 
 /**
  * rows of the walking log where every tenth loses its left F/T reading (estimated from the others)

@@ -13,6 +13,7 @@ import { Piscina } from 'piscina';
 import type { BatchResult, InputRow } from './estimate-rows.ts';
 import type { LayoutKey, LayoutOffline } from '../estimation/layouts.ts';
 import type { BatchTask, WorkerInit } from './estimate-worker.ts';
+import type { LogRange } from './estimate-ranges.ts';
 
 /** the worker's file and the Node options it needs */
 export function workerEntry(): { filename: string; execArgv: string[] } {
@@ -42,8 +43,8 @@ export class EstimatePool {
    * returns it unestimated with their keys; it goes again with their offline work and that of the
    * layouts asked for before (another worker may take it), at most once per worker and layout.
    */
-  async run(rows: InputRow[]): Promise<BatchResult> {
-    const task: BatchTask = { rows };
+  async run(rows: InputRow[] | LogRange): Promise<BatchResult> {
+    const task: BatchTask = Array.isArray(rows) ? { rows } : { range: rows };
     for (;;) {
       const r = await (this.pool.run(task) as Promise<BatchResult>);
       if (r.need === undefined) return r;

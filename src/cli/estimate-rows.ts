@@ -25,6 +25,13 @@ import type { AnyLogFormat, RawRow } from '../io/log-reader.ts';
 import { McapEstimateEncoder, secondsToNs, type EncodedEstimate } from '../io/mcap-estimates.ts';
 import { nsText } from '../io/mcap-log.ts';
 
+/**
+ * rows after which the LU returns to its initial row order (one job: every RESTART_ROWS rows of the
+ * log; a worker: at the start of each batch, and every RESTART_ROWS rows of a range), so that the
+ * estimates are the same, bit for bit, whichever thread estimates which rows
+ */
+export const RESTART_ROWS = 128;
+
 /** the formats estimates are written in: a log's (NDJSON, CSV, MCAP), or Parquet */
 export type OutFormat = AnyLogFormat | 'parquet';
 
@@ -139,7 +146,7 @@ export class RowProcessor {
    * Parse, estimate and format every row of the batch; with `withStats` (a worker's batch), what it
    * added to the session's figures comes back with it.
    */
-  run(rows: InputRow[], withStats = true): BatchResult {
+  run(rows: InputRow[], withStats = true, restartEvery = 0): BatchResult {
     const session = this.session, st = session.stats;
     if (!withStats) {
       const local: BatchResult = { results: this.rows(this.parse(rows), false), stats: NO_STATS };
@@ -158,7 +165,7 @@ export class RowProcessor {
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), implausible: new Map(st.implausible) };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
     const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: truthNotes() } : undefined;
-    const results = this.rows(parsed, true, report);
+    const results = this.rows(parsed, true, report, restartEvery);
     // the rows' texts as one string (see BatchResult.text)
     const texts: string[] = [];
     for (const r of results) {
@@ -221,7 +228,7 @@ export class RowProcessor {
    * solve of the demo humanoid then takes about 1.5 times as long). `copy`: the estimates sent back
    * are cut to what the caller uses (a worker's, sent to the main thread); else they are the session's.
    */
-  private rows(parsed: (Sample | LogError)[], copy: boolean, report?: BatchResult['report']): RowResult[] {
+  private rows(parsed: (Sample | LogError)[], copy: boolean, report?: BatchResult['report'], restartEvery = 0): RowResult[] {
     const session = this.session;
     const n = parsed.length;
     const results: RowResult[] = new Array(n);
@@ -229,6 +236,7 @@ export class RowProcessor {
     let nok = 0;
     for (let k = 0; k < n; k++) {
       const p = parsed[k];
+      if (restartEvery > 0 && k > 0 && k % restartEvery === 0) session.restartPivoting();
       outcomes[k] = 'message' in p ? null : session.estimate(p);
       if (outcomes[k]?.ok) nok++;
     }

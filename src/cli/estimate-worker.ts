@@ -13,12 +13,18 @@ import { EstimationSession, type SessionOptions } from '../estimation/session.ts
 import { derivedProblem, type DerivationPlan } from '../estimation/derive.ts';
 import { buildEstimationSystem } from '../estimation/setup.ts';
 import { loadProblem } from '../node/problem-file.ts';
-import { RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
+import { readRange, type LogRange } from './estimate-ranges.ts';
+import { RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
 
 /** What each worker starts from (piscina's workerData). */
-/** One task of the pool: a batch of rows, and the offline work of layouts the batch asked for (estimate-pool.ts). */
+/**
+ * One task of the pool: a batch of rows, or a range of a log file that the worker reads and parses
+ * itself (its first row where one job restarts the LU's row order: estimate-ranges.ts), and the
+ * offline work of layouts the task asked for (estimate-pool.ts).
+ */
 export interface BatchTask {
-  rows: InputRow[];
+  rows?: InputRow[];
+  range?: LogRange;
   layouts?: LayoutOffline[];
 }
 
@@ -50,5 +56,6 @@ function init(): RowProcessor {
 export default function estimateBatch(task: BatchTask): BatchResult {
   processor ??= init();
   if (task.layouts) processor.session.layouts.give(task.layouts);
-  return processor.run(task.rows);
+  if (task.range) return processor.run(readRange(task.range), true, RESTART_ROWS);
+  return processor.run(task.rows ?? []);
 }

@@ -613,7 +613,9 @@ export class EstimationSession {
    * The typed columns of a columnar file (Parquet) of this problem's records: the CSV header's
    * columns in its order, `line` an integer, `flagged` a boolean, the direction of a near-singular
    * sample beside it (NDJSON's `near_singular`), the sensors used and the implausible values as
-   * lists of strings. Every column but `t`, `line`, `mode` and `sensors` may lack a value in a row.
+   * lists of strings. `t`, `line`, the torques, accelerations, contact and joint wrenches, `mode` and
+   * `sensors` have a value in every row; the others may lack one (a residual of a sensor the row has
+   * no readings for, the condition figure without the check, the bad-data test's figures).
    */
   typedColumns(): { name: string; type: 'DOUBLE' | 'INT64' | 'BOOLEAN' | 'STRING' | 'STRINGS'; optional: boolean }[] {
     const out: ReturnType<EstimationSession['typedColumns']> = [];
@@ -625,7 +627,8 @@ export class EstimationSession {
       else if (name === 'implausible') out.push({ name, type: 'STRINGS', optional: true });
       else if (name === 'mode') out.push({ name, type: 'STRING', optional: false });
       else if (name === 'sensors') out.push({ name, type: 'STRINGS', optional: false });
-      else out.push({ name, type: 'DOUBLE', optional: true });
+      // torques, accelerations and wrenches: in every estimated row (finite, checked before the row is kept)
+      else out.push({ name, type: 'DOUBLE', optional: !/^(tau|qdd|contact|wrench)\./.test(name) });
     }
     return out;
   }

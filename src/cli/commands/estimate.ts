@@ -11,7 +11,7 @@
  * above --condition-limit the sample is flagged as near a singular configuration of the sensor
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import type { IWritable } from '@mcap/core';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -34,7 +34,8 @@ import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
 import { EstimatePool } from '../estimate-pool.ts';
-import { absorbStats, RowProcessor, type BatchResult, type InputRow, type OutFormat, type RowSetup } from '../estimate-rows.ts';
+import { RangeScanner, readRange } from '../estimate-ranges.ts';
+import { absorbStats, RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type OutFormat, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, isStreamPath, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from '../state.ts';
@@ -57,7 +58,14 @@ interface Opts {
 }
 
 /** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
-const BATCH = 128;
+const BATCH = RESTART_ROWS;
+
+/**
+ * rows per range of a log file that a worker thread reads and parses itself (--jobs above 1, a text
+ * log file whose rows need no derivatives over time): a multiple of BATCH, so that each range starts
+ * where one job restarts the LU's row order
+ */
+const RANGE_ROWS = 4 * BATCH;
 
 /**
  * rows per pass of the three passes (parse, estimate, format) in the main thread: fewer than BATCH,
@@ -262,12 +270,16 @@ export function register(program: Command, state: CliState): void {
          * and the row the workers started from
          */
         let localMs = 0, localBatches = 0, pace = 0, poolFrom = 0;
+        /** whether the log was read in ranges (the workers reading their own) */
+        let rangesRead = false;
         const logSize = autoJobs ? fileSize(opts.data) : 0;
         const minSeconds = Number(process.env.SPARSEDYN_POOL_MIN_SECONDS ?? POOL_MIN_SECONDS);
         /** whether worker threads pay for the rest of the log: its rows (by its bytes left) at this thread's pace */
+        /** bytes of the log read so far (by the reader, or by the scan of a log read in ranges) */
+        let readBytes = () => source.readBytes();
         const poolPays = (): boolean => {
           if (!autoJobs) return true;
-          const read = source.readBytes();
+          const read = readBytes();
           if (logSize <= 0 || read <= 0 || localBatches < 2) return false;
           const left = Math.max(0, logSize - read) * (rows / read);
           return left * pace >= 1000 * (minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS);
@@ -346,18 +358,20 @@ export function register(program: Command, state: CliState): void {
           }
           if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
+        /** the worker threads, from row `from` of the log on */
+        const startPool = (from: number) => {
+          poolFrom = from;
+          // the workers start from the full layout's offline work, and ask for that of any other layout they meet:
+          // this thread analyses each layout once for the run, as one job does
+          pool = new EstimatePool(jobs, {
+            problemFile: resolve(file), ...(plan !== null ? { derivation: plan } : {}), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
+            options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
+          }, (l) => session.layouts.offlineOf(l));
+        };
         /** `restart`: a batch of a file's rows, which starts from the initial pivot order (one job; the workers do it themselves) */
         const send = async (part: InputRow[], final: boolean, restart = false) => {
           if (part.length === 0) return;
-          if (pool === null && jobs > 1 && !final && poolPays()) {
-            poolFrom = rows - part.length + 1;
-            // the workers start from the full layout's offline work, and ask for that of any other layout they meet:
-            // this thread analyses each layout once for the run, as one job does
-            pool = new EstimatePool(jobs, {
-              problemFile: resolve(file), ...(plan !== null ? { derivation: plan } : {}), offline: session.offline(), setup: setupFor(), n: es.sys.n, m: es.sys.m,
-              options: { condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0 },
-            }, (l) => session.layouts.offlineOf(l));
-          }
+          if (pool === null && jobs > 1 && !final && poolPays()) startPool(rows - part.length + 1);
           if (pool === null) {
             if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
             local ??= new RowProcessor(session, setupFor());
@@ -405,37 +419,96 @@ export function register(program: Command, state: CliState): void {
           await send(b, true, partFirst % BATCH === 1);
           while (pending.length) await accept(await pending.shift()!, true);
         };
-        try {
-          // the rows read ahead, then the rest of the log
-          const readGroups = async function* (): AsyncGenerator<InputRow[]> {
-            yield* peeked.groups;
-            if (peeked.ended) return;
-            for (let r = await groups.next(); !r.done; r = await groups.next()) yield r.value;
-          };
+        /** a CSV log's header row: the columns of its rows */
+        const takeHeader = (raw: { cells: string[]; line: number }) => {
           try {
-            for await (const group of readGroups()) {
-              // the rows at hand (a chunk of text, or of a recording); from standard input they are estimated
-              // and written before more is awaited
-              for (const raw of group) {
-                if (raw.kind === 'csv' && csvHeaderRow === null) {
-                  try {
-                    csvReader = new CsvRows(schema, raw.cells, raw.line);
-                  } catch (e) {
-                    throw new FileError(`${dataName}: ${(e as Error).message}`);
-                  }
-                  for (const c of csvReader.ignored) session.stats.ignored.add(c);
-                  csvHeaderRow = { cells: raw.cells, line: raw.line };
-                  continue;
-                }
-                await addRow(raw);
-              }
-              await atHand();
-            }
-            await endRows();
+            csvReader = new CsvRows(schema, raw.cells, raw.line);
           } catch (e) {
-            // a recording that cannot be read further: the samples before it are reported first
-            if (e instanceof McapLogError) { await endRows(); await finish(); }
-            throw e;
+            throw new FileError(`${dataName}: ${(e as Error).message}`);
+          }
+          for (const c of csvReader.ignored) session.stats.ignored.add(c);
+          csvHeaderRow = { cells: raw.cells, line: raw.line };
+        };
+        /**
+         * A text log file with worker threads, whose rows need nothing from the rows before them (no
+         * derivatives over time, no contact detection with memory): read in ranges of RANGE_ROWS rows,
+         * which the workers read and parse themselves (this thread scans for line breaks); null when
+         * the log is read as a stream of rows. A CSV log's header is taken here.
+         */
+        const rangeScanner = (): RangeScanner | null => {
+          if (!(jobs > 1 && opts.data !== '-' && sampler === null && stage === null && (inFormat === 'ndjson' || inFormat === 'csv'))) return null;
+          if (process.env.SPARSEDYN_RANGES === '0') return null;
+          let st;
+          try { st = statSync(opts.data); } catch { return null; }
+          if (!st.isFile()) return null;
+          const first = peeked.groups.flat()[0];
+          if (inFormat === 'csv' && first?.kind !== 'csv') return null;
+          const head = Buffer.alloc(3);
+          const fd = openSync(opts.data, 'r');
+          try { readSync(fd, head, 0, 3, 0); } finally { closeSync(fd); }
+          const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+          const scanner = new RangeScanner(opts.data, inFormat, RANGE_ROWS, bom, 0, 0);
+          if (inFormat === 'csv' && first?.kind === 'csv') {
+            // the header: the first row, read as the log's reader read it
+            const h = scanner.next(1);
+            if (h === null || scanner.unsafe !== null || h.rows !== 1 || h.firstLine + h.lines !== first.line) { scanner.close(); return null; }
+            takeHeader(first);
+          }
+          return scanner;
+        };
+        /** the log in ranges: each range to the workers once they run, else read and estimated here */
+        const readRanges = async (scanner: RangeScanner) => {
+          readBytes = () => scanner.offset;
+          rangesRead = true;
+          for (let r = scanner.next(); r !== null; r = scanner.next()) {
+            if (pool === null && jobs > 1 && poolPays()) startPool(rows + 1);
+            if (pool === null) {
+              for (const raw of readRange(r)) await add(raw);
+              continue;
+            }
+            // a range starts where a batch would (rows is a multiple of BATCH: nothing waits in `batch`)
+            rows += r.rows;
+            pending.push((pool as EstimatePool).run(r));
+            while (pending.length > 2 * jobs) await accept(await pending.shift()!, true);
+          }
+          const u = scanner.unsafe;
+          if (u === null) return;
+          // a CSV log from its first line with a quote (or a lone carriage return) on: through the log's reader, numbered after the lines before
+          const tail = createReadStream(opts.data, { start: u.start, encoding: 'utf8' }) as AsyncIterable<string>;
+          for await (const group of logRowBatches(tail, { format: 'csv' })) {
+            for (const raw of group) {
+              raw.line += u.line;
+              if (raw.kind === 'error') raw.message = raw.message.replace(/\bat line (\d+)/g, (_m, n: string) => `at line ${Number(n) + u.line}`);
+              await add(raw);
+            }
+          }
+        };
+        try {
+          const scanner = rangeScanner();
+          if (scanner !== null) await readRanges(scanner);
+          else {
+            // the rows read ahead, then the rest of the log
+            const readGroups = async function* (): AsyncGenerator<InputRow[]> {
+              yield* peeked.groups;
+              if (peeked.ended) return;
+              for (let r = await groups.next(); !r.done; r = await groups.next()) yield r.value;
+            };
+            try {
+              for await (const group of readGroups()) {
+                // the rows at hand (a chunk of text, or of a recording); from standard input they are estimated
+                // and written before more is awaited
+                for (const raw of group) {
+                  if (raw.kind === 'csv' && csvHeaderRow === null) { takeHeader(raw); continue; }
+                  await addRow(raw);
+                }
+                await atHand();
+              }
+              await endRows();
+            } catch (e) {
+              // a recording that cannot be read further: the samples before it are reported first
+              if (e instanceof McapLogError) { await endRows(); await finish(); }
+              throw e;
+            }
           }
           await finish();
         } finally {
@@ -461,7 +534,7 @@ export function register(program: Command, state: CliState): void {
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
           `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
-          `  threads: ${poolFrom > 0 ? `${jobs} worker threads${poolFrom > 1 ? ` from ${sampler ? 'sample' : 'row'} ${poolFrom} on (${sampler ? 'samples' : 'rows'} 1 to ${poolFrom - 1} in this one)` : ''}` : autoJobs ? `this one (a short log: about ${(localMs / 1000).toFixed(1)} s of work; worker threads pay from about ${minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS} s)` : jobs > 1 ? `this one (fewer rows than a batch of ${BATCH})` : 'this one'}`,
+          `  threads: ${poolFrom > 0 ? `${jobs} worker threads${rangesRead ? ' (reading and parsing their own ranges of the log)' : ''}${poolFrom > 1 ? ` from ${sampler ? 'sample' : 'row'} ${poolFrom} on (${sampler ? 'samples' : 'rows'} 1 to ${poolFrom - 1} in this one)` : ''}` : autoJobs ? `this one (a short log: about ${(localMs / 1000).toFixed(1)} s of work; worker threads pay from about ${minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS} s)` : jobs > 1 ? `this one (fewer rows than a batch of ${BATCH})` : 'this one'}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
         ];
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
