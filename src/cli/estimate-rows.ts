@@ -65,7 +65,7 @@ export interface SeenLayout { key: string; sensors: string[]; mode: string; verd
 
 /** What a batch adds to the run's figures. */
 export interface BatchStats {
-  times: number[]; condTimes: number[]; conditions: number[];
+  times: number[]; condTimes: number[]; badTimes: number[]; conditions: number[];
   samples: number; flops: number; condFlops: number; partial: number; maxQuaternionDeviation: number;
   analysesAtSeenSwitches: number; badDataTested: number; badDataDetected: number; badDataAmbiguous: number;
   modes: [string, number][]; suspects: [string, number][]; ignored: string[]; layouts: SeenLayout[];
@@ -117,7 +117,7 @@ export interface RowSetup {
 
 /** the figures of a batch estimated by the caller's own session (nothing to absorb) */
 const NO_STATS: BatchStats = {
-  times: [], condTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
+  times: [], condTimes: [], badTimes: [], conditions: [], samples: 0, flops: 0, condFlops: 0, partial: 0, maxQuaternionDeviation: 0,
   analysesAtSeenSwitches: 0, badDataTested: 0, badDataDetected: 0, badDataAmbiguous: 0, modes: [], suspects: [], ignored: [], layouts: [],
   implausible: [], implausibleFirst: [], sensorsRead: [],
 };
@@ -161,7 +161,7 @@ export class RowProcessor {
     // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
     session.breakRun();
     session.restartPivoting();
-    const t0 = st.times.length, c0 = st.condTimes.length, k0 = st.conditions.length;
+    const t0 = st.times.length, c0 = st.condTimes.length, b0 = st.badTimes.length, k0 = st.conditions.length;
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), implausible: new Map(st.implausible) };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
     const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: truthNotes() } : undefined;
@@ -177,7 +177,7 @@ export class RowProcessor {
       if (d !== 0 || !seenBefore.has(key)) layouts.push({ key, ...v, samples: d });
     }
     const stats: BatchStats = {
-      times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), conditions: st.conditions.slice(k0),
+      times: st.times.slice(t0), condTimes: st.condTimes.slice(c0), badTimes: st.badTimes.slice(b0), conditions: st.conditions.slice(k0),
       samples: st.samples - before.samples, flops: st.flops - before.flops, condFlops: st.condFlops - before.condFlops, partial: st.partial - before.partial,
       maxQuaternionDeviation: st.maxQuaternionDeviation, analysesAtSeenSwitches: st.analysesAtSeenSwitches - before.analysesAtSeenSwitches,
       badDataTested: st.badDataTested - before.badDataTested, badDataDetected: st.badDataDetected - before.badDataDetected, badDataAmbiguous: st.badDataAmbiguous - before.badDataAmbiguous,
@@ -317,6 +317,7 @@ export function absorbStats(session: EstimationSession, batch: BatchResult): voi
   }
   for (const x of b.times) st.times.push(x);
   for (const x of b.condTimes) st.condTimes.push(x);
+  for (const x of b.badTimes) st.badTimes.push(x);
   for (const x of b.conditions) st.conditions.push(x);
   st.samples += b.samples; st.flops += b.flops; st.condFlops += b.condFlops; st.partial += b.partial;
   st.maxQuaternionDeviation = Math.max(st.maxQuaternionDeviation, b.maxQuaternionDeviation);

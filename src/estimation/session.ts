@@ -137,6 +137,8 @@ export interface SessionStats {
   times: number[];
   /** time of each condition check, µs */
   condTimes: number[];
+  /** µs of each bad-data test (the χ² test, and the identification of the suspect when it fires) */
+  badTimes: number[];
   /** condition figure of each estimated sample */
   conditions: number[];
   /** flops of all estimates, and of all condition checks */
@@ -184,7 +186,7 @@ export class EstimationSession {
   /** the contact state machine `estimate` runs on each row (option `ordered`; null without it, or without contact_detection) */
   readonly detector: ContactDetector | null;
   readonly stats: SessionStats = {
-    samples: 0, times: [], condTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
+    samples: 0, times: [], condTimes: [], badTimes: [], conditions: [], flops: 0, condFlops: 0, flagged: [], condSetupMs: 0,
     modes: new Map(), partial: 0, ignored: new Set(), maxQuaternionDeviation: 0, switches: 0, switchesToSeen: 0, analysesAtSeenSwitches: 0,
     badDataTested: 0, badDataDetected: 0, suspects: new Map(), badDataAmbiguous: 0,
     implausible: new Map(), implausibleFirst: new Map(), sensorsRead: new Set(),
@@ -433,7 +435,9 @@ export class EstimationSession {
     if (found && found.length > nFound) this.countImplausible(found, nFound, s.line);
     let bad: BadDataResult | undefined;
     if (layout.badData) {
+      const tb = performance.now();
       bad = layout.badData.test();
+      st.badTimes.push((performance.now() - tb) * 1000);
       if (bad.notFinite) return skip(`the bad-data test is not finite: the inputs are out of range (${largestInput(s, this.es.model)})`);
       st.badDataTested++;
       if (bad.detected) {

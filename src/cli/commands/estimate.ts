@@ -119,6 +119,7 @@ const med = (a: number[]): number => {
   const s = [...a].sort((x, y) => x - y);
   return s[s.length >> 1];
 };
+const mean = (a: number[]): number => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
 const fmt = (x: number, d = 3): string => Number.isInteger(x) && Math.abs(x) < 1e5 ? String(x) : (Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(d - 1) : x.toPrecision(d));
 const num = (x: number): string => Math.round(x).toLocaleString('en-US');
 
@@ -528,14 +529,14 @@ export function register(program: Command, state: CliState): void {
         // 3. summary, report, then the outputs under their final names
         const method = session.full.estimator ? session.method : 'by contact mode (the layout with every contact is ill posed)';
         const est = session.full.estimator;
-        const { samples, flagged, conditions, times, condTimes, flops, condFlops, condSetupMs } = st;
+        const { samples, flagged, conditions, times, condTimes, badTimes, flops, condFlops, condSetupMs } = st;
         const jointRows = truth.jointRows(), contactRows = truth.contactRows();
         const lines = [
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
           `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
           `  threads: ${poolFrom > 0 ? `${jobs} worker threads${rangesRead ? ' (reading and parsing their own ranges of the log)' : ''}${poolFrom > 1 ? ` from ${sampler ? 'sample' : 'row'} ${poolFrom} on (${sampler ? 'samples' : 'rows'} 1 to ${poolFrom - 1} in this one)` : ''}` : autoJobs ? `this one (a short log: about ${(localMs / 1000).toFixed(1)} s of work; worker threads pay from about ${minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS} s)` : jobs > 1 ? `this one (fewer rows than a batch of ${BATCH})` : 'this one'}`,
-          `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}`,
+          `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}${badTimes.length ? `; bad-data test ${med(badTimes).toFixed(1)} µs (median), ${mean(badTimes).toFixed(1)} µs (mean, with the search for the suspect where the test fires)` : ''}`,
         ];
         if (!state.quiet && (errors.length > ROW_MESSAGES || flagged.length > ROW_MESSAGES)) {
           lines.push(`  (the first ${ROW_MESSAGES} skipped and flagged rows are shown above; ${reportPath !== undefined ? 'all are in the report' : 'give --report FILE for all of them'})`);
