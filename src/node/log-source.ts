@@ -7,10 +7,13 @@
 import { createReadStream } from 'node:fs';
 import { notText, type NotText } from '../io/file-kind.ts';
 import { sniffBytes } from '../io/log-reader.ts';
+import { isParquet } from '../io/parquet-log.ts';
 
 /** An opened log: its kind by the first bytes, and its content as byte chunks or text chunks. */
 export interface LogSource {
   mcap: boolean;
+  /** an Apache Parquet file (by its magic bytes): read by random access, not as a stream */
+  parquet: boolean;
   bytes: AsyncIterable<Uint8Array>;
   text: AsyncIterable<string>;
   /** bytes read from the log so far (through `bytes` or `text`) */
@@ -50,5 +53,6 @@ export async function openLogSource(path: string): Promise<LogSource> {
     if (tail) yield tail;
   }
   const mcap = sniffBytes(first) === 'mcap';
-  return { mcap, bytes: bytes(), text: text(), readBytes: () => read, notText: mcap ? null : notText(first, path === '-' ? 'FILE' : path) };
+  const parquet = !mcap && isParquet(first);
+  return { mcap, parquet, bytes: bytes(), text: text(), readBytes: () => read, notText: mcap || parquet ? null : notText(first, path === '-' ? 'FILE' : path) };
 }

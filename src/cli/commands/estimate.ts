@@ -24,8 +24,9 @@ import { derivedProblem, describePlan, PERIOD_SAMPLES, planDerivation, SampleSeq
 import { contactRule, ProblemError } from '../../estimation/problem.ts';
 import { ContactDetector } from '../../estimation/contact-detection.ts';
 import { buildEstimationSystem } from '../../estimation/setup.ts';
-import { logRowBatches, type AnyLogFormat } from '../../io/log-reader.ts';
+import { logRowBatches } from '../../io/log-reader.ts';
 import { ParquetEstimateWriter } from '../../io/parquet-estimates.ts';
+import { ParquetLogError, parquetRows } from '../../io/parquet-log.ts';
 import { McapEstimateWriter } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
@@ -128,9 +129,9 @@ export function register(program: Command, state: CliState): void {
     .command('estimate')
     .argument('<problem>', 'problem file (JSON, schemas/problem.schema.json)')
     .description('estimate joint torques, contact and joint wrenches and accelerations from a sensor log')
-    .requiredOption('-d, --data <log>', 'sensor log ("-" reads standard input): NDJSON or CSV, one sample per row, or a ROS 2 recording (MCAP, its topics mapped by the problem\'s "ros" section); the format is read from the content')
+    .requiredOption('-d, --data <log>', 'sensor log ("-" reads standard input): NDJSON or CSV, one sample per row, a Parquet file with the CSV log\'s columns (a file, not standard input), or a ROS 2 recording (MCAP, its topics mapped by the problem\'s "ros" section); the format is read from the content')
     .requiredOption('-o, --out <file>', 'estimates, one per sample (NDJSON, CSV, Parquet or MCAP); "-" writes standard output')
-    .addOption(new Option('--format <format>', 'format of the estimates (default: parquet for a .parquet --out, mcap for a .mcap --out; else the log\'s, for an MCAP log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'parquet', 'mcap']))
+    .addOption(new Option('--format <format>', 'format of the estimates (default: parquet for a .parquet --out, mcap for a .mcap --out; else the log\'s, for an MCAP or Parquet log the --out extension .csv or .ndjson)').choices(['ndjson', 'csv', 'parquet', 'mcap']))
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out (--out est.csv: est.csv.report.md), none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
@@ -198,9 +199,12 @@ export function register(program: Command, state: CliState): void {
           throw e;
         }
       }
-      let inFormat: AnyLogFormat | null = sampler ? 'mcap' : null;
-      /** the log's rows in groups as they come (a chunk of text, or the samples a chunk of a recording completes) */
-      const groups: AsyncIterator<InputRow[]> = sampler ? mcapGroups(sampler, source.bytes) : logRowBatches(source.text, { onFormat: (f) => { inFormat = f; } });
+      if (source.parquet && opts.data === '-') throw new FileError('standard input is a Parquet file: give it as a file (--data FILE.parquet); a Parquet file is read by random access, its index at its end');
+      let inFormat: OutFormat | null = sampler ? 'mcap' : source.parquet ? 'parquet' : null;
+      /** the log's rows in groups as they come (a chunk of text, a row group of a Parquet log, or the samples a chunk of a recording completes) */
+      const groups: AsyncIterator<InputRow[]> = sampler ? mcapGroups(sampler, source.bytes)
+        : source.parquet ? parquetGroups(opts.data, dataName)
+          : logRowBatches(source.text, { onFormat: (f) => { inFormat = f; } });
       const peeked = await peekSamples(groups, peekSchema, PERIOD_SAMPLES);
       let plan: DerivationPlan | null;
       try {
@@ -238,6 +242,7 @@ export function register(program: Command, state: CliState): void {
       const st = session.stats;
       if (!opts.format && /\.mcap$/i.test(opts.out)) opts.format = 'mcap';
       if (!opts.format && /\.parquet$/i.test(opts.out)) opts.format = 'parquet';
+      if (!opts.format && source.parquet) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'parquet';
       if (!opts.format && sampler) opts.format = /\.csv$/i.test(opts.out) ? 'csv' : /\.(ndjson|jsonl|json)$/i.test(opts.out) ? 'ndjson' : 'mcap';
       // 2. the run; outputs under temporary names until the end
       const sink = openDataSink(opts.out);
@@ -604,7 +609,7 @@ function relText(r: AccuracyRow, named = false): string {
 }
 
 interface ReportData {
-  file: string; dataName: string; inFormat: AnyLogFormat | null; outFormat: OutFormat; model: string; base: string; method: string;
+  file: string; dataName: string; inFormat: OutFormat | null; outFormat: OutFormat; model: string; base: string; method: string;
   es: { sys: { n: number; m: number } }; samples: number; errors: LogError[]; flagged: { line: number; t: number; condition: number; direction: string }[];
   limit: number; cond: boolean; conditions: number[]; times: number[]; condTimes: number[]; flops: number; condFlops: number;
   jointRows: AccuracyRow[]; contactRows: AccuracyRow[]; truthSamples: number; warnings: string[]; notes: string[]; analyzeMs: number;
@@ -830,4 +835,15 @@ function parquetMetadata(model: { name: string }, problemFile: string, units: Ma
       + 'wrench.<joint>.*: the wrench the parent applies on the child across the joint, in the child link\'s frame, torque about its origin; '
       + 'tx ty tz: torque (N m), fx fy fz: force (N); qdd: joint accelerations; residual.<sensor>: the root mean square over the sensor\'s readings of residual / standard deviation',
   };
+}
+
+/** A Parquet log's rows by row group (as the cells of a CSV log), its errors named with the log. */
+async function* parquetGroups(path: string, dataName: string): AsyncGenerator<InputRow[]> {
+  const { asyncBufferFromFile } = await import('hyparquet');
+  try {
+    yield* parquetRows(await asyncBufferFromFile(path));
+  } catch (e) {
+    if (e instanceof ParquetLogError) throw new FileError(`${dataName}: ${e.message}`);
+    throw e;
+  }
 }
