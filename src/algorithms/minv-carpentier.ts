@@ -91,6 +91,8 @@ export class MinvCarpentierWorkspace {
   /** joints with S_i = ±e_row (kinematics.ts unitAxes): row, or −1, and sign */
   readonly unitRow: Int8Array;
   readonly unitSign: Float64Array;
+  /** whether some body has two children, or the model several root bodies (M⁻¹ then has entries the passes only add to: cleared at each call) */
+  readonly branched: boolean;
 
   constructor(readonly model: Model, opts: { frame?: 'local' | 'world' } = {}) {
     const nb = model.nb, nv = model.nv;
@@ -131,6 +133,9 @@ export class MinvCarpentierWorkspace {
       const p = model.parents[i];
       this.rootEnd[i] = p < 0 ? this.ivEnd[i] : this.rootEnd[p];
     }
+    let roots = 0;
+    for (let i = 0; i < nb; i++) if (model.parents[i] < 0) roots++;
+    this.branched = roots > 1 || model.children.some((c) => c.length > 1);
     this.pOff = new Int32Array(nb + 1);
     for (let i = 0; i < nb; i++) this.pOff[i + 1] = this.pOff[i] + (model.children[i].length > 0 ? 6 * (this.rootEnd[i] - model.iv[i]) : 0);
     this.P = new Float64Array(this.pOff[nb]);
@@ -139,21 +144,36 @@ export class MinvCarpentierWorkspace {
   }
 }
 
-/** M⁻¹(q) by Carpentier (2018) Algorithm 1, written into and returned as ws.Minv. Allocation free. */
-export function minvCarpentier(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
+/**
+ * M⁻¹(q) by Carpentier (2018) Algorithm 1, written into and returned as ws.Minv. With `triangle =
+ * 'upper'` only the upper triangle (column ≥ row) is written, row after row (the memory Pinocchio's
+ * computeMinverse writes: the lower triangle of its column-major result), the strictly lower triangle
+ * left as it was; by default both. Allocation free.
+ */
+export function minvCarpentier(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>, triangle: 'full' | 'upper' = 'full'): Float64Array {
   if (ws.model !== model) throw new RangeError('minvCarpentier: workspace was created for another model');
   checkConfiguration(model, q);
   checkForwardDynamicsDefined(model, 'M⁻¹ (Carpentier)');
-  return minvCarpentierUnchecked(model, ws, q);
+  return minvCarpentierUnchecked(model, ws, q, triangle);
 }
 
-export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
-  if (ws.frame === 'world') return minvCarpentierWorld(model, ws, q);
+export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>, triangle: 'full' | 'upper' = 'full'): Float64Array {
+  const Minv = ws.frame === 'world' ? minvCarpentierWorld(model, ws, q) : minvCarpentierLocal(model, ws, q);
+  // M⁻¹[i:, i] = M⁻¹[i, i:]ᵀ
+  if (triangle === 'full') {
+    const nv = model.nv;
+    for (let r = 0; r < nv; r++) for (let c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
+  }
+  return Minv;
+}
+
+/** the passes in body coordinates (Carpentier (2018)); the upper triangle of M⁻¹ */
+function minvCarpentierLocal(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
   const fl = ws.flops;
   fl.reset();
   const nb = model.nb, nv = model.nv;
   const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, t6, unitRow, unitSign } = ws;
-  Minv.fill(0);
+  clearUpper(Minv, nv, ws.branched);
   // pass 1: ⁱX_λ = X_J X_T,  I^A_i = I_i
   for (let i = 0; i < nb; i++) {
     jcalc(ws.Xup[i], model, i, q, fl);
@@ -313,9 +333,17 @@ export function minvCarpentierUnchecked(model: Model, ws: MinvCarpentierWorkspac
       addSColumnAt(P, o, S, ni, Minv, iv, nv, j, p >= 0, fl);
     }
   }
-  // M⁻¹[i:, i] = M⁻¹[i, i:]ᵀ
-  for (let r = 0; r < nv; r++) for (let c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
   return Minv;
+}
+
+/**
+ * The upper triangle of M⁻¹ set to zero where the passes do not set it before adding to it: entries
+ * between a body and the columns after its subtree in its root tree, and between root trees. A model
+ * without branches (a chain) has none: every entry is set by the backward pass.
+ */
+function clearUpper(Minv: Float64Array, nv: number, branched: boolean): void {
+  if (!branched) return;
+  for (let r = 0; r < nv; r++) Minv.fill(0, r * nv + r, r * nv + nv);
 }
 
 /**
@@ -329,7 +357,7 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
   fl.reset();
   const nb = model.nb, nv = model.nv;
   const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, s6 } = ws;
-  Minv.fill(0);
+  clearUpper(Minv, nv, ws.branched);
   // pass 1: ⁱX_λ, ⁱX_0 = ⁱX_λ ᵏX_0, I^A_i = I_i
   for (let i = 0; i < nb; i++) {
     jcalc(ws.Xup[i], model, i, q, fl);
@@ -364,30 +392,52 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
         rightMulD(UDw, Uw, Dinv, ni, fl);
         rightMulD(UD, U, Dinv, ni, fl);
       }
-      // M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] on the strict subtree   (line 12)
-      for (let j = iv + ni; j < e; j++) {
-        const o = 6 * j;
-        for (let a = 0; a < ni; a++) {
-          let acc = 0;
-          for (let r = 0; r < 6; r++) acc += SDw[6 * a + r] * F[o + r];
-          Minv[(iv + a) * nv + j] = -acc;
+      if (ni === 1) {
+        // one DoF, written out: M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] (line 12) and, below a parent,
+        // F[:, j] += ⁰U_i M⁻¹[i, j] (line 14) in one pass over the subtree's columns
+        const s0 = SDw[0], s1 = SDw[1], s2 = SDw[2], s3 = SDw[3], s4 = SDw[4], s5 = SDw[5];
+        const u0 = Uw[0], u1 = Uw[1], u2 = Uw[2], u3 = Uw[3], u4 = Uw[4], u5 = Uw[5];
+        const mo = iv * nv, below = p >= 0;
+        if (below) {
+          const m = Minv[mo + iv], o = 6 * iv;
+          F[o] = u0 * m; F[o + 1] = u1 * m; F[o + 2] = u2 * m; F[o + 3] = u3 * m; F[o + 4] = u4 * m; F[o + 5] = u5 * m;
         }
-        fl.mul += 6 * ni; fl.add += 5 * ni;
+        for (let j = iv + 1; j < e; j++) {
+          const o = 6 * j;
+          const f0 = F[o], f1 = F[o + 1], f2 = F[o + 2], f3 = F[o + 3], f4 = F[o + 4], f5 = F[o + 5];
+          const m = -(s0 * f0 + s1 * f1 + s2 * f2 + s3 * f3 + s4 * f4 + s5 * f5);
+          Minv[mo + j] = m;
+          if (below) { F[o] = f0 + u0 * m; F[o + 1] = f1 + u1 * m; F[o + 2] = f2 + u2 * m; F[o + 3] = f3 + u3 * m; F[o + 4] = f4 + u4 * m; F[o + 5] = f5 + u5 * m; }
+        }
+        const n = e - iv - 1;
+        fl.mul += 6 * n; fl.add += 5 * n;
+        if (below) { fl.mul += 6 * (n + 1); fl.add += 6 * n; }
       }
+      // M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] on the strict subtree   (line 12)
+      const j0 = ni === 1 ? e : iv + ni;
+      for (let j = j0; j < e; j++) {
+        const o = 6 * j;
+        const f0 = F[o], f1 = F[o + 1], f2 = F[o + 2], f3 = F[o + 3], f4 = F[o + 4], f5 = F[o + 5];
+        for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) {
+          const d = 6 * a;
+          Minv[m] = -(SDw[d] * f0 + SDw[d + 1] * f1 + SDw[d + 2] * f2 + SDw[d + 3] * f3 + SDw[d + 4] * f4 + SDw[d + 5] * f5);
+        }
+      }
+      if (e > j0) { fl.mul += 6 * ni * (e - j0); fl.add += 5 * ni * (e - j0); }
     }
     if (p < 0) continue;
-    // F[:, j] += ⁰U_i M⁻¹[i, j] on subtree(i)   (line 14, world coordinates: no transform)
-    if (ni > 0) {
+    // F[:, j] += ⁰U_i M⁻¹[i, j] on subtree(i)   (line 14, world coordinates: no transform; one DoF: above)
+    if (ni > 1) {
       for (let j = iv; j < e; j++) {
         const o = 6 * j;
         const own = j < iv + ni;
         for (let r = 0; r < 6; r++) {
           let acc = own ? 0 : F[o + r];
-          for (let a = 0; a < ni; a++) acc += Uw[6 * a + r] * Minv[(iv + a) * nv + j];
+          for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) acc += Uw[6 * a + r] * Minv[m];
           F[o + r] = acc;
         }
-        fl.mul += 6 * ni; fl.add += own ? 6 * (ni - 1) : 6 * ni;
       }
+      fl.mul += 6 * ni * (e - iv); fl.add += 6 * (ni - 1) * ni + 6 * ni * (e - iv - ni);
     }
     for (let k = 0; k < 36; k++) Ia[k] = IA[k];
     if (ni > 0) {
@@ -411,34 +461,66 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
     if (ni === 0 && !keepP) continue;
     const UDw = ws.UDw[i], Sw = ws.Sw[i];
     const pi = pOff[i], pp = p >= 0 ? pOff[p] - 6 * model.iv[p] : 0;
+    if (ni === 1) {
+      // one DoF, written out: M⁻¹[i, j] −= (⁰U_i D_i⁻¹)ᵀ P_λ[:, j] (line 22), P_i[:, j] = ⁰S_i M⁻¹[i, j] + P_λ[:, j] (lines 24–26)
+      const d0 = UDw[0], d1 = UDw[1], d2 = UDw[2], d3 = UDw[3], d4 = UDw[4], d5 = UDw[5];
+      const w0 = Sw[0], w1 = Sw[1], w2 = Sw[2], w3 = Sw[3], w4 = Sw[4], w5 = Sw[5];
+      const mo = iv * nv, n = end - iv;
+      if (p >= 0) {
+        for (let j = iv; j < end; j++) {
+          const op = pp + 6 * j;
+          const a0 = P[op], a1 = P[op + 1], a2 = P[op + 2], a3 = P[op + 3], a4 = P[op + 4], a5 = P[op + 5];
+          const m = Minv[mo + j] - (d0 * a0 + d1 * a1 + d2 * a2 + d3 * a3 + d4 * a4 + d5 * a5);
+          Minv[mo + j] = m;
+          if (!keepP) continue;
+          const o = pi + 6 * (j - iv);
+          P[o] = a0 + w0 * m; P[o + 1] = a1 + w1 * m; P[o + 2] = a2 + w2 * m; P[o + 3] = a3 + w3 * m; P[o + 4] = a4 + w4 * m; P[o + 5] = a5 + w5 * m;
+        }
+        fl.mul += 6 * n; fl.add += 6 * n;
+        if (keepP) { fl.mul += 6 * n; fl.add += 6 * n; }
+      } else if (keepP) {
+        for (let j = iv; j < end; j++) {
+          const m = Minv[mo + j], o = pi + 6 * (j - iv);
+          P[o] = w0 * m; P[o + 1] = w1 * m; P[o + 2] = w2 * m; P[o + 3] = w3 * m; P[o + 4] = w4 * m; P[o + 5] = w5 * m;
+        }
+        fl.mul += 6 * n;
+      }
+      continue;
+    }
     for (let j = iv; j < end; j++) {
       const op = pp + 6 * j;
       if (p >= 0) {
         // M⁻¹[i, j] −= (⁰U_i D_i⁻¹)ᵀ P_λ[:, j]   (line 22)
-        for (let a = 0; a < ni; a++) {
-          let acc = 0;
-          for (let r = 0; r < 6; r++) acc += UDw[6 * a + r] * P[op + r];
-          Minv[(iv + a) * nv + j] -= acc;
+        const a0 = P[op], a1 = P[op + 1], a2 = P[op + 2], a3 = P[op + 3], a4 = P[op + 4], a5 = P[op + 5];
+        for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) {
+          const d = 6 * a;
+          Minv[m] -= UDw[d] * a0 + UDw[d + 1] * a1 + UDw[d + 2] * a2 + UDw[d + 3] * a3 + UDw[d + 4] * a4 + UDw[d + 5] * a5;
         }
-        fl.mul += 6 * ni; fl.add += 6 * ni;
       }
       if (!keepP) continue;
       // P_i[:, j] = ⁰S_i M⁻¹[i, j] + P_λ[:, j]   (lines 24–26)
       const o = pi + 6 * (j - iv);
       for (let r = 0; r < 6; r++) {
         let acc = p >= 0 ? P[op + r] : 0;
-        for (let a = 0; a < ni; a++) acc += Sw[6 * a + r] * Minv[(iv + a) * nv + j];
+        for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) acc += Sw[6 * a + r] * Minv[m];
         P[o + r] = acc;
       }
-      fl.mul += 6 * ni; fl.add += p >= 0 ? 6 * ni : 6 * (ni - 1);
     }
+    const nj = end - iv;
+    if (p >= 0) { fl.mul += 6 * ni * nj; fl.add += 6 * ni * nj; }
+    if (keepP) { fl.mul += 6 * ni * nj; fl.add += (p >= 0 ? 6 * ni : 6 * (ni - 1)) * nj; }
   }
-  for (let r = 0; r < nv; r++) for (let c = r + 1; c < nv; c++) Minv[c * nv + r] = Minv[r * nv + c];
   return Minv;
 }
 
 /** out = A D⁻¹ (6×ni column-major times ni×ni row-major). 6ni² mul, 6ni(ni−1) add. */
 function rightMulD(out: Float64Array, A: Float64Array, Dinv: Float64Array, ni: number, fl: Flops): void {
+  if (ni === 1) {
+    const d = Dinv[0];
+    out[0] = A[0] * d; out[1] = A[1] * d; out[2] = A[2] * d; out[3] = A[3] * d; out[4] = A[4] * d; out[5] = A[5] * d;
+    fl.mul += 6;
+    return;
+  }
   for (let b = 0; b < ni; b++) {
     for (let r = 0; r < 6; r++) {
       let acc = 0;
