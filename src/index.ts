@@ -56,6 +56,7 @@ export { Flops } from './spatial/flops.ts';
 // ── gold standards (recursive algorithms) ─────────────────────────────────────────────────────
 export { forwardKinematics, KinematicsWorkspace } from './algorithms/kinematics.ts';
 export { rnea, RneaWorkspace } from './algorithms/rnea.ts';
+export { GeneratedRnea, RNEA_CODE_LIMIT } from './algorithms/rnea-code.ts';
 export { aba, AbaWorkspace, SingularJointInertiaError } from './algorithms/aba.ts';
 export { crba, CrbaWorkspace } from './algorithms/crba.ts';
 export { minvCarpentier, minvCarpentier as computeMinverse, MinvCarpentierWorkspace } from './algorithms/minv-carpentier.ts';
