@@ -11,6 +11,7 @@ import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
 import { forwardKinematics, KinematicsWorkspace } from '../src/algorithms/kinematics.ts';
 import { rneaUnchecked, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { GeneratedRnea } from '../src/algorithms/rnea-code.ts';
+import { GeneratedAba } from '../src/algorithms/aba-code.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../src/assembly/system.ts';
@@ -124,7 +125,7 @@ describe('hot paths allocate nothing per call', () => {
     const s = randomState(model, new Rng(5));
     const kin = new KinematicsWorkspace(model);
     const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);
-    const grnea = GeneratedRnea.create(model)!;
+    const grnea = GeneratedRnea.create(model)!, gaba = GeneratedAba.create(model)!;
     const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
     const vals = new SystemValues(sys);
     const y = new Float64Array(sys.ny);
@@ -144,6 +145,7 @@ describe('hot paths allocate nothing per call', () => {
       ['forwardKinematics', () => forwardKinematics(kin, s.q, s.v)],
       ['rnea', () => { rneaUnchecked(model, rw, s.q, s.v, s.a); }],
       ['rnea, generated code', () => { grnea.compute(s.q, s.v, s.a); }],
+      ['aba, generated code', () => { gaba.compute(s.q, s.v, s.tau); }],
       ['aba', () => { abaUnchecked(model, aw, s.q, s.v, s.tau); }],
       ['crba (with its entry checks)', () => { crba(model, cw, s.q); }],
       ['fillSystem', () => fillSystem(vals, s.q, s.v, y)],

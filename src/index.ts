@@ -57,6 +57,7 @@ export { Flops } from './spatial/flops.ts';
 export { forwardKinematics, KinematicsWorkspace } from './algorithms/kinematics.ts';
 export { rnea, RneaWorkspace } from './algorithms/rnea.ts';
 export { GeneratedRnea, RNEA_CODE_LIMIT } from './algorithms/rnea-code.ts';
+export { ABA_CODE_LIMIT, GeneratedAba } from './algorithms/aba-code.ts';
 export { aba, AbaWorkspace, SingularJointInertiaError } from './algorithms/aba.ts';
 export { crba, CrbaWorkspace } from './algorithms/crba.ts';
 export { minvCarpentier, minvCarpentier as computeMinverse, MinvCarpentierWorkspace } from './algorithms/minv-carpentier.ts';

@@ -12,143 +12,19 @@
  * Same equations as rnea.ts (the JavaScript reference): a_i = ⁱX_λ a_λ + S_i q̈_i + v_i × S_i q̇_i,
  * f_i = I_i a_i + v_i ×* I_i v_i, τ_i = S_iᵀ f_i, f_λ += ⁱX_λᵀ f_i, gravity as a_0 = −a_g; the sums
  * may be taken in another order, so τ agrees to rounding (tested to 1e-12 relative). No external
- * wrenches, no flop counters (rnea counts them). Allocation free per call.
+ * wrenches, no flop counters (rnea counts them). Allocation free per call. The engine runs new
+ * WebAssembly through its baseline compiler first and optimizes it after some calls (about a thousand
+ * for a 96-link chain): the code pays for long runs.
  */
 import { jcalc } from '../model/jcalc.ts';
 import { JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
-import { assemble, Bytes, canCompile } from '../sparse/compiled.ts';
-import { Body } from '../sparse/loops.ts';
+import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, transposeApplyForce, type Val, type V6 } from './spatial-code.ts';
 
 /** largest number of bodies the code is made for (its size grows linearly: about 2 kB per body) */
 export const RNEA_CODE_LIMIT = 4000;
-
-/** a value of the generated code: a constant, or an f64 local */
-type Val = number | { l: number };
-
-const F64_ADD = 0xa0, F64_SUB = 0xa1, F64_MUL = 0xa2, F64_NEG = 0x9a;
-
-/** straight-line f64 code with constants folded: each operation on locals writes a new local (reused body after body) */
-class Emitter {
-  readonly e = new Body();
-  private n = 0;
-  maxLocals = 0;
-  /** the temporaries of the next body start again from the first local */
-  reset(): void { this.n = 0; }
-  private fresh(): { l: number } {
-    const l = this.n++;
-    if (this.n > this.maxLocals) this.maxLocals = this.n;
-    return { l };
-  }
-  /** local.get / local.set with the index in LEB128 (Body's get and set take indices below 128) */
-  private get(l: number): void { this.e.c.byte(0x20); this.e.c.u32(l); }
-  private set(l: number): void { this.e.c.byte(0x21); this.e.c.u32(l); }
-  private push(v: Val): void {
-    if (typeof v === 'number') this.e.f64(v); else this.get(v.l);
-  }
-  private op(code: number, a: Val, b: Val): Val {
-    this.push(a); this.push(b); this.e.op(code);
-    const t = this.fresh(); this.set(t.l); return t;
-  }
-  load(slot: number): Val { this.e.i32(0).ldf(8 * slot); const t = this.fresh(); this.set(t.l); return t; }
-  store(slot: number, v: Val): void { this.e.i32(0); this.push(v); this.e.stf(8 * slot); }
-  neg(a: Val): Val {
-    if (typeof a === 'number') return -a;
-    this.push(a); this.e.op(F64_NEG);
-    const t = this.fresh(); this.set(t.l); return t;
-  }
-  add(a: Val, b: Val): Val {
-    if (typeof a === 'number' && typeof b === 'number') return a + b;
-    if (a === 0) return b;
-    if (b === 0) return a;
-    return this.op(F64_ADD, a, b);
-  }
-  sub(a: Val, b: Val): Val {
-    if (typeof a === 'number' && typeof b === 'number') return a - b;
-    if (b === 0) return a;
-    if (a === 0) return this.neg(b);
-    return this.op(F64_SUB, a, b);
-  }
-  mul(a: Val, b: Val): Val {
-    if (typeof a === 'number' && typeof b === 'number') return a * b;
-    if (a === 0 || b === 0) return 0;
-    if (a === 1) return b;
-    if (b === 1) return a;
-    if (a === -1) return this.neg(b);
-    if (b === -1) return this.neg(a);
-    return this.op(F64_MUL, a, b);
-  }
-  /** Σ a_k b_k, left to right */
-  dot(a: Val[], b: Val[]): Val {
-    let acc: Val = 0;
-    for (let k = 0; k < a.length; k++) acc = this.add(acc, this.mul(a[k], b[k]));
-    return acc;
-  }
-}
-
-type V6 = Val[];
-
-/** ⁱX_λ m = (E w, E (v − r × w)) */
-function applyMotion(g: Emitter, E: Val[], r: Val[], m: V6): V6 {
-  const [wx, wy, wz, vx, vy, vz] = m;
-  const tx = g.sub(vx, g.sub(g.mul(r[1], wz), g.mul(r[2], wy)));
-  const ty = g.sub(vy, g.sub(g.mul(r[2], wx), g.mul(r[0], wz)));
-  const tz = g.sub(vz, g.sub(g.mul(r[0], wy), g.mul(r[1], wx)));
-  const row = (k: number, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(E[3 * k], x), g.mul(E[3 * k + 1], y)), g.mul(E[3 * k + 2], z));
-  return [row(0, wx, wy, wz), row(1, wx, wy, wz), row(2, wx, wy, wz), row(0, tx, ty, tz), row(1, tx, ty, tz), row(2, tx, ty, tz)];
-}
-
-/** ⁱX_λᵀ f = (Eᵀ n + r × Eᵀ f, Eᵀ f) */
-function transposeApplyForce(g: Emitter, E: Val[], r: Val[], f: V6): V6 {
-  const col = (k: number, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(E[k], x), g.mul(E[3 + k], y)), g.mul(E[6 + k], z));
-  const [a0, a1, a2, b0, b1, b2] = f;
-  const fx = col(0, b0, b1, b2), fy = col(1, b0, b1, b2), fz = col(2, b0, b1, b2);
-  return [
-    g.add(col(0, a0, a1, a2), g.sub(g.mul(r[1], fz), g.mul(r[2], fy))),
-    g.add(col(1, a0, a1, a2), g.sub(g.mul(r[2], fx), g.mul(r[0], fz))),
-    g.add(col(2, a0, a1, a2), g.sub(g.mul(r[0], fy), g.mul(r[1], fx))),
-    fx, fy, fz,
-  ];
-}
-
-/** I m for a rigid inertia (m, h, Ī) as inertia.ts lays it out: (Ī w + h × v, m v − h × w) */
-function inertiaMul(g: Emitter, I: Float64Array, m6: V6): V6 {
-  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = I;
-  const [w0, w1, w2, v0, v1, v2] = m6;
-  return [
-    g.add(g.add(g.add(g.mul(Ixx, w0), g.mul(Ixy, w1)), g.mul(Ixz, w2)), g.sub(g.mul(hy, v2), g.mul(hz, v1))),
-    g.add(g.add(g.add(g.mul(Ixy, w0), g.mul(Iyy, w1)), g.mul(Iyz, w2)), g.sub(g.mul(hz, v0), g.mul(hx, v2))),
-    g.add(g.add(g.add(g.mul(Ixz, w0), g.mul(Iyz, w1)), g.mul(Izz, w2)), g.sub(g.mul(hx, v1), g.mul(hy, v0))),
-    g.sub(g.mul(m, v0), g.sub(g.mul(hy, w2), g.mul(hz, w1))),
-    g.sub(g.mul(m, v1), g.sub(g.mul(hz, w0), g.mul(hx, w2))),
-    g.sub(g.mul(m, v2), g.sub(g.mul(hx, w1), g.mul(hy, w0))),
-  ];
-}
-
-/** v × m (motion) */
-function crossMotion(g: Emitter, v: V6, m: V6): V6 {
-  const [w0, w1, w2, u0, u1, u2] = v, [a0, a1, a2, b0, b1, b2] = m;
-  return [
-    g.sub(g.mul(w1, a2), g.mul(w2, a1)), g.sub(g.mul(w2, a0), g.mul(w0, a2)), g.sub(g.mul(w0, a1), g.mul(w1, a0)),
-    g.add(g.sub(g.mul(w1, b2), g.mul(w2, b1)), g.sub(g.mul(u1, a2), g.mul(u2, a1))),
-    g.add(g.sub(g.mul(w2, b0), g.mul(w0, b2)), g.sub(g.mul(u2, a0), g.mul(u0, a2))),
-    g.add(g.sub(g.mul(w0, b1), g.mul(w1, b0)), g.sub(g.mul(u0, a1), g.mul(u1, a0))),
-  ];
-}
-
-/** v ×* h (force) */
-function crossForce(g: Emitter, v: V6, h: V6): V6 {
-  const [w0, w1, w2, u0, u1, u2] = v, [n0, n1, n2, f0, f1, f2] = h;
-  return [
-    g.add(g.sub(g.mul(w1, n2), g.mul(w2, n1)), g.sub(g.mul(u1, f2), g.mul(u2, f1))),
-    g.add(g.sub(g.mul(w2, n0), g.mul(w0, n2)), g.sub(g.mul(u2, f0), g.mul(u0, f2))),
-    g.add(g.sub(g.mul(w0, n1), g.mul(w1, n0)), g.sub(g.mul(u0, f1), g.mul(u1, f0))),
-    g.sub(g.mul(w1, f2), g.mul(w2, f1)), g.sub(g.mul(w2, f0), g.mul(w0, f2)), g.sub(g.mul(w0, f1), g.mul(w1, f0)),
-  ];
-}
-
-const add6 = (g: Emitter, a: V6, b: V6): V6 => a.map((x, k) => g.add(x, b[k]));
 
 /** how body i's transform is made: from cos q and sin q (revolute about frame axis k), constant (fixed), or by jcalc */
 type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
@@ -162,11 +38,11 @@ export class GeneratedRnea {
   private readonly fl = new Flops();
 
   private constructor(
-    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number,
+    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entry: number,
     private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; QDD: number; TAU: number },
   ) {
     const memory = new WebAssembly.Memory({ initial: pages });
-    this.run = (new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>).f0;
+    this.run = (new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>)[`f${entry}`];
     this.mem = new Float64Array(memory.buffer);
     this.tau = this.mem.subarray(o.TAU, o.TAU + model.nv);
   }
@@ -185,7 +61,9 @@ export class GeneratedRnea {
     const CS = 0, XG = CS + 2 * nb, QD = XG + 12 * nb, QDD = QD + nv, TAU = QDD + nv, VS = TAU + nv, AS = VS + 6 * nb, FS = AS + 6 * nb, XS = FS + 6 * nb;
     const slots = XS + 12 * nb;
     const pages = Math.max(1, Math.ceil((8 * slots) / 65536));
-    const g = new Emitter();
+    const code = new ChunkedCode();
+    let g = code.g;
+    const split = () => { code.split(); g = code.g; };
     const hasKids = new Uint8Array(nb);
     for (let i = 0; i < nb; i++) if (model.parents[i] >= 0) hasKids[model.parents[i]] = 1;
     const a0: V6 = [0, 0, 0, -model.gravity[0], -model.gravity[1], -model.gravity[2]];
@@ -222,6 +100,7 @@ export class GeneratedRnea {
     };
     // forward pass
     for (let i = 0; i < nb; i++) {
+      split();
       g.reset();
       const p = model.parents[i];
       const { E, r } = transform(i, true);
@@ -243,6 +122,7 @@ export class GeneratedRnea {
     }
     // backward pass
     for (let i = nb - 1; i >= 0; i--) {
+      split();
       g.reset();
       const f = Array.from({ length: 6 }, (_, k) => g.load(FS + 6 * i + k));
       const S = model.S[i];
@@ -254,14 +134,10 @@ export class GeneratedRnea {
       for (let k = 0; k < 6; k++) g.store(FS + 6 * p + k, g.add(g.load(FS + 6 * p + k), up[k]));
     }
     try {
-      const body = g.e;
-      body.c.byte(0x0b);
-      const fn = new Bytes();
-      fn.u32(1); fn.u32(Math.max(1, g.maxLocals)); fn.byte(0x7c);
-      fn.bytes(body.c.view());
-      const bytes = assemble([{ bodies: [fn.view().slice()], type: 1 }], pages);
+      const bodies = code.finish();
+      const bytes = assemble([{ bodies, type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new GeneratedRnea(model, bytes, pages, kinds, { CS, XG, QD, QDD, TAU });
+      return new GeneratedRnea(model, bytes, pages, bodies.length - 1, kinds, { CS, XG, QD, QDD, TAU });
     } catch {
       return null;
     }

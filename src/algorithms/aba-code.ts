@@ -1,0 +1,305 @@
+/**
+ * ABA as WebAssembly generated per model (`GeneratedAba.create(model)`), as rnea-code.ts does RNEA:
+ * straight-line code, body after body, the rigid inertias, motion subspaces and constant parts of
+ * the transforms folded in (spatial-code.ts), cos q and sin q and the transforms of joints that are
+ * not revolute about a frame axis taken in JavaScript (jcalc). The passes of aba.ts (the JavaScript
+ * reference): pass 1 v_i, c_i = v_i × S_i q̇_i, p^A_i = v_i ×* I_i v_i, I^A_i = I_i; pass 2 U_i =
+ * I^A_i S_i, D_i⁻¹ (1/D for one DoF, the reference's Cholesky inverse for more), u_i = τ_i − S_iᵀ p^A_i,
+ * I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i, I^A_λ += ⁱX_λᵀ I^a_i ⁱX_λ,
+ * p^A_λ += ⁱX_λᵀ p^a_i; pass 3 a_i = ⁱX_λ a_λ + c_i, q̈_i = D_i⁻¹ (u_i − U_iᵀ a_i), a_i += S_i q̈_i.
+ * The congruence ⁱX_λᵀ I^a_i ⁱX_λ is taken as Xᵀ (I^a X) with X's 6×6 entries, not the reference's
+ * blocks, so q̈ agrees to rounding (tested). A joint inertia that is not positive definite gives no
+ * finite q̈: the reference then runs and names the joint. No external wrenches, no flop counters.
+ * Allocation free per call. The engine runs new WebAssembly through its baseline compiler first and
+ * optimizes it after some calls (measured: about a thousand calls, or 0.1 s, for a 96-link chain;
+ * until then a call takes several times the JavaScript's): the code pays for long runs.
+ */
+import { jcalc } from '../model/jcalc.ts';
+import { JT_REVOLUTE } from '../model/joint.ts';
+import type { Model } from '../model/model.ts';
+import { assemble, canCompile } from '../sparse/compiled.ts';
+import { Flops } from '../spatial/flops.ts';
+import { abaUnchecked, AbaWorkspace } from './aba.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, transposeApplyForce, type Emitter, type Val, type V6 } from './spatial-code.ts';
+
+/**
+ * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
+ * past this size instruction fetches outweigh what folding saves (measured, generated ÷ JavaScript,
+ * chains after warm-up: 64 links 0.5, 128: 0.55, 192: 0.66, 256: 0.8, 384: 1.6)
+ */
+export const ABA_CODE_LIMIT = 256;
+
+type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
+
+/** the slot of entry (r, c) of a symmetric 6×6 matrix stored as its upper triangle */
+const SYM = (() => {
+  const m = new Int32Array(36);
+  let n = 0;
+  for (let r = 0; r < 6; r++) for (let c = r; c < 6; c++) { m[6 * r + c] = n; m[6 * c + r] = n; n++; }
+  return m;
+})();
+
+/** the rigid inertia (inertia.ts layout) as its 6×6 matrix, as aba.ts writes it */
+function inertiaMatrix(I: Float64Array): number[] {
+  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = I;
+  return [
+    Ixx, Ixy, Ixz, 0, -hz, hy,
+    Ixy, Iyy, Iyz, hz, 0, -hx,
+    Ixz, Iyz, Izz, -hy, hx, 0,
+    0, hz, -hy, m, 0, 0,
+    -hz, 0, hx, 0, m, 0,
+    hy, -hx, 0, 0, 0, m,
+  ];
+}
+
+/** q̈ = ABA(q, q̇, τ) by code generated for one model (see the file's comment). @experimental */
+export class GeneratedAba {
+  private readonly mem: Float64Array;
+  private readonly run: () => void;
+  private readonly qdd: Float64Array;
+  private readonly scratch = new Float64Array(12);
+  private readonly fl = new Flops();
+  private fallback: AbaWorkspace | null = null;
+
+  private constructor(
+    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entry: number,
+    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; TAU: number; QDD: number },
+  ) {
+    const memory = new WebAssembly.Memory({ initial: pages });
+    this.run = (new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>)[`f${entry}`];
+    this.mem = new Float64Array(memory.buffer);
+    this.qdd = this.mem.subarray(o.QDD, o.QDD + model.nv);
+  }
+
+  /** The code for this model, or null (no WebAssembly, too many bodies, a body whose forward dynamics is not defined). */
+  static create(model: Model): GeneratedAba | null {
+    const nb = model.nb, nv = model.nv;
+    if (!canCompile() || nb === 0 || nb > ABA_CODE_LIMIT || model.singularBodies.length > 0) return null;
+    const kinds: Kind[] = [];
+    for (let i = 0; i < nb; i++) {
+      if (model.nvi[i] === 0) kinds.push({ t: 'fixed' });
+      else if (model.jtype[i] === JT_REVOLUTE && model.axisKind[i] < 3) kinds.push({ t: 'axis', k: model.axisKind[i], sign: model.axis[3 * i + model.axisKind[i]] });
+      else kinds.push({ t: 'jcalc' });
+    }
+    const hasKids = new Uint8Array(nb);
+    for (let i = 0; i < nb; i++) if (model.parents[i] >= 0) hasKids[model.parents[i]] = 1;
+    // memory, in f64 slots: inputs and output, then per body v, c, p^A, I^A (21), the transform's computed entries, U, D⁻¹, u, a
+    let slot = 0;
+    const take = (n: number) => { const s = slot; slot += n; return s; };
+    const CS = take(2 * nb), XG = take(12 * nb), QD = take(nv), TAU = take(nv), QDD = take(nv);
+    const VS = take(6 * nb), CC = take(6 * nb), PA = take(6 * nb), IA = take(21 * nb), XS = take(12 * nb), AS = take(6 * nb);
+    const US = new Int32Array(nb), DS = new Int32Array(nb), UU = new Int32Array(nb);
+    for (let i = 0; i < nb; i++) { const ni = model.nvi[i]; US[i] = take(6 * ni); DS[i] = take(ni * ni); UU[i] = take(ni); }
+    const pages = Math.max(1, Math.ceil((8 * slot) / 65536));
+    const code = new ChunkedCode();
+    let g = code.g;
+    const split = () => { code.split(); g = code.g; };
+    const a0: V6 = [0, 0, 0, -model.gravity[0], -model.gravity[1], -model.gravity[2]];
+    const transform = (i: number, first: boolean): { E: Val[]; r: Val[] } => {
+      const kd = kinds[i], Xt = model.Xtree[i];
+      if (kd.t === 'fixed') return { E: Array.from(Xt.subarray(0, 9)), r: Array.from(Xt.subarray(9, 12)) };
+      if (kd.t === 'jcalc') {
+        const X = Array.from({ length: 12 }, (_, k) => g.load(XG + 12 * i + k));
+        return { E: X.slice(0, 9), r: X.slice(9, 12) };
+      }
+      const k = kd.k, a = k === 0 ? 1 : k === 1 ? 2 : 0, b = k === 0 ? 2 : k === 1 ? 0 : 1;
+      const E: Val[] = new Array(9);
+      for (let j = 0; j < 3; j++) E[3 * k + j] = Xt[3 * k + j];
+      if (first) {
+        const c = g.load(CS + 2 * i), s0 = g.load(CS + 2 * i + 1);
+        const s = kd.sign === 1 ? s0 : g.mul(kd.sign, s0);
+        for (let j = 0; j < 3; j++) {
+          E[3 * a + j] = g.add(g.mul(c, Xt[3 * a + j]), g.mul(s, Xt[3 * b + j]));
+          E[3 * b + j] = g.sub(g.mul(c, Xt[3 * b + j]), g.mul(s, Xt[3 * a + j]));
+        }
+        for (let j = 0; j < 3; j++) { g.store(XS + 12 * i + 3 * a + j, E[3 * a + j]); g.store(XS + 12 * i + 3 * b + j, E[3 * b + j]); }
+      } else {
+        for (let j = 0; j < 3; j++) { E[3 * a + j] = g.load(XS + 12 * i + 3 * a + j); E[3 * b + j] = g.load(XS + 12 * i + 3 * b + j); }
+      }
+      return { E, r: [Xt[9], Xt[10], Xt[11]] };
+    };
+    const S = (i: number, r: number, k: number) => model.S[i][6 * k + r];
+    const loads = (base: number, n: number) => Array.from({ length: n }, (_, k) => g.load(base + k));
+    /** whether c_i is structurally zero (a root, or a joint without DoF) */
+    const cZero = (i: number) => model.parents[i] < 0 || model.nvi[i] === 0;
+
+    // pass 1
+    for (let i = 0; i < nb; i++) {
+      split();
+      g.reset();
+      const p = model.parents[i], ni = model.nvi[i];
+      const { E, r } = transform(i, true);
+      const qd = loads(QD + model.iv[i], ni);
+      const vJ: V6 = Array.from({ length: 6 }, (_, row) => g.dot(qd.map((_, k) => S(i, row, k)), qd));
+      let v: V6;
+      if (p < 0) v = vJ; else {
+        v = add6(g, applyMotion(g, E, r, loads(VS + 6 * p, 6)), vJ);
+        if (ni > 0) { const c = crossMotion(g, v, vJ); for (let k = 0; k < 6; k++) g.store(CC + 6 * i + k, c[k]); }
+      }
+      if (hasKids[i]) for (let k = 0; k < 6; k++) g.store(VS + 6 * i + k, v[k]);
+      const pA = crossForce(g, v, inertiaMul(g, model.I[i], v));
+      for (let k = 0; k < 6; k++) g.store(PA + 6 * i + k, pA[k]);
+      // I^A of a body with children starts as its rigid inertia; the children add theirs
+      if (hasKids[i]) { const M = inertiaMatrix(model.I[i]); for (let rr = 0; rr < 6; rr++) for (let cc = rr; cc < 6; cc++) g.store(IA + 21 * i + SYM[6 * rr + cc], M[6 * rr + cc]); }
+    }
+    // pass 2
+    for (let i = nb - 1; i >= 0; i--) {
+      split();
+      g.reset();
+      const p = model.parents[i], ni = model.nvi[i];
+      const M: Val[] = hasKids[i] ? Array.from({ length: 36 }, () => 0 as Val) : inertiaMatrix(model.I[i]);
+      if (hasKids[i]) { const L = loads(IA + 21 * i, 21); for (let k = 0; k < 36; k++) M[k] = L[SYM[k]]; }
+      const pA = loads(PA + 6 * i, 6);
+      let U: Val[] = [], Dinv: Val[] = [], u: Val[] = [];
+      if (ni > 0) {
+        // U = I^A S (6×ni, column-major), D = Sᵀ U, D⁻¹, u = τ − Sᵀ p^A
+        U = new Array(6 * ni);
+        for (let k = 0; k < ni; k++) for (let rr = 0; rr < 6; rr++) U[6 * k + rr] = g.dot([0, 1, 2, 3, 4, 5].map((c) => M[6 * rr + c]), [0, 1, 2, 3, 4, 5].map((c) => S(i, c, k)));
+        const D: Val[] = new Array(ni * ni);
+        for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) D[ni * a + b] = g.dot([0, 1, 2, 3, 4, 5].map((rr) => S(i, rr, a)), [0, 1, 2, 3, 4, 5].map((rr) => U[6 * b + rr]));
+        Dinv = spdInverse(g, D, ni);
+        const tau = loads(TAU + model.iv[i], ni);
+        u = Array.from({ length: ni }, (_, k) => g.sub(tau[k], g.dot([0, 1, 2, 3, 4, 5].map((rr) => S(i, rr, k)), pA)));
+        for (let k = 0; k < 6 * ni; k++) g.store(US[i] + k, U[k]);
+        for (let k = 0; k < ni * ni; k++) g.store(DS[i] + k, Dinv[k]);
+        for (let k = 0; k < ni; k++) g.store(UU[i] + k, u[k]);
+      }
+      if (p < 0) continue;
+      // I^a = I^A − U D⁻¹ Uᵀ,  p^a = p^A + I^a c + U D⁻¹ u
+      const Ia: Val[] = M.slice();
+      let pa: V6 = pA.slice();
+      if (ni > 0) {
+        const UD: Val[] = new Array(6 * ni);
+        for (let b = 0; b < ni; b++) for (let rr = 0; rr < 6; rr++) UD[6 * b + rr] = g.dot(Array.from({ length: ni }, (_, c) => U[6 * c + rr]), Array.from({ length: ni }, (_, c) => Dinv[ni * c + b]));
+        for (let rr = 0; rr < 6; rr++) {
+          for (let cc = rr; cc < 6; cc++) {
+            const x = g.sub(M[6 * rr + cc], g.dot(Array.from({ length: ni }, (_, k) => UD[6 * k + rr]), Array.from({ length: ni }, (_, k) => U[6 * k + cc])));
+            Ia[6 * rr + cc] = x; Ia[6 * cc + rr] = x;
+          }
+        }
+        if (!cZero(i)) {
+          const c = loads(CC + 6 * i, 6);
+          pa = add6(g, pa, Array.from({ length: 6 }, (_, rr) => g.dot([0, 1, 2, 3, 4, 5].map((k) => Ia[6 * rr + k]), c)));
+        }
+        pa = add6(g, pa, Array.from({ length: 6 }, (_, rr) => g.dot(Array.from({ length: ni }, (_, k) => UD[6 * k + rr]), u)));
+      }
+      // I^A_λ += Xᵀ I^a X,  p^A_λ += Xᵀ p^a
+      const { E, r } = transform(i, false);
+      const X = motionMatrix(g, E, r);
+      const T: Val[] = new Array(36);
+      for (let rr = 0; rr < 6; rr++) for (let cc = 0; cc < 6; cc++) T[6 * rr + cc] = g.dot([0, 1, 2, 3, 4, 5].map((k) => Ia[6 * rr + k]), [0, 1, 2, 3, 4, 5].map((k) => X[6 * k + cc]));
+      for (let rr = 0; rr < 6; rr++) {
+        for (let cc = rr; cc < 6; cc++) {
+          const x = g.dot([0, 1, 2, 3, 4, 5].map((k) => X[6 * k + rr]), [0, 1, 2, 3, 4, 5].map((k) => T[6 * k + cc]));
+          const s = IA + 21 * p + SYM[6 * rr + cc];
+          g.store(s, g.add(g.load(s), x));
+        }
+      }
+      const up = transposeApplyForce(g, E, r, pa);
+      for (let k = 0; k < 6; k++) g.store(PA + 6 * p + k, g.add(g.load(PA + 6 * p + k), up[k]));
+    }
+    // pass 3
+    for (let i = 0; i < nb; i++) {
+      split();
+      g.reset();
+      const p = model.parents[i], ni = model.nvi[i];
+      const { E, r } = transform(i, false);
+      let a = applyMotion(g, E, r, p < 0 ? a0 : loads(AS + 6 * p, 6));
+      if (!cZero(i)) a = add6(g, a, loads(CC + 6 * i, 6));
+      if (ni > 0) {
+        const U = loads(US[i], 6 * ni), Dinv = loads(DS[i], ni * ni), u = loads(UU[i], ni);
+        const t = Array.from({ length: ni }, (_, k) => g.sub(u[k], g.dot(U.slice(6 * k, 6 * k + 6), a)));
+        const qdd = Array.from({ length: ni }, (_, k) => g.dot(Dinv.slice(ni * k, ni * k + ni), t));
+        for (let k = 0; k < ni; k++) g.store(QDD + model.iv[i] + k, qdd[k]);
+        a = add6(g, a, Array.from({ length: 6 }, (_, rr) => g.dot(qdd.map((_, k) => S(i, rr, k)), qdd)));
+      }
+      if (hasKids[i]) for (let k = 0; k < 6; k++) g.store(AS + 6 * i + k, a[k]);
+    }
+    try {
+      const bodies = code.finish();
+      const bytes = assemble([{ bodies, type: 1 }], pages);
+      if (!WebAssembly.validate(bytes)) return null;
+      return new GeneratedAba(model, bytes, pages, bodies.length - 1, kinds, { CS, XG, QD, TAU, QDD });
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * q̈ = ABA(q, q̇, τ) (q̇ null: zero), as a view into the module's memory, valid until the next call.
+   * Inputs are not validated (aba's entry checks them); a joint inertia that is not positive
+   * definite at q throws as aba does (SingularJointInertiaError, naming the joint).
+   */
+  compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>): Float64Array {
+    const model = this.model, mem = this.mem, o = this.o, kinds = this.kinds;
+    for (let i = 0; i < kinds.length; i++) {
+      const kd = kinds[i];
+      if (kd.t === 'axis') {
+        const x = q[model.iq[i]];
+        mem[o.CS + 2 * i] = Math.cos(x); mem[o.CS + 2 * i + 1] = Math.sin(x);
+      } else if (kd.t === 'jcalc') {
+        jcalc(this.scratch, model, i, q, this.fl);
+        mem.set(this.scratch, o.XG + 12 * i);
+      }
+    }
+    const nv = model.nv;
+    if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
+    for (let k = 0; k < nv; k++) mem[o.TAU + k] = tau[k];
+    this.run();
+    const qdd = this.qdd;
+    for (let k = 0; k < nv; k++) {
+      if (!(qdd[k] - qdd[k] === 0)) {
+        // not finite: the reference names the joint whose inertia is not positive definite (or gives the same)
+        this.fallback ??= new AbaWorkspace(model);
+        qdd.set(abaUnchecked(model, this.fallback, q, qd, tau));
+        break;
+      }
+    }
+    return qdd;
+  }
+}
+
+/** X as a 6×6 matrix (row-major): [[E, 0], [−E r×, E]] */
+function motionMatrix(g: Emitter, E: Val[], r: Val[]): Val[] {
+  const X: Val[] = new Array(36).fill(0);
+  // r× = [[0, −r2, r1], [r2, 0, −r0], [−r1, r0, 0]]
+  const rx: Val[] = [0, g.neg(r[2]), r[1], r[2], 0, g.neg(r[0]), g.neg(r[1]), r[0], 0];
+  for (let a = 0; a < 3; a++) {
+    for (let b = 0; b < 3; b++) {
+      X[6 * a + b] = E[3 * a + b];
+      X[6 * (3 + a) + 3 + b] = E[3 * a + b];
+      X[6 * (3 + a) + b] = g.neg(g.dot([E[3 * a], E[3 * a + 1], E[3 * a + 2]], [rx[b], rx[3 + b], rx[6 + b]]));
+    }
+  }
+  return X;
+}
+
+/** D⁻¹ for a symmetric positive definite n×n D (row-major), as spdInvertInPlace computes it */
+function spdInverse(g: Emitter, A: Val[], n: number): Val[] {
+  if (n === 1) return [g.div(1, A[0])];
+  const w: Val[] = new Array(n * n).fill(0);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = A[n * i + j];
+      for (let k = 0; k < j; k++) s = g.sub(s, g.mul(w[n * i + k], w[n * j + k]));
+      w[n * i + j] = i === j ? g.sqrt(s) : g.div(s, w[n * j + j]);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    w[n * i + i] = g.div(1, w[n * i + i]);
+    for (let j = 0; j < i; j++) {
+      let s: Val = 0;
+      for (let k = j; k < i; k++) s = g.add(s, g.mul(w[n * i + k], w[n * k + j]));
+      w[n * i + j] = g.mul(g.neg(s), w[n * i + i]);
+    }
+  }
+  const out: Val[] = new Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s: Val = 0;
+      for (let k = i; k < n; k++) s = g.add(s, g.mul(w[n * k + i], w[n * k + j]));
+      out[n * i + j] = s; out[n * j + i] = s;
+    }
+  }
+  return out;
+}
