@@ -58,6 +58,7 @@ export { forwardKinematics, KinematicsWorkspace } from './algorithms/kinematics.
 export { rnea, RneaWorkspace } from './algorithms/rnea.ts';
 export { GeneratedRnea, RNEA_CODE_LIMIT } from './algorithms/rnea-code.ts';
 export { ABA_CODE_LIMIT, GeneratedAba } from './algorithms/aba-code.ts';
+export { CRBA_CODE_PAIRS, GeneratedCrba } from './algorithms/crba-code.ts';
 export { aba, AbaWorkspace, SingularJointInertiaError } from './algorithms/aba.ts';
 export { crba, CrbaWorkspace } from './algorithms/crba.ts';
 export { minvCarpentier, minvCarpentier as computeMinverse, MinvCarpentierWorkspace } from './algorithms/minv-carpentier.ts';

@@ -169,11 +169,14 @@ export class ChunkedCode {
     this.bodies.push(functionBody(this.g));
     this.g = new Emitter();
   }
-  /** every function, the last one calling the others in order (export `f${bodies.length - 1}`) */
-  finish(): Uint8Array[] {
+  /**
+   * every function, the last one calling the others in order (export `f${first + bodies.length - 1}`);
+   * `first`: the module's index of the first of them
+   */
+  finish(first = 0): Uint8Array[] {
     if (this.g.e.c.len > 0) this.bodies.push(functionBody(this.g));
     const driver = new Body();
-    for (let k = 0; k < this.bodies.length; k++) { driver.c.byte(0x10); driver.c.u32(k); }
+    for (let k = 0; k < this.bodies.length; k++) { driver.c.byte(0x10); driver.c.u32(first + k); }
     driver.c.byte(0x0b);
     const fn = new Bytes();
     fn.u32(0);
