@@ -25,6 +25,7 @@ import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { GeneratedRnea } from '../src/algorithms/rnea-code.ts';
 import { GeneratedAba } from '../src/algorithms/aba-code.ts';
 import { GeneratedCrba } from '../src/algorithms/crba-code.ts';
+import { GeneratedMinv } from '../src/algorithms/minv-code.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
 import { chain } from '../src/model/generators.ts';
@@ -109,9 +110,9 @@ for (const a of anchors.models) {
   const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model), mw = new MinvCarpentierWorkspace(model, { frame: 'world' });
   const did = new RecursiveInverseDynamicsDerivatives(model), dfd = new RecursiveForwardDynamicsDerivatives(model);
   const luId = new LuInverseDynamics(model), luFd = new LuForwardDynamics(model);
-  const grnea = GeneratedRnea.create(model), gaba = GeneratedAba.create(model), gcrba = GeneratedCrba.create(model);
+  const grnea = GeneratedRnea.create(model), gaba = GeneratedAba.create(model), gcrba = GeneratedCrba.create(model), gminv = GeneratedMinv.create(model);
   // the generated code warmed up: the engine optimizes new WebAssembly after some calls (Pinocchio's is compiled ahead of time)
-  for (let w = 0; w < 3000; w++) { grnea?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gaba?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); gcrba?.compute(S[w & 63].q, 'lower'); }
+  for (let w = 0; w < 3000; w++) { grnea?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gaba?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); gcrba?.compute(S[w & 63].q, 'lower'); gminv?.compute(S[w & 63].q, 'upper'); }
   const ours: Record<string, number> = {
     rnea_js: time((k) => { rnea(model, rw, S[k].q, S[k].v, S[k].a); }),
     rnea_gen: grnea ? time((k) => { grnea.compute(S[k].q, S[k].v, S[k].a); }) : NaN,
@@ -119,7 +120,8 @@ for (const a of anchors.models) {
     aba_gen: gaba ? time((k) => { gaba.compute(S[k].q, S[k].v, S[k].tau); }) : NaN,
     crba_js: time((k) => { crba(model, cw, S[k].q, 'lower'); }),
     crba_gen: gcrba ? time((k) => { gcrba.compute(S[k].q, 'lower'); }) : NaN,
-    minv: time((k) => { minvCarpentier(model, mw, S[k].q, 'upper'); }),
+    minv_js: time((k) => { minvCarpentier(model, mw, S[k].q, 'upper'); }),
+    minv_gen: gminv ? time((k) => { gminv.compute(S[k].q, 'upper'); }) : NaN,
     rnea_derivatives: time((k) => { did.compute(S[k].q, S[k].v, S[k].a); }),
     aba_derivatives: time((k) => { dfd.compute(S[k].q, S[k].v, S[k].tau); }),
     lu_id: time((k) => { luId.solve(S[k].q, S[k].v, S[k].a); }),
@@ -129,6 +131,7 @@ for (const a of anchors.models) {
   ours.rnea = Math.min(ours.rnea_js, Number.isNaN(ours.rnea_gen) ? Infinity : ours.rnea_gen);
   ours.aba = Math.min(ours.aba_js, Number.isNaN(ours.aba_gen) ? Infinity : ours.aba_gen);
   ours.crba = Math.min(ours.crba_js, Number.isNaN(ours.crba_gen) ? Infinity : ours.crba_gen);
+  ours.minv = Math.min(ours.minv_js, Number.isNaN(ours.minv_gen) ? Infinity : ours.minv_gen);
   const pin = a.median_us;
   const ratio: Record<string, number> = {};
   for (const c of COLS) ratio[c] = ours[c] / pin[c];
@@ -137,7 +140,7 @@ for (const a of anchors.models) {
   for (const [c, r] of Object.entries(ratio)) if (r <= TARGET[c]) met[c] = (met[c] ?? 0) + 1;
   const cell = (c: string) => `${fmt(ratio[c])}${ratio[c] <= TARGET[c] ? ' ✓' : ''}`;
   const gcell = (x: number, p: number) => (Number.isNaN(x) ? '—' : fmt(x / p));
-  rows.push(`| ${name} | ${model.nv} | ${fmt(ours.rnea_js / pin.rnea)} | ${gcell(ours.rnea_gen, pin.rnea)} | ${fmt(ours.aba_js / pin.aba)} | ${gcell(ours.aba_gen, pin.aba)} | ${fmt(ours.crba_js / pin.crba)} | ${gcell(ours.crba_gen, pin.crba)} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea_js)} / ${fmt(ours.rnea_gen)} / ${fmt(pin.rnea)} |`);
+  rows.push(`| ${name} | ${model.nv} | ${fmt(ours.rnea_js / pin.rnea)} | ${gcell(ours.rnea_gen, pin.rnea)} | ${fmt(ours.aba_js / pin.aba)} | ${gcell(ours.aba_gen, pin.aba)} | ${fmt(ours.crba_js / pin.crba)} | ${gcell(ours.crba_gen, pin.crba)} | ${fmt(ours.minv_js / pin.minv)} | ${gcell(ours.minv_gen, pin.minv)} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea_js)} / ${fmt(ours.rnea_gen)} / ${fmt(pin.rnea)} |`);
   process.stdout.write(`${name.padEnd(28)} ${[...COLS, 'lu_id', 'lu_fd'].map((c) => fmt(ratio[c]).padStart(6)).join(' ')}\n`);
 }
 const n = rows.length;
@@ -146,12 +149,12 @@ const md = [
   '',
   `Written by \`npx tsx scripts/bench-pinocchio.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)} (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}; 1-minute load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end; peak resident memory ${fmt(peakRssMiB(), 0)} MiB).`,
   '',
-  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike): the JavaScript RNEA (rnea.ts, the reference) does the same work as Pinocchio\'s; the generated one (rnea-code.ts: WebAssembly generated per model, the model\'s constants folded in, τ equal to the reference\'s to rounding) the generated ABA (aba-code.ts, q̈ equal to the reference\'s to rounding; made up to 256 bodies) and the generated CRBA (crba-code.ts, M equal to the reference\'s to rounding; made up to 5,000 (DoF, ancestor) pairs) are timed after 3,000 warm-up calls (the engine optimizes new WebAssembly after some calls; Pinocchio\'s C++ is compiled ahead of time); the RNEA, ABA and CRBA columns give the faster of ours, on which the targets are judged. M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`, one triangle each (`minvCarpentier(…, \'upper\')`, the memory Pinocchio writes); CRBA against `crba` (local), one triangle each (`crba(…, \'lower\')`). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
+  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike): the JavaScript RNEA (rnea.ts, the reference) does the same work as Pinocchio\'s; the generated one (rnea-code.ts: WebAssembly generated per model, the model\'s constants folded in, τ equal to the reference\'s to rounding) the generated ABA (aba-code.ts, q̈ equal to the reference\'s to rounding; made up to 256 bodies) and the generated CRBA (crba-code.ts, M equal to the reference\'s to rounding; made up to 5,000 (DoF, ancestor) pairs) and the generated M⁻¹ (minv-code.ts, Carpentier\'s passes in body coordinates, M⁻¹ equal to the reference\'s to rounding; made up to 2,500 (DoF, column) pairs) are timed after 3,000 warm-up calls (the engine optimizes new WebAssembly after some calls; Pinocchio\'s C++ is compiled ahead of time); the RNEA, ABA, CRBA and M⁻¹ columns give the faster of ours, on which the targets are judged. M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`, one triangle each (`minvCarpentier(…, \'upper\')`, the memory Pinocchio writes); CRBA against `crba` (local), one triangle each (`crba(…, \'lower\')`). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
   '',
   `How Pinocchio's figures were measured, in their own words: "${anchors.what}" This run's processor is named above: where it differs from theirs, the ratios carry the difference between the two processors too — the RNEA column, where our code and theirs do the same work, shows its size.`,
   '',
-  '| model | nv | RNEA (JavaScript) | RNEA (generated) | ABA (JavaScript) | ABA (generated) | CRBA (JavaScript) | CRBA (generated) | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | RNEA µs: ours JavaScript / ours generated / Pinocchio\'s |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| model | nv | RNEA (JavaScript) | RNEA (generated) | ABA (JavaScript) | ABA (generated) | CRBA (JavaScript) | CRBA (generated) | M⁻¹ (JavaScript) | M⁻¹ (generated) | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | RNEA µs: ours JavaScript / ours generated / Pinocchio\'s |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows,
   '',
   `Within target, of ${n} pairs: ${['rnea', 'aba', 'crba', 'minv', 'rnea_derivatives', 'aba_derivatives', 'lu_id', 'lu_fd'].map((c) => `${c} ${met[c] ?? 0}`).join(', ')}.`,

@@ -13,6 +13,7 @@ import { rneaUnchecked, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { GeneratedRnea } from '../src/algorithms/rnea-code.ts';
 import { GeneratedAba } from '../src/algorithms/aba-code.ts';
 import { GeneratedCrba } from '../src/algorithms/crba-code.ts';
+import { GeneratedMinv } from '../src/algorithms/minv-code.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../src/assembly/system.ts';
@@ -126,7 +127,7 @@ describe('hot paths allocate nothing per call', () => {
     const s = randomState(model, new Rng(5));
     const kin = new KinematicsWorkspace(model);
     const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);
-    const grnea = GeneratedRnea.create(model)!, gaba = GeneratedAba.create(model)!, gcrba = GeneratedCrba.create(model)!;
+    const grnea = GeneratedRnea.create(model)!, gaba = GeneratedAba.create(model)!, gcrba = GeneratedCrba.create(model)!, gminv = GeneratedMinv.create(model)!;
     const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
     const vals = new SystemValues(sys);
     const y = new Float64Array(sys.ny);
@@ -148,6 +149,7 @@ describe('hot paths allocate nothing per call', () => {
       ['rnea, generated code', () => { grnea.compute(s.q, s.v, s.a); }],
       ['aba, generated code', () => { gaba.compute(s.q, s.v, s.tau); }],
       ['crba, generated code', () => { gcrba.compute(s.q, 'lower'); }],
+      ['Carpentier M⁻¹, generated code', () => { gminv.compute(s.q, 'upper'); }],
       ['aba', () => { abaUnchecked(model, aw, s.q, s.v, s.tau); }],
       ['crba (with its entry checks)', () => { crba(model, cw, s.q); }],
       ['fillSystem', () => fillSystem(vals, s.q, s.v, y)],

@@ -14,13 +14,11 @@
  * optimizes it after some calls (measured: about a thousand calls, or 0.1 s, for a 96-link chain;
  * until then a call takes several times the JavaScript's): the code pays for long runs.
  */
-import { jcalc } from '../model/jcalc.ts';
-import { JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
-import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, transposeApplyForce, type Emitter, type Val, type V6 } from './spatial-code.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, type Kind, kindsOf, motionMatrix, spdInverse, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /**
  * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
@@ -28,29 +26,6 @@ import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, tr
  * chains after warm-up: 64 links 0.5, 128: 0.55, 192: 0.66, 256: 0.8, 384: 1.6)
  */
 export const ABA_CODE_LIMIT = 256;
-
-type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
-
-/** the slot of entry (r, c) of a symmetric 6×6 matrix stored as its upper triangle */
-const SYM = (() => {
-  const m = new Int32Array(36);
-  let n = 0;
-  for (let r = 0; r < 6; r++) for (let c = r; c < 6; c++) { m[6 * r + c] = n; m[6 * c + r] = n; n++; }
-  return m;
-})();
-
-/** the rigid inertia (inertia.ts layout) as its 6×6 matrix, as aba.ts writes it */
-function inertiaMatrix(I: Float64Array): number[] {
-  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = I;
-  return [
-    Ixx, Ixy, Ixz, 0, -hz, hy,
-    Ixy, Iyy, Iyz, hz, 0, -hx,
-    Ixz, Iyz, Izz, -hy, hx, 0,
-    0, hz, -hy, m, 0, 0,
-    -hz, 0, hx, 0, m, 0,
-    hy, -hx, 0, 0, 0, m,
-  ];
-}
 
 /** q̈ = ABA(q, q̇, τ) by code generated for one model (see the file's comment). @experimental */
 export class GeneratedAba {
@@ -75,12 +50,7 @@ export class GeneratedAba {
   static create(model: Model): GeneratedAba | null {
     const nb = model.nb, nv = model.nv;
     if (!canCompile() || nb === 0 || nb > ABA_CODE_LIMIT || model.singularBodies.length > 0) return null;
-    const kinds: Kind[] = [];
-    for (let i = 0; i < nb; i++) {
-      if (model.nvi[i] === 0) kinds.push({ t: 'fixed' });
-      else if (model.jtype[i] === JT_REVOLUTE && model.axisKind[i] < 3) kinds.push({ t: 'axis', k: model.axisKind[i], sign: model.axis[3 * i + model.axisKind[i]] });
-      else kinds.push({ t: 'jcalc' });
-    }
+    const kinds = kindsOf(model);
     const hasKids = new Uint8Array(nb);
     for (let i = 0; i < nb; i++) if (model.parents[i] >= 0) hasKids[model.parents[i]] = 1;
     // memory, in f64 slots: inputs and output, then per body v, c, p^A, I^A (21), the transform's computed entries, U, D⁻¹, u, a
@@ -95,29 +65,7 @@ export class GeneratedAba {
     let g = code.g;
     const split = () => { code.split(); g = code.g; };
     const a0: V6 = [0, 0, 0, -model.gravity[0], -model.gravity[1], -model.gravity[2]];
-    const transform = (i: number, first: boolean): { E: Val[]; r: Val[] } => {
-      const kd = kinds[i], Xt = model.Xtree[i];
-      if (kd.t === 'fixed') return { E: Array.from(Xt.subarray(0, 9)), r: Array.from(Xt.subarray(9, 12)) };
-      if (kd.t === 'jcalc') {
-        const X = Array.from({ length: 12 }, (_, k) => g.load(XG + 12 * i + k));
-        return { E: X.slice(0, 9), r: X.slice(9, 12) };
-      }
-      const k = kd.k, a = k === 0 ? 1 : k === 1 ? 2 : 0, b = k === 0 ? 2 : k === 1 ? 0 : 1;
-      const E: Val[] = new Array(9);
-      for (let j = 0; j < 3; j++) E[3 * k + j] = Xt[3 * k + j];
-      if (first) {
-        const c = g.load(CS + 2 * i), s0 = g.load(CS + 2 * i + 1);
-        const s = kd.sign === 1 ? s0 : g.mul(kd.sign, s0);
-        for (let j = 0; j < 3; j++) {
-          E[3 * a + j] = g.add(g.mul(c, Xt[3 * a + j]), g.mul(s, Xt[3 * b + j]));
-          E[3 * b + j] = g.sub(g.mul(c, Xt[3 * b + j]), g.mul(s, Xt[3 * a + j]));
-        }
-        for (let j = 0; j < 3; j++) { g.store(XS + 12 * i + 3 * a + j, E[3 * a + j]); g.store(XS + 12 * i + 3 * b + j, E[3 * b + j]); }
-      } else {
-        for (let j = 0; j < 3; j++) { E[3 * a + j] = g.load(XS + 12 * i + 3 * a + j); E[3 * b + j] = g.load(XS + 12 * i + 3 * b + j); }
-      }
-      return { E, r: [Xt[9], Xt[10], Xt[11]] };
-    };
+    const transform = (i: number, first: boolean) => transformOf(g, model, kinds, { CS, XG, XS }, i, first);
     const S = (i: number, r: number, k: number) => model.S[i][6 * k + r];
     const loads = (base: number, n: number) => Array.from({ length: n }, (_, k) => g.load(base + k));
     /** whether c_i is structurally zero (a root, or a joint without DoF) */
@@ -231,17 +179,8 @@ export class GeneratedAba {
    * definite at q throws as aba does (SingularJointInertiaError, naming the joint).
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>): Float64Array {
-    const model = this.model, mem = this.mem, o = this.o, kinds = this.kinds;
-    for (let i = 0; i < kinds.length; i++) {
-      const kd = kinds[i];
-      if (kd.t === 'axis') {
-        const x = q[model.iq[i]];
-        mem[o.CS + 2 * i] = Math.cos(x); mem[o.CS + 2 * i + 1] = Math.sin(x);
-      } else if (kd.t === 'jcalc') {
-        jcalc(this.scratch, model, i, q, this.fl);
-        mem.set(this.scratch, o.XG + 12 * i);
-      }
-    }
+    const model = this.model, mem = this.mem, o = this.o;
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
     const nv = model.nv;
     if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
     for (let k = 0; k < nv; k++) mem[o.TAU + k] = tau[k];
@@ -257,49 +196,4 @@ export class GeneratedAba {
     }
     return qdd;
   }
-}
-
-/** X as a 6×6 matrix (row-major): [[E, 0], [−E r×, E]] */
-function motionMatrix(g: Emitter, E: Val[], r: Val[]): Val[] {
-  const X: Val[] = new Array(36).fill(0);
-  // r× = [[0, −r2, r1], [r2, 0, −r0], [−r1, r0, 0]]
-  const rx: Val[] = [0, g.neg(r[2]), r[1], r[2], 0, g.neg(r[0]), g.neg(r[1]), r[0], 0];
-  for (let a = 0; a < 3; a++) {
-    for (let b = 0; b < 3; b++) {
-      X[6 * a + b] = E[3 * a + b];
-      X[6 * (3 + a) + 3 + b] = E[3 * a + b];
-      X[6 * (3 + a) + b] = g.neg(g.dot([E[3 * a], E[3 * a + 1], E[3 * a + 2]], [rx[b], rx[3 + b], rx[6 + b]]));
-    }
-  }
-  return X;
-}
-
-/** D⁻¹ for a symmetric positive definite n×n D (row-major), as spdInvertInPlace computes it */
-function spdInverse(g: Emitter, A: Val[], n: number): Val[] {
-  if (n === 1) return [g.div(1, A[0])];
-  const w: Val[] = new Array(n * n).fill(0);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = A[n * i + j];
-      for (let k = 0; k < j; k++) s = g.sub(s, g.mul(w[n * i + k], w[n * j + k]));
-      w[n * i + j] = i === j ? g.sqrt(s) : g.div(s, w[n * j + j]);
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    w[n * i + i] = g.div(1, w[n * i + i]);
-    for (let j = 0; j < i; j++) {
-      let s: Val = 0;
-      for (let k = j; k < i; k++) s = g.add(s, g.mul(w[n * i + k], w[n * k + j]));
-      w[n * i + j] = g.mul(g.neg(s), w[n * i + i]);
-    }
-  }
-  const out: Val[] = new Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s: Val = 0;
-      for (let k = i; k < n; k++) s = g.add(s, g.mul(w[n * k + i], w[n * k + j]));
-      out[n * i + j] = s; out[n * j + i] = s;
-    }
-  }
-  return out;
 }

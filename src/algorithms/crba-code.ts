@@ -9,17 +9,13 @@
  * Pinocchio's time, the JavaScript 3.5×). Allocation free per call; the engine optimizes the code
  * after some calls.
  */
-import { jcalc } from '../model/jcalc.ts';
-import { JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { ChunkedCode, transposeApplyForce, type Val, type V6 } from './spatial-code.ts';
+import { ChunkedCode, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /** largest number of (DoF, ancestor joint) pairs of the model for which the code is made */
 export const CRBA_CODE_PAIRS = 5000;
-
-type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
 
 /** M(q) = CRBA(q) by code generated for one model (see the file's comment). @experimental */
 export class GeneratedCrba {
@@ -47,12 +43,7 @@ export class GeneratedCrba {
     let pairs = 0;
     for (let i = 0; i < nb; i++) for (let j = model.parents[i]; j >= 0; j = model.parents[j]) pairs += model.nvi[i];
     if (pairs > CRBA_CODE_PAIRS) return null;
-    const kinds: Kind[] = [];
-    for (let i = 0; i < nb; i++) {
-      if (model.nvi[i] === 0) kinds.push({ t: 'fixed' });
-      else if (model.jtype[i] === JT_REVOLUTE && model.axisKind[i] < 3) kinds.push({ t: 'axis', k: model.axisKind[i], sign: model.axis[3 * i + model.axisKind[i]] });
-      else kinds.push({ t: 'jcalc' });
-    }
+    const kinds = kindsOf(model);
     const hasKids = new Uint8Array(nb);
     for (let i = 0; i < nb; i++) if (model.parents[i] >= 0) hasKids[model.parents[i]] = 1;
     // composite masses: constants of the model
@@ -69,29 +60,7 @@ export class GeneratedCrba {
       const code = new ChunkedCode();
       let g = code.g;
       const next = () => { code.split(); g = code.g; g.reset(); };
-      const transform = (i: number, first: boolean): { E: Val[]; r: Val[] } => {
-        const kd = kinds[i], Xt = model.Xtree[i];
-        if (kd.t === 'fixed') return { E: Array.from(Xt.subarray(0, 9)), r: Array.from(Xt.subarray(9, 12)) };
-        if (kd.t === 'jcalc') {
-          const X = Array.from({ length: 12 }, (_, k) => g.load(XG + 12 * i + k));
-          return { E: X.slice(0, 9), r: X.slice(9, 12) };
-        }
-        const k = kd.k, a = k === 0 ? 1 : k === 1 ? 2 : 0, b = k === 0 ? 2 : k === 1 ? 0 : 1;
-        const E: Val[] = new Array(9);
-        for (let j = 0; j < 3; j++) E[3 * k + j] = Xt[3 * k + j];
-        if (first) {
-          const c = g.load(CS + 2 * i), s0 = g.load(CS + 2 * i + 1);
-          const s = kd.sign === 1 ? s0 : g.mul(kd.sign, s0);
-          for (let j = 0; j < 3; j++) {
-            E[3 * a + j] = g.add(g.mul(c, Xt[3 * a + j]), g.mul(s, Xt[3 * b + j]));
-            E[3 * b + j] = g.sub(g.mul(c, Xt[3 * b + j]), g.mul(s, Xt[3 * a + j]));
-          }
-          for (let j = 0; j < 3; j++) { g.store(XS + 12 * i + 3 * a + j, E[3 * a + j]); g.store(XS + 12 * i + 3 * b + j, E[3 * b + j]); }
-        } else {
-          for (let j = 0; j < 3; j++) { E[3 * a + j] = g.load(XS + 12 * i + 3 * a + j); E[3 * b + j] = g.load(XS + 12 * i + 3 * b + j); }
-        }
-        return { E, r: [Xt[9], Xt[10], Xt[11]] };
-      };
+      const transform = (i: number, first: boolean) => transformOf(g, model, kinds, { CS, XG, XS }, i, first);
       // the transforms of revolute joints about frame axes, kept for the passes below
       for (let i = 0; i < nb; i++) if (kinds[i].t === 'axis' && model.parents[i] >= 0) { next(); transform(i, true); }
       // composite inertias, leaves up: I^c_λ += ⁱX_λᵀ I^c_i ⁱX_λ (inertiaTransformToParent's formulas; m a constant)
@@ -156,17 +125,8 @@ export class GeneratedCrba {
    * are not validated (crba's entry checks them).
    */
   compute(q: ArrayLike<number>, triangle: 'full' | 'lower' = 'full'): Float64Array {
-    const model = this.model, mem = this.mem, o = this.o, kinds = this.kinds;
-    for (let i = 0; i < kinds.length; i++) {
-      const kd = kinds[i];
-      if (kd.t === 'axis') {
-        const x = q[model.iq[i]];
-        mem[o.CS + 2 * i] = Math.cos(x); mem[o.CS + 2 * i + 1] = Math.sin(x);
-      } else if (kd.t === 'jcalc') {
-        jcalc(this.scratch, model, i, q, this.fl);
-        mem.set(this.scratch, o.XG + 12 * i);
-      }
-    }
+    const model = this.model, mem = this.mem, o = this.o;
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
     this.runs[triangle]();
     return this.M;
   }

@@ -16,18 +16,13 @@
  * WebAssembly through its baseline compiler first and optimizes it after some calls (about a thousand
  * for a 96-link chain): the code pays for long runs.
  */
-import { jcalc } from '../model/jcalc.ts';
-import { JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, transposeApplyForce, type Val, type V6 } from './spatial-code.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, writeTransforms } from './spatial-code.ts';
 
 /** largest number of bodies the code is made for (its size grows linearly: about 2 kB per body) */
 export const RNEA_CODE_LIMIT = 4000;
-
-/** how body i's transform is made: from cos q and sin q (revolute about frame axis k), constant (fixed), or by jcalc */
-type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
 
 /** τ = RNEA(q, q̇, q̈) by code generated for one model (see the file's comment). @experimental */
 export class GeneratedRnea {
@@ -51,12 +46,7 @@ export class GeneratedRnea {
   static create(model: Model): GeneratedRnea | null {
     const nb = model.nb, nv = model.nv;
     if (!canCompile() || nb === 0 || nb > RNEA_CODE_LIMIT) return null;
-    const kinds: Kind[] = [];
-    for (let i = 0; i < nb; i++) {
-      if (model.nvi[i] === 0) kinds.push({ t: 'fixed' });
-      else if (model.jtype[i] === JT_REVOLUTE && model.axisKind[i] < 3) kinds.push({ t: 'axis', k: model.axisKind[i], sign: model.axis[3 * i + model.axisKind[i]] });
-      else kinds.push({ t: 'jcalc' });
-    }
+    const kinds = kindsOf(model);
     // memory, in f64 slots: cos/sin, jcalc's transforms, q̇, q̈, τ, then v, a, f and the computed transform entries per body
     const CS = 0, XG = CS + 2 * nb, QD = XG + 12 * nb, QDD = QD + nv, TAU = QDD + nv, VS = TAU + nv, AS = VS + 6 * nb, FS = AS + 6 * nb, XS = FS + 6 * nb;
     const slots = XS + 12 * nb;
@@ -68,30 +58,7 @@ export class GeneratedRnea {
     for (let i = 0; i < nb; i++) if (model.parents[i] >= 0) hasKids[model.parents[i]] = 1;
     const a0: V6 = [0, 0, 0, -model.gravity[0], -model.gravity[1], -model.gravity[2]];
     /** body i's transform (E, r): constants, loads, or (forward pass) computed and stored */
-    const transform = (i: number, forward: boolean): { E: Val[]; r: Val[] } => {
-      const kd = kinds[i], Xt = model.Xtree[i];
-      if (kd.t === 'fixed') return { E: Array.from(Xt.subarray(0, 9)), r: Array.from(Xt.subarray(9, 12)) };
-      if (kd.t === 'jcalc') {
-        const X = Array.from({ length: 12 }, (_, k) => g.load(XG + 12 * i + k));
-        return { E: X.slice(0, 9), r: X.slice(9, 12) };
-      }
-      const k = kd.k, a = k === 0 ? 1 : k === 1 ? 2 : 0, b = k === 0 ? 2 : k === 1 ? 0 : 1;
-      const E: Val[] = new Array(9);
-      for (let j = 0; j < 3; j++) E[3 * k + j] = Xt[3 * k + j];
-      if (forward) {
-        const c = g.load(CS + 2 * i), s0 = g.load(CS + 2 * i + 1);
-        const s = kd.sign === 1 ? s0 : g.mul(kd.sign, s0);
-        for (let j = 0; j < 3; j++) {
-          E[3 * a + j] = g.add(g.mul(c, Xt[3 * a + j]), g.mul(s, Xt[3 * b + j]));
-          E[3 * b + j] = g.sub(g.mul(c, Xt[3 * b + j]), g.mul(s, Xt[3 * a + j]));
-        }
-        // kept for the backward pass
-        for (let j = 0; j < 3; j++) { g.store(XS + 12 * i + 3 * a + j, E[3 * a + j]); g.store(XS + 12 * i + 3 * b + j, E[3 * b + j]); }
-      } else {
-        for (let j = 0; j < 3; j++) { E[3 * a + j] = g.load(XS + 12 * i + 3 * a + j); E[3 * b + j] = g.load(XS + 12 * i + 3 * b + j); }
-      }
-      return { E, r: [Xt[9], Xt[10], Xt[11]] };
-    };
+    const transform = (i: number, first: boolean) => transformOf(g, model, kinds, { CS, XG, XS }, i, first);
     /** S_i x for the joint's DoFs x (loaded from `base`) */
     const sTimes = (i: number, base: number): V6 => {
       const S = model.S[i], ni = model.nvi[i];
@@ -148,17 +115,8 @@ export class GeneratedRnea {
    * Inputs are not validated (rnea's entry checks them).
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>): Float64Array {
-    const model = this.model, mem = this.mem, o = this.o, kinds = this.kinds;
-    for (let i = 0; i < kinds.length; i++) {
-      const kd = kinds[i];
-      if (kd.t === 'axis') {
-        const x = q[model.iq[i]];
-        mem[o.CS + 2 * i] = Math.cos(x); mem[o.CS + 2 * i + 1] = Math.sin(x);
-      } else if (kd.t === 'jcalc') {
-        jcalc(this.scratch, model, i, q, this.fl);
-        mem.set(this.scratch, o.XG + 12 * i);
-      }
-    }
+    const model = this.model, mem = this.mem, o = this.o;
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
     const nv = model.nv;
     if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
     for (let k = 0; k < nv; k++) mem[o.QDD + k] = qdd[k];

@@ -4,8 +4,12 @@
  * 0 and ±1, sums with 0, operations on two constants), and the spatial operations written on its
  * values — the same formulas as the JavaScript kernels (spatial/), term by term.
  */
+import { jcalc } from '../model/jcalc.ts';
+import { JT_REVOLUTE } from '../model/joint.ts';
+import type { Model } from '../model/model.ts';
 import { Bytes } from '../sparse/compiled.ts';
 import { Body } from '../sparse/loops.ts';
+import type { Flops } from '../spatial/flops.ts';
 
 /** a value of the generated code: a constant, or an f64 local */
 export type Val = number | { l: number };
@@ -182,5 +186,129 @@ export class ChunkedCode {
     fn.u32(0);
     fn.bytes(driver.c.view());
     return [...this.bodies, fn.view().slice()];
+  }
+}
+
+/** the slot of entry (r, c) of a symmetric 6×6 matrix stored as its upper triangle (21 slots) */
+export const SYM = (() => {
+  const m = new Int32Array(36);
+  let n = 0;
+  for (let r = 0; r < 6; r++) for (let c = r; c < 6; c++) { m[6 * r + c] = n; m[6 * c + r] = n; n++; }
+  return m;
+})();
+
+/** a rigid inertia (inertia.ts layout) as its 6×6 matrix, as aba.ts writes it */
+export function inertiaMatrix(I: Float64Array): number[] {
+  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = I;
+  return [
+    Ixx, Ixy, Ixz, 0, -hz, hy,
+    Ixy, Iyy, Iyz, hz, 0, -hx,
+    Ixz, Iyz, Izz, -hy, hx, 0,
+    0, hz, -hy, m, 0, 0,
+    -hz, 0, hx, 0, m, 0,
+    hy, -hx, 0, 0, 0, m,
+  ];
+}
+
+/** X as a 6×6 matrix (row-major): [[E, 0], [−E r×, E]] */
+export function motionMatrix(g: Emitter, E: Val[], r: Val[]): Val[] {
+  const X: Val[] = new Array(36).fill(0);
+  const rx: Val[] = [0, g.neg(r[2]), r[1], r[2], 0, g.neg(r[0]), g.neg(r[1]), r[0], 0];
+  for (let a = 0; a < 3; a++) {
+    for (let b = 0; b < 3; b++) {
+      X[6 * a + b] = E[3 * a + b];
+      X[6 * (3 + a) + 3 + b] = E[3 * a + b];
+      X[6 * (3 + a) + b] = g.neg(g.dot([E[3 * a], E[3 * a + 1], E[3 * a + 2]], [rx[b], rx[3 + b], rx[6 + b]]));
+    }
+  }
+  return X;
+}
+
+/** D⁻¹ for a symmetric positive definite n×n D (row-major), as spdInvertInPlace computes it */
+export function spdInverse(g: Emitter, A: Val[], n: number): Val[] {
+  if (n === 1) return [g.div(1, A[0])];
+  const w: Val[] = new Array(n * n).fill(0);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = A[n * i + j];
+      for (let k = 0; k < j; k++) s = g.sub(s, g.mul(w[n * i + k], w[n * j + k]));
+      w[n * i + j] = i === j ? g.sqrt(s) : g.div(s, w[n * j + j]);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    w[n * i + i] = g.div(1, w[n * i + i]);
+    for (let j = 0; j < i; j++) {
+      let s: Val = 0;
+      for (let k = j; k < i; k++) s = g.add(s, g.mul(w[n * i + k], w[n * k + j]));
+      w[n * i + j] = g.mul(g.neg(s), w[n * i + i]);
+    }
+  }
+  const out: Val[] = new Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s: Val = 0;
+      for (let k = i; k < n; k++) s = g.add(s, g.mul(w[n * k + i], w[n * k + j]));
+      out[n * i + j] = s; out[n * j + i] = s;
+    }
+  }
+  return out;
+}
+
+/** how body i's transform is made in the generated code: from cos q and sin q (a revolute joint about frame axis k), constant (no DoF), or by jcalc in JavaScript */
+export type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
+
+/** the kind of each body's transform */
+export function kindsOf(model: Model): Kind[] {
+  const kinds: Kind[] = [];
+  for (let i = 0; i < model.nb; i++) {
+    if (model.nvi[i] === 0) kinds.push({ t: 'fixed' });
+    else if (model.jtype[i] === JT_REVOLUTE && model.axisKind[i] < 3) kinds.push({ t: 'axis', k: model.axisKind[i], sign: model.axis[3 * i + model.axisKind[i]] });
+    else kinds.push({ t: 'jcalc' });
+  }
+  return kinds;
+}
+
+/**
+ * Body i's transform (E, r) as values of the generated code: constants (no DoF), loads of what
+ * jcalc wrote at XG, or for a revolute joint about frame axis k the rows R_k(q)ᵀ mixes, computed from
+ * cos q and sin q at CS (`first`: computed and stored at XS) or loaded from XS; the other entries
+ * constants of the tree transform (rotateAboutFrameAxis's formulas).
+ */
+export function transformOf(g: Emitter, model: Model, kinds: Kind[], slots: { CS: number; XG: number; XS: number }, i: number, first: boolean): { E: Val[]; r: Val[] } {
+  const kd = kinds[i], Xt = model.Xtree[i];
+  if (kd.t === 'fixed') return { E: Array.from(Xt.subarray(0, 9)), r: Array.from(Xt.subarray(9, 12)) };
+  if (kd.t === 'jcalc') {
+    const X = Array.from({ length: 12 }, (_, k) => g.load(slots.XG + 12 * i + k));
+    return { E: X.slice(0, 9), r: X.slice(9, 12) };
+  }
+  const k = kd.k, a = k === 0 ? 1 : k === 1 ? 2 : 0, b = k === 0 ? 2 : k === 1 ? 0 : 1;
+  const E: Val[] = new Array(9);
+  for (let j = 0; j < 3; j++) E[3 * k + j] = Xt[3 * k + j];
+  const XS = slots.XS + 12 * i;
+  if (first) {
+    const c = g.load(slots.CS + 2 * i), s0 = g.load(slots.CS + 2 * i + 1);
+    const s = kd.sign === 1 ? s0 : g.mul(kd.sign, s0);
+    for (let j = 0; j < 3; j++) {
+      E[3 * a + j] = g.add(g.mul(c, Xt[3 * a + j]), g.mul(s, Xt[3 * b + j]));
+      E[3 * b + j] = g.sub(g.mul(c, Xt[3 * b + j]), g.mul(s, Xt[3 * a + j]));
+    }
+    for (let j = 0; j < 3; j++) { g.store(XS + 3 * a + j, E[3 * a + j]); g.store(XS + 3 * b + j, E[3 * b + j]); }
+  } else {
+    for (let j = 0; j < 3; j++) { E[3 * a + j] = g.load(XS + 3 * a + j); E[3 * b + j] = g.load(XS + 3 * b + j); }
+  }
+  return { E, r: [Xt[9], Xt[10], Xt[11]] };
+}
+
+/** The generated code's inputs for q: cos q and sin q at CS, jcalc's transforms at XG (no allocation). */
+export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, slots: { CS: number; XG: number }, q: ArrayLike<number>, scratch: Float64Array, fl: Flops): void {
+  for (let i = 0; i < kinds.length; i++) {
+    const kd = kinds[i];
+    if (kd.t === 'axis') {
+      const x = q[model.iq[i]];
+      mem[slots.CS + 2 * i] = Math.cos(x); mem[slots.CS + 2 * i + 1] = Math.sin(x);
+    } else if (kd.t === 'jcalc') {
+      jcalc(scratch, model, i, q, fl);
+      mem.set(scratch, slots.XG + 12 * i);
+    }
   }
 }
