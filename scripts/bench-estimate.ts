@@ -26,6 +26,7 @@ import { EstimationSession } from '../src/estimation/session.ts';
 import { inputsFromReadings } from '../src/estimation/synthesize.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../src/io/log.ts';
 import { loadEstimationSystem } from '../src/node/problem-file.ts';
+import { demoCsv } from './demo-csv.ts';
 import { demoBag } from './make-demo-bag.ts';
 
 function arg(name: string, dflt: string): string {
@@ -57,26 +58,7 @@ const { es } = loadEstimationSystem(PROBLEM);
 const schema = new LogSchema(es);
 
 /** The rows as CSV with the schema's header (truth left out: CSV logs carry none). */
-function toCsv(rows: string[]): string {
-  const header = schema.csvHeader();
-  const out = [header.join(',')];
-  for (const l of rows) {
-    const o = JSON.parse(l);
-    out.push(header.map((h) => {
-      if (h === 't') return o.t;
-      const [kind, ...rest] = h.split('.');
-      const name = rest.join('.');
-      if (kind === 'q') return o.q[name];
-      if (kind === 'v') return o.v[name];
-      if (kind === 'base') {
-        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
-        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
-      }
-      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
-    }).join(','));
-  }
-  return out.join('\n') + '\n';
-}
+const toCsv = (rows: string[]): string => demoCsv(rows, String, PROBLEM);
 const logs = {
   ndjson: { big: full, small: join(dir, 'small.ndjson') },
   csv: { big: join(dir, 'full.csv'), small: join(dir, 'small.csv') },

@@ -30,6 +30,7 @@ import { EstimationSession } from '../src/estimation/session.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type Sample } from '../src/io/log.ts';
 import { ParquetEstimateWriter } from '../src/io/parquet-estimates.ts';
 import { loadEstimationSystem } from '../src/node/problem-file.ts';
+import { demoCsv } from './demo-csv.ts';
 import { demoBag } from './make-demo-bag.ts';
 
 function arg(name: string, dflt: number): number {
@@ -53,27 +54,8 @@ function ndjsonLines(n: number): string[] {
   return out;
 }
 
-/** the rows as a CSV log under the problem's log header (truth columns included, as the NDJSON rows carry truth) */
-function csvText(lines: string[]): string {
-  const header = schema.csvHeader();
-  const out = [header.join(',')];
-  for (const l of lines) {
-    const o = JSON.parse(l);
-    out.push(header.map((h) => {
-      if (h === 't') return o.t;
-      const [kind, ...rest] = h.split('.');
-      const name = rest.join('.');
-      if (kind === 'q') return o.q[name];
-      if (kind === 'v') return o.v[name];
-      if (kind === 'base') {
-        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
-        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
-      }
-      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
-    }).join(','));
-  }
-  return out.join('\n') + '\n';
-}
+/** the rows as a CSV log under the problem's log header */
+const csvText = (lines: string[]): string => demoCsv(lines, String, PROBLEM);
 
 interface Summary { est: number; cond: number; badMed: number; badMean: number }
 /** one run: wall (s), peak resident memory (MB), the summary's per-sample figures */

@@ -7,8 +7,8 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { demoCsv } from '../../scripts/demo-csv.ts';
 import { describe, expect, it } from 'vitest';
-import { LogSchema } from '../../src/io/log.ts';
 import { loadEstimationSystem } from '../../src/node/problem-file.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { runCli as run } from './run.ts';
@@ -23,30 +23,6 @@ const clean = file('clean.ndjson', demoLines.join('\n') + '\n');
 /** no temporary file left beside the outputs */
 const noTemps = (d: string) => expect(readdirSync(d).filter((n) => n.endsWith('.tmp'))).toEqual([]);
 
-/** The demo rows as CSV (the schema's header), cells produced by `cell`. */
-function demoCsv(lines: string[], cell: (x: number) => string = String): string {
-  const { es } = loadEstimationSystem(DEMO);
-  const schema = new LogSchema(es);
-  const header = schema.csvHeader();
-  const out = [header.join(',')];
-  for (const l of lines) {
-    const o = JSON.parse(l);
-    const value = (h: string): number => {
-      if (h === 't') return o.t;
-      const [kind, ...rest] = h.split('.');
-      const name = rest.join('.');
-      if (kind === 'q') return o.q[name];
-      if (kind === 'v') return o.v[name];
-      if (kind === 'base') {
-        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
-        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
-      }
-      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
-    };
-    out.push(header.map((h) => cell(value(h))).join(','));
-  }
-  return out.join('\n') + '\n';
-}
 
 describe('sparsedyn analyze', () => {
   it('--json has the documented fields, and the model\'s warnings', async () => {

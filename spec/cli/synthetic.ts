@@ -6,8 +6,7 @@
  * (src/estimation/synthesize.ts), plus optional Gaussian noise with each sensor's variance.
  */
 import { Matrix, solve } from 'ml-matrix';
-import { LogSchema } from '../../src/io/log.ts';
-import { loadEstimationSystem } from '../../src/node/problem-file.ts';
+import { demoCsv } from '../../scripts/demo-csv.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import type { EstimationSystem } from '../../src/estimation/setup.ts';
 import { idealReadings, synthesize } from '../../src/estimation/synthesize.ts';
@@ -92,25 +91,5 @@ export function slipperyProblem(modelPath: string): Record<string, unknown> {
 
 /** The demo's NDJSON rows as a CSV log (its header from the problem's log schema; a row that is not JSON becomes a malformed CSV row) */
 export function toCsv(lines: string[]): string {
-  const { es } = loadEstimationSystem('data/problems/humanoid-demo.json');
-  const schema = new LogSchema(es);
-  const header = schema.csvHeader();
-  const out = [header.join(',')];
-  for (const l of lines) {
-    let o;
-    try { o = JSON.parse(l); } catch { out.push(l === '' ? '' : 'x,y'); continue; }
-    out.push(header.map((h) => {
-      if (h === 't') return o.t;
-      const [kind, ...rest] = h.split('.');
-      const name = rest.join('.');
-      if (kind === 'q') return o.q[name];
-      if (kind === 'v') return o.v[name];
-      if (kind === 'base') {
-        const k = ['px', 'py', 'pz', 'qx', 'qy', 'qz', 'qw', 'vx', 'vy', 'vz', 'wx', 'wy', 'wz'].indexOf(name);
-        return k < 3 ? o.base.position[k] : k < 7 ? o.base.quaternion[k - 3] : k < 10 ? o.base.linear_velocity[k - 7] : o.sensors.imu_gyro[k - 10];
-      }
-      return o.sensors[kind][schema.sensors.get(kind)!.indexOf(name)];
-    }).join(','));
-  }
-  return out.join('\n') + '\n';
+  return demoCsv(lines);
 }

@@ -12,7 +12,7 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { ChunkedCode, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { ChunkedCode, inertiaMul, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /** largest number of (DoF, ancestor joint) pairs of the model for which the code is made */
 export const CRBA_CODE_PAIRS = 5000;
@@ -87,7 +87,7 @@ export class GeneratedCrba {
           const col = model.iv[i] + k;
           const I = icOf(i), S = model.S[i];
           const s: V6 = Array.from({ length: 6 }, (_, rr) => S[6 * k + rr]);
-          let F = rigidMulMotion(g, I, s);
+          let F = inertiaMul(g, I, s);
           for (let k2 = k; k2 < ni; k2++) {
             const d = model.iv[i] + k2, x = g.dot(Array.from(S.subarray(6 * k2, 6 * k2 + 6)), F);
             g.store(MO + d * nv + col, x);
@@ -160,18 +160,4 @@ function rigidToParent(g: ChunkedCode['g'], E: Val[], r: Val[], I: Val[], m: num
     g.sub(g.sub(g.add(j11, d), g.mul(g.mul(2, g1), r1)), g.mul(mr1, r1)),
     g.sub(g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.mul(mr1, r2)),
     g.sub(g.sub(g.add(j22, d), g.mul(g.mul(2, g2), r2)), g.mul(mr2, r2))];
-}
-
-/** I m for a rigid inertia given as values (m, h, Ī): (Ī w + h × v, m v − h × w) */
-function rigidMulMotion(g: ChunkedCode['g'], I: Val[], s: V6): V6 {
-  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = I;
-  const [w0, w1, w2, v0, v1, v2] = s;
-  return [
-    g.add(g.add(g.add(g.mul(Ixx, w0), g.mul(Ixy, w1)), g.mul(Ixz, w2)), g.sub(g.mul(hy, v2), g.mul(hz, v1))),
-    g.add(g.add(g.add(g.mul(Ixy, w0), g.mul(Iyy, w1)), g.mul(Iyz, w2)), g.sub(g.mul(hz, v0), g.mul(hx, v2))),
-    g.add(g.add(g.add(g.mul(Ixz, w0), g.mul(Iyz, w1)), g.mul(Izz, w2)), g.sub(g.mul(hx, v1), g.mul(hy, v0))),
-    g.sub(g.mul(m, v0), g.sub(g.mul(hy, w2), g.mul(hz, w1))),
-    g.sub(g.mul(m, v1), g.sub(g.mul(hz, w0), g.mul(hx, w2))),
-    g.sub(g.mul(m, v2), g.sub(g.mul(hx, w1), g.mul(hy, w0))),
-  ];
 }

@@ -109,9 +109,9 @@ export function transposeApplyForce(g: Emitter, E: Val[], r: Val[], f: V6): V6 {
   ];
 }
 
-/** I m for a rigid inertia (m, h, Ī) as inertia.ts lays it out: (Ī w + h × v, m v − h × w) */
-export function inertiaMul(g: Emitter, I: Float64Array, m6: V6): V6 {
-  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = I;
+/** I m for a rigid inertia (m, h, Ī) as inertia.ts lays it out, constants or values: (Ī w + h × v, m v − h × w) */
+export function inertiaMul(g: Emitter, I: ArrayLike<Val>, m6: V6): V6 {
+  const [m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] = Array.from(I);
   const [w0, w1, w2, v0, v1, v2] = m6;
   return [
     g.add(g.add(g.add(g.mul(Ixx, w0), g.mul(Ixy, w1)), g.mul(Ixz, w2)), g.sub(g.mul(hy, v2), g.mul(hz, v1))),
