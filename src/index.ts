@@ -14,7 +14,9 @@
  *   {@link integrate}, {@link difference}).
  * - Gold standards, each with its workspace made once per model: {@link rnea}, {@link aba},
  *   {@link crba}, {@link computeMinverse} (Carpentier's M⁻¹; also {@link minvCarpentier}) and
- *   {@link minvCholesky}, {@link forwardKinematics}.
+ *   {@link minvCholesky}, {@link forwardKinematics}; the same algorithms as WebAssembly generated
+ *   per model, the model's constants folded in ({@link GeneratedRnea}, {@link GeneratedAba},
+ *   {@link GeneratedCrba}, {@link GeneratedMinv}; experimental).
  * - Sparse solvers: {@link LuInverseDynamics}, {@link LuForwardDynamics}, {@link MinvLu},
  *   {@link IwimLu} (M⁻¹B), {@link SparseSolver} for any {@link SymbolicSystem}.
  * - Problems: {@link parseProblem}, {@link buildEstimationSystem}, {@link analyzeProblem} (with priors, {@link analyzePriors})
