@@ -135,7 +135,7 @@ export function register(program: Command, state: CliState): void {
     .option('--report <file>', 'report (Markdown); default <out>.report.md beside a file --out (--out est.csv: est.csv.report.md), none when --out is "-"')
     .option('--html <file>', 'report with plots (self-contained HTML); default <out>.report.html beside a file --out, none when --out is "-"')
     .option('--no-html', 'write no HTML report')
-    .option('--jobs <n>', 'worker threads estimating batches of rows, or of a ROS 2 recording\'s samples (default: the number of cores for a log file, started once the rest of the log would take one thread 2 s or more; 1 for standard input); the output is the same, in the same order, for any n')
+    .option('--jobs <n>', 'worker threads estimating batches of rows, or of a ROS 2 recording\'s samples; on a text log file whose rows need no derivatives over time, each reads and parses its own ranges of the file (default: the number of cores for a log file, started once the rest of the log would take one thread 2 s or more; 1 for standard input); the output is the same, in the same order, for any n')
     .option('--covariance', 'add the standard deviation of each estimated torque (tau_std; square and redundant layouts, posterior with priors)')
     .option('--condition-limit <x>', 'flag a sample whose condition figure exceeds x (near a singular configuration of the layout)', String(DEFAULT_CONDITION_LIMIT))
     .option('--no-condition', 'skip the per-sample condition check (faster; no sample is flagged)')
