@@ -58,10 +58,10 @@ export { Flops } from './spatial/flops.ts';
 // ── gold standards (recursive algorithms) ─────────────────────────────────────────────────────
 export { forwardKinematics, KinematicsWorkspace } from './algorithms/kinematics.ts';
 export { rnea, RneaWorkspace } from './algorithms/rnea.ts';
-export { GeneratedRnea, RNEA_CODE_LIMIT } from './algorithms/rnea-code.ts';
-export { ABA_CODE_LIMIT, GeneratedAba } from './algorithms/aba-code.ts';
-export { CRBA_CODE_PAIRS, GeneratedCrba } from './algorithms/crba-code.ts';
-export { GeneratedMinv, MINV_CODE_PAIRS } from './algorithms/minv-code.ts';
+export { GeneratedRnea } from './algorithms/rnea-code.ts';
+export { GeneratedAba } from './algorithms/aba-code.ts';
+export { GeneratedCrba } from './algorithms/crba-code.ts';
+export { GeneratedMinv } from './algorithms/minv-code.ts';
 export { aba, AbaWorkspace, SingularJointInertiaError } from './algorithms/aba.ts';
 export { crba, CrbaWorkspace } from './algorithms/crba.ts';
 export { minvCarpentier, minvCarpentier as computeMinverse, MinvCarpentierWorkspace } from './algorithms/minv-carpentier.ts';

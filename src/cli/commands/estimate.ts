@@ -11,13 +11,15 @@
  * above --condition-limit the sample is flagged as near a singular configuration of the sensor
  * layout, with the direction that is poorly observed. An ill-posed problem is refused (exit 1).
  */
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { IWritable } from '@mcap/core';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { columnUnits, csvColumn, dofUnits, unitOf, type AccuracyRow } from '../../estimation/outputs.ts';
 import { DEFAULT_CONDITION_LIMIT, EstimationSession, type ModeSummary } from '../../estimation/session.ts';
+import type { LayoutOffline } from '../../estimation/layouts.ts';
 import type { RosMapping } from '../../estimation/ros-mapping.ts';
 import { CsvRows, DEFAULT_QUATERNION_TOLERANCE, LogSchema, parseNdjsonLine, type LogError, type Sample } from '../../io/log.ts';
 import { derivedProblem, describePlan, PERIOD_SAMPLES, planDerivation, SampleSequence, type DerivationPlan } from '../../estimation/derive.ts';
@@ -56,6 +58,7 @@ interface Opts {
   falseAlarm: string;
   badData: boolean;
   layoutCache: string;
+  cache?: string;
 }
 
 /** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
@@ -120,6 +123,8 @@ const med = (a: number[]): number => {
   const s = [...a].sort((x, y) => x - y);
   return s[s.length >> 1];
 };
+/** the largest of many numbers (no spread: a log of 10⁵ samples overflows the call stack's arguments) */
+const maxOf = (a: readonly number[]): number => { let m = -Infinity; for (const x of a) if (x > m) m = x; return m; };
 const mean = (a: number[]): number => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
 const fmt = (x: number, d = 3): string => Number.isInteger(x) && Math.abs(x) < 1e5 ? String(x) : (Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(d - 1) : x.toPrecision(d));
 const num = (x: number): string => Math.round(x).toLocaleString('en-US');
@@ -143,6 +148,7 @@ export function register(program: Command, state: CliState): void {
     .option('--quaternion-tolerance <x>', 'largest |norm - 1| of a quaternion in the log; within it the quaternion is renormalised, beyond it the row is refused', String(DEFAULT_QUATERNION_TOLERANCE))
     .option('--false-alarm <p>', 'bad-data test: probability that a sample with only normal noise is flagged (the chi-square test runs at confidence 1 - p)', '0.01')
     .option('--no-bad-data', 'skip the bad-data test of redundant layouts')
+    .option('--cache <dir>', 'keep the offline work of the problem (analysis, sparse LU ordering, calibrations of the condition figure and of the bad-data test) in this folder, keyed by the problem, model, options and version, and start later runs from it (the shards of a fleet\'s job)')
     .option('--layout-cache <n>', 'sensor layouts (sensor subset x contact mode) kept built; a layout dropped and met again is rebuilt from its offline analysis, kept for the run', '32')
     .addHelpText('after', `\n${ESTIMATE_HELP}\n`)
     .action(async (file: string, opts: Opts) => {
@@ -214,9 +220,23 @@ export function register(program: Command, state: CliState): void {
         throw e;
       }
       const es = plan === null ? loaded.es : buildEstimationSystem(model, derivedProblem(problem, plan));
-      const session = new EstimationSession(es, {
+      const sessionOpts = {
         condition: opts.condition, conditionLimit: limit, covariance: opts.covariance, layoutCache: cacheSize, confidence: opts.badData ? 1 - falseAlarm : 0,
-      });
+      };
+      // --cache: the offline work of this problem, model, derivation plan and options, from an earlier run
+      const cache = opts.cache === undefined ? null : offlineCache(opts.cache, file, modelFile, plan, sessionOpts);
+      let session: EstimationSession;
+      try {
+        session = new EstimationSession(es, { ...sessionOpts, ...(cache?.offline ? { offline: cache.offline } : {}) });
+      } catch (e) {
+        if (!cache?.offline) throw e;
+        // a cache file that does not fit: the offline work is done again (and written anew)
+        cache.offline = undefined;
+        session = new EstimationSession(es, sessionOpts);
+      }
+      if (cache !== null && cache.offline === undefined) {
+        try { writeFileAtomic(cache.path, JSON.stringify(session.offline())); } catch (e) { if (!(e instanceof FileError)) throw e; printMessage(`note: --cache: ${e.message}`); }
+      }
       // The layout with every contact ill posed and no schedule or thresholds: the rows may still name
       // their contacts, each mode judged on its own, which only the rows tell. Each row's layout decides
       // (a row of an ill-posed mode is skipped, naming it); the problem is refused (exit 1, with its
@@ -538,7 +558,7 @@ export function register(program: Command, state: CliState): void {
         const jointRows = truth.jointRows(), contactRows = truth.contactRows();
         const lines = [
           `estimate: ${file} (model "${model.name}", ${problem.base} base, ${method})`,
-          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}`,
+          `  unknowns ${es.sys.n}, equations ${es.sys.m}, offline analysis ${est ? est.analyzeMs.toFixed(1) : '—'} ms${cond ? `, typical uncertainties ${condSetupMs.toFixed(0)} ms` : ''}${cache?.offline ? ' (from --cache)' : ''}`,
           `  log ${dataName} (${inFormat ?? 'empty'}): samples estimated ${samples}, rows skipped ${errors.length}${cond ? `, samples flagged near a singular configuration ${flagged.length}` : ''}`,
           `  threads: ${poolFrom > 0 ? `${jobs} worker threads${rangesRead ? ' (reading and parsing their own ranges of the log)' : ''}${poolFrom > 1 ? ` from ${sampler ? 'sample' : 'row'} ${poolFrom} on (${sampler ? 'samples' : 'rows'} 1 to ${poolFrom - 1} in this one)` : ''}` : autoJobs ? `this one (a short log: about ${(localMs / 1000).toFixed(1)} s of work; worker threads pay from about ${minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS} s)` : jobs > 1 ? `this one (fewer rows than a batch of ${BATCH})` : 'this one'}`,
           `  per sample: ${med(times).toFixed(1)} µs (median), ${samples ? num(flops / samples) : 0} flops${cond && condTimes.length ? `; condition check ${med(condTimes).toFixed(1)} µs, ${num(condFlops / condTimes.length)} flops` : ''}${badTimes.length ? `; bad-data test ${med(badTimes).toFixed(1)} µs (median), ${mean(badTimes).toFixed(1)} µs (mean, with the search for the suspect where the test fires)` : ''}`,
@@ -551,7 +571,7 @@ export function register(program: Command, state: CliState): void {
         for (const l of layoutLines(session, dataName)) lines.push(`  ${l}`);
         const rosLines = sampler && problem.ros ? recordingLines(problem.ros, maxStale) : [];
         for (const l of rosLines) lines.push(`  ${l}`);
-        if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(Math.max(...conditions))} (flagged above ${fmt(limit)})`);
+        if (cond && conditions.length) lines.push(`  condition figure: median ${fmt(med(conditions))}, largest ${fmt(maxOf(conditions))} (flagged above ${fmt(limit)})`);
         if (truth.samples > 0) {
           lines.push(`  accuracy against the log's truth (${truth.samples} samples):`);
           if (jointRows.length) lines.push(`    joint torques (${jointRows.length}): ${accuracyLine(jointRows)}`);
@@ -700,7 +720,7 @@ function reportMarkdown(r: ReportData): string {
   }
   if (r.cond) {
     md.push('## Condition of each estimate', '');
-    md.push(`Figure per sample: the estimate's uncertainty relative to its typical value for this layout, 1 at a typical configuration (median ${r.conditions.length ? fmt(med(r.conditions)) : '—'}, largest ${r.conditions.length ? fmt(Math.max(...r.conditions)) : '—'}). A sample above ${fmt(r.limit)} is flagged: it is near a singular configuration of the sensor layout, and the direction named is poorly observed there.`, '');
+    md.push(`Figure per sample: the estimate's uncertainty relative to its typical value for this layout, 1 at a typical configuration (median ${r.conditions.length ? fmt(med(r.conditions)) : '—'}, largest ${r.conditions.length ? fmt(maxOf(r.conditions)) : '—'}). A sample above ${fmt(r.limit)} is flagged: it is near a singular configuration of the sensor layout, and the direction named is poorly observed there.`, '');
     if (r.flagged.length) {
       md.push('| line | t (s) | condition | poorly observed |', '|---:|---:|---:|---|');
       for (const f of r.flagged.slice(0, MAX_REPORT_ROWS)) md.push(`| ${f.line} | ${f.t} | ${fmt(f.condition)} | ${f.direction} |`);
@@ -810,7 +830,7 @@ function timeLines(plan: DerivationPlan | null, seq: SampleSequence, first: Samp
     if (st.shortIntervals) out.push(`warning: ${st.shortIntervals} intervals between rows are shorter than a quarter of the sample period (${fmtSeconds(plan.period)}): stamps of delivery rather than sampling? The fits take the stamps as they are; re-time the rows if the samples are even`);
   }
   const lines = (xs: { line: number }[]) => `${xs.slice(0, 5).map((x) => x.line).join(', ')}${xs.length > 5 ? ', …' : ''}`;
-  if (st.gaps.length) out.push(`gaps in time: ${st.gaps.length} (before line${st.gaps.length > 1 ? 's' : ''} ${lines(st.gaps)}; the longest ${fmtSeconds(Math.max(...st.gaps.map((g) => g.dt)))}): no fit spans them`);
+  if (st.gaps.length) out.push(`gaps in time: ${st.gaps.length} (before line${st.gaps.length > 1 ? 's' : ''} ${lines(st.gaps)}; the longest ${fmtSeconds(maxOf(st.gaps.map((g) => g.dt)))}): no fit spans them`);
   for (const b of st.backwards.slice(0, 5)) out.push(`time goes back at line ${b.line} (t = ${b.t} s after ${b.previous} s): the log is split there${plan === null ? '' : ' (no fit spans it)'}`);
   if (st.backwards.length > 5) out.push(`… time goes back ${st.backwards.length - 5} more times`);
   if (st.repeats.length) out.push(`rows repeating the previous row's time: ${st.repeats.length} (line${st.repeats.length > 1 ? 's' : ''} ${lines(st.repeats)})${plan === null ? ', estimated all the same' : ', skipped'}`);
@@ -846,4 +866,23 @@ async function* parquetGroups(path: string, dataName: string): AsyncGenerator<In
     if (e instanceof ParquetLogError) throw new FileError(`${dataName}: ${e.message}`);
     throw e;
   }
+}
+
+/**
+ * The file of --cache DIR for this run (its name a SHA-256 of the problem file, the model file, the
+ * derivation plan, the options that shape the offline work and the version), and its offline work
+ * when an earlier run wrote it (undefined when absent or unreadable).
+ */
+function offlineCache(dir: string, problemFile: string, modelFile: string | undefined, plan: DerivationPlan | null, options: object): { path: string; offline?: LayoutOffline[] } {
+  const h = createHash('sha256');
+  h.update(JSON.stringify({ version: '0.1.0', node: process.versions.node, plan, options }));
+  h.update(readFileSync(problemFile));
+  if (modelFile !== undefined) { try { h.update(readFileSync(modelFile)); } catch { /* a generated model: its spec is in the problem file */ } }
+  const path = join(dir, `offline-${h.digest('hex').slice(0, 32)}.json`);
+  let offline: LayoutOffline[] | undefined;
+  try {
+    const x = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (Array.isArray(x)) offline = x as LayoutOffline[];
+  } catch { /* not there yet, or unreadable: done again */ }
+  return { path, ...(offline ? { offline } : {}) };
 }
