@@ -46,6 +46,7 @@ export default defineConfig({
           { text: 'Priors and soft constraints', link: '/how-to/priors' },
           { text: 'Bad data: which sensor is wrong', link: '/how-to/bad-data' },
           { text: 'Scaling out', link: '/how-to/scaling-out' },
+          { text: 'A fleet on a Dask cluster', link: '/how-to/dask' },
           { text: 'The sensor-layout playground', link: '/how-to/playground' },
         ],
       },
