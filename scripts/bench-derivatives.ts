@@ -191,6 +191,18 @@ md.push('  M⁻¹ and ∂q̈/∂x = −M⁻¹ ∂τ/∂x by its passes over the 
 md.push('  RNEA\'s, and its "all derivatives µs" includes its own τ (one pass gives both).');
 md.push('- **central differences** — RNEA at q ⊕ ±δ e_k (4·nv evaluations for ∂/∂q, ∂/∂q̇; 2·nv for M).');
 md.push('');
+{
+  const r = (bs: Bench[], k: number) => bs.map((b) => b.rows[k].all / b.rows[2].all);
+  const rg = (x: number[]) => `${Math.min(...x).toFixed(1)}–${Math.max(...x).toFixed(1)}`;
+  md.push('**Status of factor reuse (LU, LU adjoint): kept for studies, not a speed target.** After the step of Nori\'s system it');
+  md.push('still fills the jacobians J_q and J_v (about one recursive pass by themselves) and solves 3·nv right-hand sides over');
+  md.push('the rows they reach, where the recursive pass touches only each joint\'s ancestors and descendants: it costs more');
+  md.push(`than the recursive derivatives on nearly every model, and the gap grows with the robot (this run: ${rg(r(idB, 0))}× their flops for inverse`);
+  md.push(`dynamics, ${rg(r(fdB, 0))}× for forward dynamics; on chains of 24 and 96 links 4.1× and 7.1× for inverse dynamics, 3.2× and 4.0× for forward dynamics in`);
+  md.push('`reports/bench-lu-time.md`). The speed targets are the recursive derivatives\' (against Pinocchio);');
+  md.push('the methods stay for studies of Nori\'s formulation and as an independent check of the recursive results.');
+  md.push('');
+}
 md.push('## Inverse dynamics: ∂τ/∂q, ∂τ/∂q̇ and M');
 md.push('');
 md.push('Per method: the value τ (LU step / RNEA derivatives pass / RNEA), then ∂τ/∂q and ∂τ/∂q̇ together, M, and all three; the time of all');

@@ -221,7 +221,8 @@ unknown is nonzero (NumericLU.solveManySparse, the previous default); "now": the
 solved over the reach of its fixed pattern only (sparse/reach.ts, computed once per pattern), by a WebAssembly loop
 over the reach's ops (sparse/reach-code.ts), two right-hand sides per op list (∂/∂q and ∂/∂q̇ of a direction,
 neighbouring inputs) with SIMD. All three share this version's jacobians (velocity terms inlined, J_q and J_v in one
-pass, transforms read from the gathered source). Target: factor reuse ≤ 1.5× recursive. Flops: before → skip → now
+pass, transforms read from the gathered source). Factor reuse is kept for studies and is no longer a speed target (it costs
+up to 7× the recursive flops, more as the robot grows: docs/lab/derivatives.md); ✓ marks the former target, ≤ 1.5× recursive. Flops: before → skip → now
 (recursive).
 
 | model | nv | ID rec. µs | ID LU before µs | ID LU skip µs | ID LU now µs | ID LU / rec.: before → skip → now | ID flops | FD rec. µs | FD LU before µs | FD LU skip µs | FD LU now µs | FD LU / rec.: before → skip → now | FD flops | load |

@@ -63,6 +63,32 @@ describe('LU inverse/forward dynamics = RNEA/ABA', () => {
       id.solve(q, v, a);
       expect(id.solver.flops.factor.total).toBe(0); // all 1×1 blocks
     });
+    it(`${name}: with the refinement's backward-error test (refineWhen 'needed'), q̈ as ABA's and the flops of what ran`, () => {
+      const fdt = new LuForwardDynamics(model, { refineWhen: 'needed' });
+      for (let t = 0; t < 20; t++) {
+        const { q, v, tau } = randomState(model, rng);
+        expectClose(fdt.solve(q, v, tau), aba(model, aw, q, v, tau), 1e-9, 'lu_fd (tested) vs ABA');
+        // per block of size ≥ 2 the test (residual and Σ|c·y|: 3 flops per entry; ω s_i: one per
+        // row); where it failed, the step (block solve: its L and U, one division per row; update)
+        const S = fdt.solver.lu.symbolic, lu = fdt.solver.lu, f = fdt.solver.flops;
+        let test = 0, step = 0;
+        for (let b = 0; b < S.nblocks; b++) {
+          const k1 = S.r[b], k2 = S.r[b + 1];
+          if (k2 - k1 > 1) {
+            test += 3 * (S.Bp[k2] - S.Bp[k1]) + (k2 - k1);
+            step += 2 * (S.Lp[k2] - S.Lp[k1] + S.Up[k2] - S.Up[k1]) + 2 * (k2 - k1);
+          }
+        }
+        expect(lu.refineTests).toBe(S.orderings.length);
+        expect(lu.refineSteps).toBe(lu.refineFailed);
+        if (lu.refineFailed === lu.refineTests) expect(f.solve.total).toBe(S.solveFlops + test + step);
+        else if (lu.refineFailed === 0) expect(f.solve.total).toBe(S.solveFlops + test);
+        else {
+          expect(f.solve.total).toBeGreaterThan(S.solveFlops + test);
+          expect(f.solve.total).toBeLessThan(S.solveFlops + test + step);
+        }
+      }
+    });
   }
 
   it('inverse dynamics has a triangular form (every block 1×1, no fill) up to 2,000 bodies', () => {

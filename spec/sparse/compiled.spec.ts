@@ -16,7 +16,7 @@ import { DRIVER_LIMIT } from '../../src/sparse/loops.ts';
 import { randomPermutation, randomSparse, rng } from './util.ts';
 
 function counts(lu: NumericLU): number[] {
-  return [lu.factorMuls, lu.factorAdds, lu.factorDivs, lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineMuls, lu.refineAdds, lu.refineDivs, lu.refineSteps];
+  return [lu.factorMuls, lu.factorAdds, lu.factorDivs, lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineMuls, lu.refineAdds, lu.refineDivs, lu.refineSteps, lu.refineTests, lu.refineFailed];
 }
 
 describe('compiled LU', () => {
@@ -57,6 +57,49 @@ describe('compiled LU', () => {
         }
       }
     }
+  });
+
+  it('the backward-error test of the refinement: same decisions, solutions and counts as the generic kernels, whether it passes or fails', () => {
+    const rand = rng(57);
+    // refineOmega: a threshold no residual meets (every block refined), the default, one every solution meets (none refined)
+    const seen = { failed: 0, passed: 0 };
+    for (let trial = 0; trial < 8; trial++) {
+      const n = 20 + Math.floor(rand() * 80);
+      const A = randomSparse(n, n, 2 + Math.floor(rand() * 3), rand);
+      const S = analyze(A);
+      for (const refineOmega of [1e-300, undefined, 0.5]) {
+        for (const compile of ['always', 'loops'] as const) {
+          const opts = { refine: 1, refineWhen: 'needed' as const, refineOmega, kernel: 'mapped' as const };
+          const g = new NumericLU(S, { ...opts, compile: 'never' });
+          const c = new NumericLU(S, { ...opts, compile });
+          const a = new NumericLU(S, { ...opts, refineWhen: 'always', compile: 'never' });
+          const z = new NumericLU(S, { kernel: 'mapped', compile: 'never' });
+          const Ax = Float64Array.from(A.Ax, (v) => v * (1 + 0.1 * rand()));
+          for (const lu of [g, c, a, z]) lu.refactor(Ax);
+          const B = Float64Array.from({ length: 2 * n }, () => rand() - 0.5);
+          const xg = g.solveMany(new Float64Array(2 * n), B, 2);
+          const xc = c.solveMany(new Float64Array(2 * n), B, 2);
+          expect(Array.from(xc), `trial ${trial} ${compile} ${refineOmega}`).toEqual(Array.from(xg));
+          expect(counts(c), `trial ${trial} ${compile} ${refineOmega}`).toEqual(counts(g));
+          // the transposed solve (generic kernels, the test on C_bbᵀ) alike
+          const bt = B.subarray(0, n);
+          expect(Array.from(c.solveTransposed(new Float64Array(n), bt))).toEqual(Array.from(g.solveTransposed(new Float64Array(n), bt)));
+          expect(counts(c)).toEqual(counts(g));
+          g.solveMany(new Float64Array(2 * n), B, 2);
+          if (g.refineTests === 0) continue;
+          seen.failed += g.refineFailed;
+          seen.passed += g.refineTests - g.refineFailed;
+          // every block failed: the solution of refineWhen 'always'; none: the unrefined one
+          if (refineOmega === 1e-300) expect(Array.from(xg)).toEqual(Array.from(a.solveMany(new Float64Array(2 * n), B, 2)));
+          if (refineOmega === 0.5) {
+            expect(g.refineFailed).toBe(0);
+            expect(Array.from(xg)).toEqual(Array.from(z.solveMany(new Float64Array(2 * n), B, 2)));
+          }
+        }
+      }
+    }
+    expect(seen.failed).toBeGreaterThan(0);
+    expect(seen.passed).toBeGreaterThan(0);
   });
 
   it('the loop kernels factor by column templates (few column shapes) or slot by slot (many): both give the generic factors, solutions and counts', () => {

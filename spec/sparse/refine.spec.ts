@@ -33,6 +33,10 @@ function exactSystem(A: CscMatrix, seed: number): { x: Float64Array; b: Float64A
   return { x, b };
 }
 
+/** entries and rows of C's diagonal blocks of size ≥ 2 */
+const nzBig = (S: SymbolicLU) => { let nz = 0; for (let k = 0; k < S.nblocks; k++) if (S.r[k + 1] - S.r[k] > 1) nz += S.Bp[S.r[k + 1]] - S.Bp[S.r[k]]; return nz; };
+const nbBig = (S: SymbolicLU) => { let nb = 0; for (let k = 0; k < S.nblocks; k++) if (S.r[k + 1] - S.r[k] > 1) nb += S.r[k + 1] - S.r[k]; return nb; };
+
 const maxDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => { let e = 0; for (let k = 0; k < a.length; k++) e = Math.max(e, Math.abs(a[k] - b[k])); return e; };
 
 /** flops of one working-precision refinement step over every block of size ≥ 2, from the patterns */
@@ -90,7 +94,7 @@ describe('NumericLU iterative refinement', () => {
   it('counts exactly: the solve plus, per step, the residual, the block solve and the update', () => {
     const base = solve({});
     for (const steps of [1, 2]) {
-      const { lu } = solve({ refine: steps });
+      const { lu } = solve({ refine: steps, refineWhen: 'always' });
       const f = stepFlops(lu.symbolic);
       expect([lu.refineMuls, lu.refineAdds, lu.refineDivs]).toEqual([steps * f.muls, steps * f.adds, steps * f.divs]);
       expect([lu.solveMuls, lu.solveAdds, lu.solveDivs]).toEqual([base.lu.solveMuls + lu.refineMuls, base.lu.solveAdds + lu.refineAdds, base.lu.solveDivs + lu.refineDivs]);
@@ -102,6 +106,35 @@ describe('NumericLU iterative refinement', () => {
     let nz = 0, nb = 0;
     for (let k = 0; k < S.nblocks; k++) if (S.r[k + 1] - S.r[k] > 1) { nz += S.Bp[S.r[k + 1]] - S.Bp[S.r[k]]; nb += S.r[k + 1] - S.r[k]; }
     expect(lu.refineMuls + lu.refineAdds + lu.refineDivs).toBe(f.muls + f.adds + f.divs - 2 * nz + 21 * nz + 4 * nb + nb);
+  });
+
+  it('tests the backward error first (Oettli–Prager): refines where it fails, counted exactly', () => {
+    // the 2⁻³⁰ pivots: the test fails in every block of size ≥ 2, and the step runs as with 'always'
+    const always = solve({ refine: 1, refineWhen: 'always' });
+    const needed = solve({ refine: 1, refineWhen: 'needed' });
+    let nz = 0, nb = 0, big = 0;
+    for (let k = 0; k < S.nblocks; k++) if (S.r[k + 1] - S.r[k] > 1) { nz += S.Bp[S.r[k + 1]] - S.Bp[S.r[k]]; nb += S.r[k + 1] - S.r[k]; big++; }
+    expect(needed.lu.refineTests).toBe(big);
+    expect(needed.lu.refineFailed).toBe(big);
+    expect(Array.from(needed.y)).toEqual(Array.from(always.y));
+    // the test: one addition per entry (Σ|c·y|) and one multiplication per row (ω s_i) beside the residual
+    const f = stepFlops(S);
+    expect([needed.lu.refineMuls, needed.lu.refineAdds, needed.lu.refineDivs]).toEqual([f.muls + nb, f.adds + nz, f.divs]);
+    expect(needed.lu.solveMuls - needed.lu.refineMuls).toBe(always.lu.solveMuls - always.lu.refineMuls);
+    // a well-conditioned matrix (no tiny pivot): the test passes, no correction, the unrefined solution bit for bit
+    const W = tinyPivotMatrix(40, 5);
+    for (let j = 0; j < W.n; j++) for (let t = W.Ap[j]; t < W.Ap[j + 1]; t++) if (W.Ai[t] === j) W.Ax[t] = 64;
+    const wb = exactSystem(W, 7).b;
+    const SW = analyze(W, { ordering: 'natural' });
+    const plain = new NumericLU(SW).refactor(W.Ax);
+    const y0 = plain.solve(new Float64Array(W.n), wb);
+    const tested = new NumericLU(SW, { refine: 1, refineWhen: 'needed' }).refactor(W.Ax);
+    const y1 = tested.solve(new Float64Array(W.n), wb);
+    expect(tested.refineTests).toBeGreaterThan(0);
+    expect(tested.refineFailed).toBe(0);
+    expect(tested.refineSteps).toBe(0);
+    expect(Array.from(y1)).toEqual(Array.from(y0));
+    expect(tested.refineMuls + tested.refineAdds + tested.refineDivs).toBe(3 * nzBig(SW) + nbBig(SW));
   });
 
   it('solveMany refines every right-hand side alike; solveTransposed refines too', () => {

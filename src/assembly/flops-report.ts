@@ -84,7 +84,22 @@ export interface FlopsReport {
   aba: FlopFigure;
   aba_matrix: MatrixAbaFigures;
   lu_id: LuFigures;
+  /** the forward-dynamics LU as it ran at this state (default options: one refinement step in every block of size ≥ 2) */
   lu_fd: LuFigures;
+  /**
+   * the forward-dynamics LU with the refinement's backward-error test (SolverOptions.refineWhen
+   * 'needed'), its two cases: every block's test passed (no correction solve: the best case), or
+   * failed (every block refined: the worst case); at this state, the blocks tested and the blocks
+   * whose test failed; each total over ABA's
+   */
+  lu_fd_refinement: {
+    passed: LuFigures;
+    failed: LuFigures;
+    tested: number;
+    refined: number;
+    passed_over_aba: number;
+    failed_over_aba: number;
+  };
   /** order and nonzeros of the forward-dynamics system */
   n: number;
   nnz: number;
@@ -226,7 +241,23 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
     const fd = new LuForwardDynamics(model, { symbolic: opts.symbolicFd });
     const err = relError(fd.solve(q, v, tau, fext), qddRef);
     // the system's values outlive the LU: the matrix ABA below refills and reuses them
-    return { err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz, values: fd.solver.values };
+    return {
+      err, fig: luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks), symbolic: fd.solver.symbolic, n: fd.solver.sys.n, nnz: fd.solver.sys.nnz, values: fd.solver.values,
+    };
+  })();
+  // the refinement's two cases: a threshold every solution meets (each test passes), and one none
+  // meets (each block refined), on the same ordering
+  const caseOf = (refineOmega: number): LuFigures => {
+    const fd = new LuForwardDynamics(model, { symbolic: fdPart.symbolic, refineWhen: 'needed', refineOmega });
+    fd.solve(q, v, tau, fext);
+    return luFigures(fd.solver.flops, fd.solver.lu.symbolic, fd.solver.lu.repivotedBlocks);
+  };
+  const passed = caseOf(0.5), failed = caseOf(Number.MIN_VALUE);
+  // the test at this state, with its default threshold
+  const atState = (() => {
+    const fd = new LuForwardDynamics(model, { symbolic: fdPart.symbolic, refineWhen: 'needed' });
+    fd.solve(q, v, tau, fext);
+    return { tested: fd.solver.lu.refineTests, refined: fd.solver.lu.refineFailed };
   })();
   opts.collect?.();
   const matPart = (() => {
@@ -258,6 +289,10 @@ function countedFlopsReport(model: Model, opts: FlopsReportOptions): { report: F
     aba_matrix: matPart.fig,
     lu_id: idPart.fig,
     lu_fd: fdPart.fig,
+    lu_fd_refinement: {
+      passed, failed, tested: atState.tested, refined: atState.refined,
+      passed_over_aba: passed.total.total / abaFig.total, failed_over_aba: failed.total.total / abaFig.total,
+    },
     n: fdPart.n,
     nnz: fdPart.nnz,
     agreement,

@@ -54,6 +54,14 @@ export interface SolverOptions extends AnalyzeOptions {
   residual?: 'working' | 'extended';
   /** refinement stops once a block's correction is below refineTol of its solution (default 2⁻⁵²) */
   refineTol?: number;
+  /**
+   * 'needed': a block's refinement step runs only when the componentwise backward error of its
+   * first solution exceeds `refineOmega` (Oettli–Prager, as LAPACK's xGERFS); 'always' (default):
+   * every step runs (FactorOptions.refineWhen: why 'always' is the default)
+   */
+  refineWhen?: 'needed' | 'always';
+  /** threshold of that test (default REFINE_OMEGA = 2⁻⁵²) */
+  refineOmega?: number;
   /** row scaling of D: 'none' (default), 'max' (per refactor) or fixed factors per row (FactorOptions.scale) */
   scale?: 'none' | 'max' | ArrayLike<number>;
   /** WebAssembly for the factorization of D (FactorOptions.compile; default 'auto': from the 16th step, straight-line code up to FactorOptions.compileLimit, loop kernels above) */
@@ -84,7 +92,8 @@ export const DYNAMICS_CHECK_TOL = 1e-6;
  * with gram links (scripts/bench-accuracy.ts): it brings forward dynamics from errors of up to 1e-3
  * to ABA's accuracy, for 1.5× the flops of factor + solve (median; 1.0–1.7); more steps, or a
  * residual in extended precision, gain nothing more (the error left is the assembled system's own
- * rounding).
+ * rounding). With refineWhen 'needed' the step runs only in the blocks whose backward-error test
+ * fails; reports/accuracy gives how often (on most robots, nearly always).
  */
 export const DYNAMICS_REFINE = 1;
 
@@ -141,7 +150,7 @@ export class SparseSolver {
     this.gmap = gather === null ? null : gather.map;
     this.lu = new NumericLU(this.symbolic, {
       tol: opts.tol, checkTol: opts.checkTol ?? DYNAMICS_CHECK_TOL,
-      refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, scale: opts.scale, compile: opts.compile, ...names,
+      refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, refineWhen: opts.refineWhen, refineOmega: opts.refineOmega, scale: opts.scale, compile: opts.compile, ...names,
       ...(gather === null ? {} : { gather: { ...gather, fixed: fixedSource(sys, gather.size), solveFromSource: true } }),
     });
     // D's own values (constants) in the source, once

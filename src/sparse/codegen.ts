@@ -32,6 +32,7 @@ function compileLayout(lu: LUFactors): void {
     cs, us, dpos, LUi: lu.LUi, Bpos: lu.Bpos, Opos: lu.Opos, T: lu.T, Tp: lu.Tp, Llo: lu.Llo, Lhi: lu.Lhi,
     growthLimit: lu.growthLimit, checkTol: lu.checkTol,
     refine: lu.residual === 'extended' ? Math.max(2, lu.refine) : lu.refine,
+    refineOmega: lu.refineOmega,
     maxStatements: lu.compileOption === 'always' ? Infinity : lu.compileLimit,
     ...(gathered ? { gather: lu.gmap!, nsrc: lu.src.length } : {}),
     ...(gathered && lu.gFromSource ? { direct: true } : {}),
@@ -60,8 +61,12 @@ function compileLayout(lu: LUFactors): void {
     lu.Cx = code.Cb;
   }
   lu.code = code;
-  // the counts of blockMapped and of one working-precision refinement step per block (refineBlock)
+  // the counts of blockMapped and of one working-precision refinement step per block (refineBlock);
+  // with the backward-error test (code.refined), the test's counts here and the correction's per
+  // block, added by the solve for the blocks whose test failed
+  const tested = code.refined.length > 0;
   let divs = 0, rm = 0, ra = 0, rd = 0, steps = 0;
+  const big: number[] = [];
   for (let b = 0; b < nblocks; b++) {
     const k1 = r[b], k2 = r[b + 1];
     if (k2 - k1 < 2) continue;
@@ -71,10 +76,16 @@ function compileLayout(lu: LUFactors): void {
       nlu += cs[k + 1] - us[k] - 1;
     }
     const nzb = Bp[k2] - Bp[k1], nb = k2 - k1;
-    rm += nzb + nlu;
-    ra += nzb + nlu + nb;
-    rd += nb;
-    steps++;
+    if (tested) {
+      rm += nzb + nb;
+      ra += 2 * nzb;
+      big.push(b, nlu, nlu + nb, nb);
+    } else {
+      rm += nzb + nlu;
+      ra += nzb + nlu + nb;
+      rd += nb;
+      steps++;
+    }
   }
   lu.cFactorMuls = lu.Tp[n];
   lu.cFactorDivs = divs;
@@ -83,4 +94,5 @@ function compileLayout(lu: LUFactors): void {
   lu.cRefAdds = on ? ra : 0;
   lu.cRefDivs = on ? rd : 0;
   lu.cRefSteps = on ? steps : 0;
+  lu.cRefBlocks = Int32Array.from(big);
 }

@@ -99,6 +99,12 @@ export interface CompileInput {
   checkTol: number;
   /** refinement steps: the solve is compiled for 0 or 1 working-precision step, not for more */
   refine: number;
+  /**
+   * the threshold of the refinement's backward-error test (LUFactors.refineOmega): with one step and
+   * refineOmega > 0 a block's correction solve runs only when max_i |r_i| / (|C_bb||y| + |w_b|)_i
+   * exceeds it (refine.ts), and the solve writes whether it ran in `refined`; 0 or absent: always
+   */
+  refineOmega?: number;
   /** largest code to instantiate (statements); above it compileLU returns null */
   maxStatements: number;
   /**
@@ -151,6 +157,11 @@ export interface CompiledLU {
   readonly residualFromA: boolean;
   /** right-hand side, permuted (w_k = b_{p_k}, scaled): set before `solve` */
   readonly w: Float64Array;
+  /**
+   * per block (length nblocks with CompileInput.refineOmega > 0, else 0): after `solve`, 1 for a
+   * block of size ≥ 2 whose backward-error test failed (its correction solve ran), else 0
+   */
+  readonly refined: Float64Array;
   /** solution after `solve` (in A's column order) */
   readonly out: Float64Array;
   /** an unpermuted right-hand side b for `wFromB` (length n) */
@@ -416,7 +427,11 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   const at = gather ? (t: number) => aO + gather[t] : (t: number) => aO + t;
   // memory layout, in f64 slots
   const xO = 0, aO = xO + nX, cO = aO + nA, wO = cO + nC, rbO = wO + n, dzO = rbO + n, outO = dzO + n, scO = outO + n, bO = scO + 1;
-  const slots = bO + n;
+  /** the backward-error test of the refinement (CompileInput.refineOmega): its threshold, and per block whether the test failed */
+  const omega = c.refine === 1 && (c.refineOmega ?? 0) > 0 ? c.refineOmega! : 0;
+  const nRf = omega > 0 ? nblocks : 0;
+  const rfO = bO + n;
+  const slots = rfO + nRf;
   // direct (triangular, gathered): the memory position of each slot of X is its source value's
   const direct = c.direct === true && gather !== undefined && nblocks === n;
   const fixed = c.fixed;
@@ -538,9 +553,10 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   // ---- solve (local 0: x)
   // (direct: the row-oriented solves below take its place)
   const compileSolve = c.refine <= 1 && !direct;
-  const S = new Functions(1, []);
+  const S = new Functions(3, []);
   if (compileSolve) {
-    const X0 = 0;
+    // locals: x, a product c·y, the test's sum s
+    const X0 = 0, PR = 1, SS = 2;
     const refine = c.refine > 0;
     /** v[i] -= X[t] x  for the slots t of [t0, t1) with rows LUi[t] */
     const updates = (vO: number, t0: number, t1: number) => {
@@ -592,15 +608,61 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       // refined: y = C_bb \ w into rb (w kept), dz = w − C_bb y, dz = C_bb \ dz, w = y + dz; then
       // the rows above
       rowSolve(wO, rbO);
-      for (let i = k1; i < k2; i++) {
-        b = S.group(1 + rowsC.start[i + 1] - rowsC.start[i]);
-        addr(); load(wO + i);
-        for (let e = rowsC.start[i]; e < rowsC.start[i + 1]; e++) { load(rbO + rowsC.col[e]); load(residualFromA ? at(Bslot[rowsC.at[e]]) : cO + rowsC.at[e]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
-        store(dzO + i);
+      if (omega === 0) {
+        for (let i = k1; i < k2; i++) {
+          b = S.group(1 + rowsC.start[i + 1] - rowsC.start[i]);
+          addr(); load(wO + i);
+          for (let e = rowsC.start[i]; e < rowsC.start[i + 1]; e++) { load(rbO + rowsC.col[e]); load(residualFromA ? at(Bslot[rowsC.at[e]]) : cO + rowsC.at[e]); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+          store(dzO + i);
+        }
+        rowSolve(dzO, dzO);
+        b = S.group(k2 - k1);
+        for (let j = k1; j < k2; j++) { addr(); load(rbO + j); load(dzO + j); b.byte(OP.f64Add); store(wO + j); }
+      } else {
+        // the backward-error test (refine.ts): r = w − C_bb y and s = |w| + Σ|c·y| from the same
+        // products; the block's flag (in memory: the groups may fall in different functions) is set
+        // when |r_i| ≤ ω s_i fails for a row (NaN fails)
+        b = S.group(1);
+        addr(); fconst(0); store(rfO + blk);
+        for (let i = k1; i < k2; i++) {
+          b = S.group(2 + rowsC.start[i + 1] - rowsC.start[i]);
+          load(wO + i); b.byte(OP.f64Abs); set(SS);
+          addr(); load(wO + i);
+          for (let e = rowsC.start[i]; e < rowsC.start[i + 1]; e++) {
+            load(rbO + rowsC.col[e]); load(residualFromA ? at(Bslot[rowsC.at[e]]) : cO + rowsC.at[e]); b.byte(OP.f64Mul); tee(PR); b.byte(OP.f64Sub);
+            get(SS); get(PR); b.byte(OP.f64Abs); b.byte(OP.f64Add); set(SS);
+          }
+          tee(PR); store(dzO + i);
+          get(PR); b.byte(OP.f64Abs); get(SS); fconst(omega); b.byte(OP.f64Mul); b.byte(OP.f64Le); b.byte(OP.i32Eqz);
+          b.byte(OP.if); b.byte(OP.void); addr(); fconst(1); store(rfO + blk); b.byte(OP.end);
+        }
+        // the correction only when the test failed: each row's group under the flag
+        const flagged = () => { load(rfO + blk); fconst(0); b.byte(0x62 /* f64.ne */); b.byte(OP.if); b.byte(OP.void); };
+        for (let i = k1; i < k2; i++) {
+          b = S.group(1 + rowsL.start[i + 1] - rowsL.start[i]);
+          flagged();
+          addr(); load(dzO + i);
+          for (let e = rowsL.start[i]; e < rowsL.start[i + 1]; e++) { load(dzO + rowsL.col[e]); load(xs(rowsL.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+          store(dzO + i);
+          b.byte(OP.end);
+        }
+        for (let i = k2 - 1; i >= k1; i--) {
+          b = S.group(1 + rowsU.start[i + 1] - rowsU.start[i]);
+          flagged();
+          addr(); load(dzO + i);
+          for (let e = rowsU.start[i]; e < rowsU.start[i + 1]; e++) { load(dzO + rowsU.col[e]); load(xs(rowsU.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+          load(xs(dpos[i])); b.byte(OP.f64Div);
+          store(dzO + i);
+          b.byte(OP.end);
+        }
+        // w = y + δ when refined, else w = y
+        b = S.group(k2 - k1);
+        flagged();
+        for (let j = k1; j < k2; j++) { addr(); load(rbO + j); load(dzO + j); b.byte(OP.f64Add); store(wO + j); }
+        b.byte(0x05); // else
+        for (let j = k1; j < k2; j++) { addr(); load(rbO + j); store(wO + j); }
+        b.byte(OP.end);
       }
-      rowSolve(dzO, dzO);
-      b = S.group(k2 - k1);
-      for (let j = k1; j < k2; j++) { addr(); load(rbO + j); load(dzO + j); b.byte(OP.f64Add); store(wO + j); }
       for (let j = k1; j < k2; j++) {
         b = S.group(1 + us[j] - cs[j]);
         load(wO + j); set(X0);
@@ -735,6 +797,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     Cb: new Float64Array(buf, cO * 8, nC),
     residualFromA,
     w: new Float64Array(buf, wO * 8, n),
+    refined: new Float64Array(buf, rfO * 8, nRf),
     out: new Float64Array(buf, outO * 8, n),
     B: new Float64Array(buf, bO * 8, n),
     wFromB(negate: boolean): void {

@@ -22,6 +22,18 @@ import type { MatrixNames } from './errors.ts';
 import { inversePowerOfTwo } from './pow2.ts';
 import type { SymbolicLU } from './symbolic.ts';
 
+/**
+ * Default threshold of the refinement's backward-error test (FactorOptions.refineWhen 'needed'):
+ * a block is refined when ω = max_i |r_i| / (|C_bb||y| + |w_b|)_i exceeds 2⁻⁵² = 2u (u = 2⁻⁵³,
+ * the unit roundoff; Number.EPSILON). LAPACK's xGERFS refines while ω > u. Measured on the robot
+ * corpus and the synthetic robots (scripts/bench-accuracy.ts, 50 states each): at 2u the errors of
+ * q̈ are those of the step in every block (the same pairs within 1e-11, the same worst error; the
+ * worst ratio to ABA's error 1.91 against 1.72, a pair at 3e-13); at
+ * 4u and 8u some robots lose a factor 2–6 at 1e-12…1e-9 (a chain of 40 links with masses over
+ * 1e-3…1e2 kg needs the step at ω ≈ 40u); at u the test fails more often for no gain.
+ */
+export const REFINE_OMEGA = 2 ** -52;
+
 /** Options of the numeric LU: the pivot thresholds and the row and column names used in messages. */
 export interface FactorOptions extends MatrixNames {
   /** pivot threshold of a re-pivoting: a pivot is chosen with |u_kk| ≥ tol · max |x_ik| over its column (default 0.001, as KLU) */
@@ -55,6 +67,20 @@ export interface FactorOptions extends MatrixNames {
   readonly residual?: 'working' | 'extended';
   /** refinement stops once ‖δ‖∞ ≤ refineTol·‖y‖∞ over a block (default 2⁻⁵²) */
   readonly refineTol?: number;
+  /**
+   * when a block's refinement step runs: 'needed' only when the componentwise backward
+   * error of its solution, ω = max_i |r_i| / (|C_bb||y| + |w_b|)_i (Oettli & Prager 1964; the test
+   * that stops LAPACK's xGERFS), exceeds `refineOmega`: the residual r = w_b − C_bb y is formed, and
+   * |C_bb||y| beside it from the same products, and the correction solve runs only when the test
+   * fails; 'always' (default), every step (the residual and the correction, no test). With a
+   * residual in extended precision every step runs. On the systems of sparsedyn the test fails on
+   * most states of most robots (reports/accuracy: the kept pivot order leaves backward errors of
+   * 1e2–1e7 units in the last place where q̈ is already as accurate as ABA's), so that 'needed'
+   * costs more than it saves there: it is an option, not the default.
+   */
+  readonly refineWhen?: 'needed' | 'always';
+  /** threshold of the backward-error test of refineWhen 'needed' (default REFINE_OMEGA = 2⁻⁵²) */
+  readonly refineOmega?: number;
   /**
    * WebAssembly for this factorization: 'auto' (default) generates, at the `compileAfter`-th
    * refactor when the mapped kernel is in use, straight-line code (compiled.ts) when it has at most
@@ -148,6 +174,9 @@ export class LUFactors {
   refineAdds = 0;
   refineDivs = 0;
   refineSteps = 0;
+  /** backward-error tests of the last solve call (FactorOptions.refineWhen 'needed'): blocks tested, and of those the blocks whose test failed (refined) */
+  refineTests = 0;
+  refineFailed = 0;
   /** multiplications of the row scaling in the last refactor (included in factorMuls) */
   scaleMuls = 0;
   /** number of factorizations that had to re-pivot (change a block's row order) */
@@ -164,6 +193,8 @@ export class LUFactors {
   readonly refine: number;
   readonly residual: 'working' | 'extended';
   readonly refineTol: number;
+  /** the backward-error test's threshold (FactorOptions.refineWhen, refineOmega); 0 when every step runs (refineWhen 'always', extended residual) */
+  readonly refineOmega: number;
   /** row scaling in force: 'none', 'max' (per refactor) or 'fixed' */
   readonly scaling: 'none' | 'max' | 'fixed';
   readonly names: MatrixNames;
@@ -241,12 +272,19 @@ export class LUFactors {
   cRefDivs = 0;
   /** @internal */
   cRefSteps = 0;
+  /**
+   * with the compiled backward-error test (CompiledLU.refined): per block of size ≥ 2, its index and
+   * the muls, adds and divs of its correction (counted when its test failed) @internal
+   */
+  cRefBlocks: Int32Array = new Int32Array(0);
   /** refinement work vectors (length n, or 0): the block's right-hand side, the correction, the residual's low part @internal */
   readonly rb: Float64Array;
   /** @internal */
   readonly dz: Float64Array;
   /** @internal */
   readonly rlo: Float64Array;
+  /** the backward-error test's denominators |C_bb||y| + |w_b| (length n with refineWhen 'needed', else 0) @internal */
+  readonly rs: Float64Array;
 
   constructor(S: SymbolicLU, options: FactorOptions = {}) {
     this.symbolic = S;
@@ -277,6 +315,11 @@ export class LUFactors {
     if (this.residual !== 'working' && this.residual !== 'extended') throw new RangeError(`residual is "${String(this.residual)}", expected working or extended`);
     this.refineTol = options.refineTol ?? 2 ** -52;
     if (!(this.refineTol >= 0 && this.refineTol < 1)) throw new RangeError(`refineTol is ${this.refineTol}, expected a number in [0, 1)`);
+    const when = options.refineWhen ?? 'always';
+    if (when !== 'needed' && when !== 'always') throw new RangeError(`refineWhen is "${String(when)}", expected needed or always`);
+    const omega = options.refineOmega ?? REFINE_OMEGA;
+    if (!(omega > 0 && omega < 1)) throw new RangeError(`refineOmega is ${omega}, expected a number in (0, 1)`);
+    this.refineOmega = when === 'always' || this.residual === 'extended' ? 0 : omega;
     const sc = options.scale ?? 'none';
     if (sc === 'none' || sc === 'max') {
       this.scaling = sc;
@@ -318,6 +361,7 @@ export class LUFactors {
     this.rb = new Float64Array(nr);
     this.dz = new Float64Array(nr);
     this.rlo = new Float64Array(this.residual === 'extended' ? nr : 0);
+    this.rs = new Float64Array(this.refineOmega > 0 ? nr : 0);
     this.Cx = new Float64Array(0);
     this.x = new Float64Array(n);
     this.w = new Float64Array(n);
@@ -376,5 +420,7 @@ export class LUFactors {
     this.refineAdds = 0;
     this.refineDivs = 0;
     this.refineSteps = 0;
+    this.refineTests = 0;
+    this.refineFailed = 0;
   }
 }

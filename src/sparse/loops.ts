@@ -179,6 +179,10 @@ export function loopLU(c: CompileInput): CompiledLU {
   const XB = f64s(nX), AB = f64s(nA), CB = f64s(nC), WB = f64s(n), RB = f64s(n), DB = f64s(n), OB = f64s(n), BB = f64s(n);
   /** a slot that stays 0; each block's growth bound (the column templates read it) */
   const ZB = f64s(1), ULB = f64s(nblocks);
+  /** the refinement's backward-error test (CompileInput.refineOmega; refine.ts): its threshold, and per block whether it failed (CompiledLU.refined) */
+  const omega = c.refine === 1 && (c.refineOmega ?? 0) > 0 ? c.refineOmega! : 0;
+  const nRf = omega > 0 ? nblocks : 0;
+  const RFB = f64s(nRf);
   // i32 tables (byte offsets; positions as byte offsets of their f64 slots)
   const tables: [number, ArrayLike<number>, (v: number) => number][] = [];
   const i32s = (a: ArrayLike<number>, f: (v: number) => number) => { const o = off; off += 4 * a.length; tables.push([o, a, f]); return o; };
@@ -308,6 +312,8 @@ export function loopLU(c: CompileInput): CompiledLU {
 
   // locals
   const B_ = 0, K1 = 1, K2 = 2, E = 3, E1 = 4, K = 5, C0 = 6, D = 7, C1 = 8, PU = 9, S = 10, S1 = 11, OO = 12, TT = 13, J = 14;
+  /** the solve's backward-error test: its flag (i32), a product c·y and the sum s (f64; the factor's locals V and M) */
+  const FL = 15, PR = 20, SS = 21;
   /** a slot's index (direct solves) */
   const SL = 15;
   /** bounds of the outermost loops (never written inside them) */
@@ -572,16 +578,46 @@ export function loopLU(c: CompileInput): CompiledLU {
         s.op(0x05); // else, row by row: y = C_bb \ w into rb (w kept); dz = w − C_bb y; dz = C_bb \ dz; w = y + dz; then the rows above
         rowLower(WB, RB);
         rowUpper(RB);
-        // dz_i = (w_i − Σ C_ij y_j) − Σ L_ij dz_j in one pass over the rows (the residual's row, then
-        // the forward substitution's: the same operations in the same order as two passes)
-        s.up(J, K1, K2, 1, () => {
-          j8(PU, J);
-          s.get(PU).ldf(WB).set(X0);
-          rowTerms(CRt, RB);
-          rowTerms(LRt, DB);
-          s.get(PU).get(X0).stf(DB);
-        });
-        rowUpper(DB, RB);
+        if (omega === 0) {
+          // dz_i = (w_i − Σ C_ij y_j) − Σ L_ij dz_j in one pass over the rows (the residual's row, then
+          // the forward substitution's: the same operations in the same order as two passes)
+          s.up(J, K1, K2, 1, () => {
+            j8(PU, J);
+            s.get(PU).ldf(WB).set(X0);
+            rowTerms(CRt, RB);
+            rowTerms(LRt, DB);
+            s.get(PU).get(X0).stf(DB);
+          });
+          rowUpper(DB, RB);
+        } else {
+          // the backward-error test (refine.ts): dz_i = w_i − Σ C_ij y_j and s_i = |w_i| + Σ|C_ij y_j|
+          // from the same products; FL = 1 when |dz_i| ≤ ω s_i fails for a row (NaN fails)
+          s.i32(0).set(FL);
+          s.up(J, K1, K2, 1, () => {
+            j8(PU, J);
+            s.get(PU).ldf(WB).tee(X0).op(O.f64Abs).set(SS);
+            s.get(J).i32(2).op(O.i32Shl).tee(S).ldi(CRt).set(E).get(S).ldi(CRt + 4).set(E1);
+            s.up(TT, E, E1, 8, () => {
+              s.get(X0).get(TT).ldi(0).ldf(RB).get(TT).ldi(4).ldf(0).op(O.f64Mul).tee(PR).op(O.f64Sub).set(X0);
+              s.get(SS).get(PR).op(O.f64Abs, O.f64Add).set(SS);
+            });
+            s.get(PU).get(X0).stf(DB);
+            s.get(FL).get(X0).op(O.f64Abs).get(SS).f64(omega).op(O.f64Mul, O.f64Le, O.i32Eqz, O.i32Or).set(FL);
+          });
+          s.get(B_).i32(3).op(O.i32Shl).get(FL).op(0xb7 /* f64.convert_i32_s */).stf(RFB);
+          s.get(FL).op(O.if, O.void);
+          {
+            // the correction: dz = C_bb \ dz (L then U, row by row), w = y + dz
+            rowSum(LRt, DB, DB, DB);
+            rowUpper(DB, RB);
+          }
+          s.op(0x05); // else: w = y
+          s.up(J, K1, K2, 1, () => {
+            j8(PU, J);
+            s.get(PU).get(PU).ldf(RB).stf(WB);
+          });
+          s.op(O.end);
+        }
         s.up(J, K1, K2, 1, () => {
           j8(PU, J);
           s.get(PU).ldf(WB).set(X0);
@@ -704,6 +740,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     Cb: new Float64Array(buf, CB, nC),
     residualFromA,
     w: new Float64Array(buf, WB, n),
+    refined: new Float64Array(buf, RFB, nRf),
     out: new Float64Array(buf, OB, n),
     B: new Float64Array(buf, BB, n),
     wFromB(negate: boolean): void {

@@ -7,7 +7,14 @@
  * Dekker's splitting and Knuth's TwoSum, so r is the exact residual rounded once; Wilkinson 1963,
  * Moler 1967; Higham, Accuracy and Stability of Numerical Algorithms, ch. 12). 1×1 blocks are exact
  * divisions and are not refined. Steps stop after `refine`, or once ‖δ‖∞ ≤ refineTol·‖y‖∞, or when a
- * step no longer halves the correction.
+ * step no longer halves the correction. With a working-precision residual and refineWhen 'needed'
+ * (FactorOptions), each step first tests the componentwise backward error of y (Oettli & Prager,
+ * "Compatibility of approximate solution of linear equations with given error bounds for
+ * coefficients and right-hand sides", 1964; the stopping test of LAPACK's xGERFS):
+ *   ω = max_i |r_i| / (|C_bb||y| + |w_b|)_i ≤ refineOmega
+ * and stops there, without the correction solve, when it holds. |C_bb||y| is summed from the
+ * residual's own products (|c·y| = |c||y| exactly), so the test costs one addition per entry of
+ * C_bb and one multiplication per row (τ·s_i) beside the residual.
  */
 import { blockSolve, blockSolveTransposed } from './block-solve.ts';
 import type { LUFactors } from './factors.ts';
@@ -19,15 +26,18 @@ const SPLIT = 134217729;
  * Refinement of block [k1, k2): y = v(k1:k2) solves C_bb y = rb (or C_bbᵀ y = rb) to working
  * accuracy; up to `refine` steps r = rb − C_bb y, δ = C_bb \ r, y += δ. Counts into the solve
  * and refine counters: per step nnz(C_bb) multiply-subtracts for the residual (21 flops per entry
- * and 4 per column when extended, plus one addition per row), the block solve (lnz + unz
- * multiply-subtracts, one division per row) and one addition per row for the update.
+ * and 4 per column when extended, plus one addition per row), with the backward-error test
+ * (lu.refineOmega > 0) one addition per entry and one multiplication per row more; then, unless the
+ * test passed, the block solve (lnz + unz multiply-subtracts, one division per row) and one
+ * addition per row for the update.
  */
 export function refineBlock(lu: LUFactors, v: Float64Array, k1: number, k2: number, transposed: boolean): void {
   const S = lu.symbolic;
   const { Bp, Bi } = S;
   if (lu.cxStale) syncCx(lu);
-  const { Cx, rb, dz, rlo, cs, us } = lu;
+  const { Cx, rb, dz, rlo, rs, cs, us } = lu;
   const extended = lu.residual === 'extended';
+  const omega = lu.refineOmega;
   const nb = k2 - k1;
   const nzb = Bp[k2] - Bp[k1];
   // L and U of the block: the slots of the block's columns but the pivots and the off-block entries
@@ -37,7 +47,43 @@ export function refineBlock(lu: LUFactors, v: Float64Array, k1: number, k2: numb
   let prev = Infinity;
   for (let step = 0; step < lu.refine; step++) {
     // r = rb − C_bb y (or rb − C_bbᵀ y)
-    if (!extended) {
+    if (!extended && omega > 0) {
+      // r = rb − C_bb y and s = |C_bb||y| + |rb| from the same products; refine unless |r_i| ≤ ω s_i
+      // for every row (a NaN fails the test, as it did the refinement before)
+      for (let k = k1; k < k2; k++) {
+        dz[k] = rb[k];
+        rs[k] = Math.abs(rb[k]);
+      }
+      if (!transposed) {
+        for (let k = k1; k < k2; k++) {
+          const yk = v[k];
+          for (let e = Bp[k]; e < Bp[k + 1]; e++) {
+            const i = Bi[e];
+            const pr = Cx[e] * yk;
+            dz[i] -= pr;
+            rs[i] += Math.abs(pr);
+          }
+        }
+      } else {
+        for (let k = k1; k < k2; k++) {
+          let t = dz[k], a = rs[k];
+          for (let e = Bp[k]; e < Bp[k + 1]; e++) {
+            const pr = Cx[e] * v[Bi[e]];
+            t -= pr;
+            a += Math.abs(pr);
+          }
+          dz[k] = t;
+          rs[k] = a;
+        }
+      }
+      let pass = true;
+      for (let k = k1; k < k2; k++) if (!(Math.abs(dz[k]) <= omega * rs[k])) pass = false;
+      muls += nzb + nb;
+      adds += 2 * nzb;
+      lu.refineTests++;
+      if (pass) break;
+      lu.refineFailed++;
+    } else if (!extended) {
       for (let k = k1; k < k2; k++) dz[k] = rb[k];
       if (!transposed) {
         for (let k = k1; k < k2; k++) {

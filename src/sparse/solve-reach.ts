@@ -22,15 +22,17 @@ export function solveManyReachLU(lu: LUFactors, X: Float64Array, B: Float64Array
   if (reach.symbolic !== S || (lu.refine > 0 && lu.hasBigBlock)) {
     // the reach no longer describes the factors (re-pivoted), or refinement needs whole blocks
     lu.resetSolveCounts();
-    let mul = 0, add = 0, div = 0, rm = 0, ra = 0, rd = 0, rs = 0;
+    let mul = 0, add = 0, div = 0, rm = 0, ra = 0, rd = 0, rs = 0, rt = 0, rf = 0;
     for (let c = 0; c < nrhs; c++) {
       solveInto(lu, X, c * n, B, c * n, negate);
       mul += lu.solveMuls; add += lu.solveAdds; div += lu.solveDivs;
       rm += lu.refineMuls; ra += lu.refineAdds; rd += lu.refineDivs; rs += lu.refineSteps;
+      rt += lu.refineTests; rf += lu.refineFailed;
       lu.resetSolveCounts();
     }
     lu.solveMuls = mul; lu.solveAdds = add; lu.solveDivs = div;
     lu.refineMuls = rm; lu.refineAdds = ra; lu.refineDivs = rd; lu.refineSteps = rs;
+    lu.refineTests = rt; lu.refineFailed = rf;
     return X;
   }
   lu.resetSolveCounts();

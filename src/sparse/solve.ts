@@ -51,6 +51,7 @@ export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64
     lu.refineAdds += lu.cRefAdds;
     lu.refineDivs += lu.cRefDivs;
     lu.refineSteps += lu.cRefSteps;
+    if (solveCode !== null && code.refined.length > 0) countTested(lu, code.refined);
     return;
   }
   const { LUx, LUi, us, dpos, w, segR, segBig } = lu;
@@ -99,4 +100,30 @@ export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64
   lu.solveMuls += fl;
   lu.solveAdds += fl;
   lu.solveDivs += n;
+}
+
+/**
+ * The compiled solve's backward-error tests (CompiledLU.refined): the test ran in every block of
+ * size ≥ 2 (its counts are static, lu.cRef*); add the corrections of the blocks whose test failed.
+ */
+function countTested(lu: LUFactors, rf: Float64Array): void {
+  const cb = lu.cRefBlocks;
+  let m = 0, a = 0, d = 0, failed = 0;
+  for (let t = 0; t < cb.length; t += 4) {
+    if (rf[cb[t]] !== 0) {
+      m += cb[t + 1];
+      a += cb[t + 2];
+      d += cb[t + 3];
+      failed++;
+    }
+  }
+  lu.solveMuls += m;
+  lu.solveAdds += a;
+  lu.solveDivs += d;
+  lu.refineMuls += m;
+  lu.refineAdds += a;
+  lu.refineDivs += d;
+  lu.refineSteps += failed;
+  lu.refineTests += cb.length >> 2;
+  lu.refineFailed += failed;
 }

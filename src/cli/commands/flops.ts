@@ -67,6 +67,8 @@ export function formatFlops(r: FlopsReport): string {
     ['              total', m.total], ['              total without (a)', m.without_inertias],
   );
   lu(r.lu_fd);
+  const rf = r.lu_fd_refinement;
+  rows.push(['  sparse LU with the backward-error test: passed', rf.passed.total], ['                                    failed (refined)', rf.failed.total]);
   const w = Math.max(...rows.map(([s]) => s.length));
   const cols = ['mul', 'add', 'div', 'total'] as const;
   const out = [`flops: model "${r.model}" (${r.nb} bodies, nv = ${r.nv}), random state seed ${r.seed}`];
@@ -76,6 +78,7 @@ export function formatFlops(r: FlopsReport): string {
     + (f.repivoted > 0 ? ` (numeric pivoting re-ordered ${f.repivoted} block(s) at this state; figures for those factors)` : '');
   out.push(sys('inverse-dynamics D', r.lu_id), sys('forward-dynamics D', r.lu_fd));
   out.push(`W^L D W^R: n = ${num(m.n)}, nnz = ${num(m.nnz)}`);
+  out.push(`forward-dynamics LU ÷ ABA flops: ${(r.lu_fd.total.total / r.aba.total).toFixed(2)} (default: one refinement step in every block); with the refinement's backward-error test (refineWhen 'needed'), ${(rf.passed_over_aba).toFixed(2)} when every block passes it (no step), ${(rf.failed_over_aba).toFixed(2)} when every block fails it (refined); at this state ${rf.refined} of ${rf.tested} block(s) failed it`);
   const a = r.agreement;
   if (a.lu_fd !== undefined && a.aba_matrix !== undefined) {
     out.push(`agreement with RNEA/ABA (max rel. difference): lu_id ${a.lu_id.toExponential(1)}, lu_fd ${a.lu_fd.toExponential(1)}, matrix ABA ${a.aba_matrix.toExponential(1)}`);
