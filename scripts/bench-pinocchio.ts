@@ -89,6 +89,48 @@ function time(fn: (k: number) => void): number {
   return rounds[rounds.length >> 1];
 }
 
+/**
+ * Median µs per call of each of fns, timed in alternating rounds (round r of every fn, then the
+ * next round), so that a change of the machine's load falls on all of them alike: the ratio of the
+ * JavaScript and the generated kernel is then measured in the same stretch of time.
+ */
+function timeAlternating(fns: ((k: number) => void)[]): number[] {
+  const reps = fns.map((fn) => {
+    const t0 = performance.now();
+    while (performance.now() - t0 < 150) for (let k = 0; k < 64; k++) fn(k);
+    let n = 64;
+    for (;;) {
+      const t = performance.now();
+      for (let k = 0; k < n; k++) fn(k & 63);
+      if (performance.now() - t >= 5) return n;
+      n *= 2;
+    }
+  });
+  let sink = 0;
+  const noop = (k: number) => { sink += k; };
+  const rounds: number[][] = fns.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    fns.forEach((fn, j) => {
+      const n = reps[j];
+      const a = performance.now();
+      for (let k = 0; k < n; k++) fn(k & 63);
+      const b = performance.now();
+      for (let k = 0; k < n; k++) noop(k & 63);
+      const c = performance.now();
+      rounds[j].push(((b - a) - (c - b)) * 1000 / n);
+    });
+  }
+  if (sink < 0) process.stdout.write('');
+  return rounds.map((x) => { x.sort((u, w) => u - w); return x[x.length >> 1]; });
+}
+
+/** the JavaScript kernel and, where it is made, the generated one, timed in alternating rounds: [js, generated or NaN] */
+function timeBoth(js: (k: number) => void, gen: ((k: number) => void) | null): [number, number] {
+  if (!gen) return [time(js), NaN];
+  const [a, b] = timeAlternating([js, gen]);
+  return [a, b];
+}
+
 const load0 = loadavg()[0];
 const rows: string[] = [];
 const missing: string[] = [];
@@ -113,15 +155,12 @@ for (const a of anchors.models) {
   const grnea = GeneratedRnea.create(model), gaba = GeneratedAba.create(model), gcrba = GeneratedCrba.create(model), gminv = GeneratedMinv.create(model);
   // the generated code warmed up: the engine optimizes new WebAssembly after some calls (Pinocchio's is compiled ahead of time)
   for (let w = 0; w < 3000; w++) { grnea?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gaba?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); gcrba?.compute(S[w & 63].q, 'lower'); gminv?.compute(S[w & 63].q, 'upper'); }
+  const [rnea_js, rnea_gen] = timeBoth((k) => { rnea(model, rw, S[k].q, S[k].v, S[k].a); }, grnea ? (k) => { grnea.compute(S[k].q, S[k].v, S[k].a); } : null);
+  const [aba_js, aba_gen] = timeBoth((k) => { aba(model, aw, S[k].q, S[k].v, S[k].tau); }, gaba ? (k) => { gaba.compute(S[k].q, S[k].v, S[k].tau); } : null);
+  const [crba_js, crba_gen] = timeBoth((k) => { crba(model, cw, S[k].q, 'lower'); }, gcrba ? (k) => { gcrba.compute(S[k].q, 'lower'); } : null);
+  const [minv_js, minv_gen] = timeBoth((k) => { minvCarpentier(model, mw, S[k].q, 'upper'); }, gminv ? (k) => { gminv.compute(S[k].q, 'upper'); } : null);
   const ours: Record<string, number> = {
-    rnea_js: time((k) => { rnea(model, rw, S[k].q, S[k].v, S[k].a); }),
-    rnea_gen: grnea ? time((k) => { grnea.compute(S[k].q, S[k].v, S[k].a); }) : NaN,
-    aba_js: time((k) => { aba(model, aw, S[k].q, S[k].v, S[k].tau); }),
-    aba_gen: gaba ? time((k) => { gaba.compute(S[k].q, S[k].v, S[k].tau); }) : NaN,
-    crba_js: time((k) => { crba(model, cw, S[k].q, 'lower'); }),
-    crba_gen: gcrba ? time((k) => { gcrba.compute(S[k].q, 'lower'); }) : NaN,
-    minv_js: time((k) => { minvCarpentier(model, mw, S[k].q, 'upper'); }),
-    minv_gen: gminv ? time((k) => { gminv.compute(S[k].q, 'upper'); }) : NaN,
+    rnea_js, rnea_gen, aba_js, aba_gen, crba_js, crba_gen, minv_js, minv_gen,
     rnea_derivatives: time((k) => { did.compute(S[k].q, S[k].v, S[k].a); }),
     aba_derivatives: time((k) => { dfd.compute(S[k].q, S[k].v, S[k].tau); }),
     lu_id: time((k) => { luId.solve(S[k].q, S[k].v, S[k].a); }),
@@ -139,8 +178,9 @@ for (const a of anchors.models) {
   ratio.lu_fd = ours.lu_fd / pin.aba;
   for (const [c, r] of Object.entries(ratio)) if (r <= TARGET[c]) met[c] = (met[c] ?? 0) + 1;
   const cell = (c: string) => `${fmt(ratio[c])}${ratio[c] <= TARGET[c] ? ' ✓' : ''}`;
+  const us = (x: number) => (Number.isNaN(x) ? '—' : fmt(x));
   const gcell = (x: number, p: number) => (Number.isNaN(x) ? '—' : fmt(x / p));
-  rows.push(`| ${name} | ${model.nv} | ${fmt(ours.rnea_js / pin.rnea)} | ${gcell(ours.rnea_gen, pin.rnea)} | ${fmt(ours.aba_js / pin.aba)} | ${gcell(ours.aba_gen, pin.aba)} | ${fmt(ours.crba_js / pin.crba)} | ${gcell(ours.crba_gen, pin.crba)} | ${fmt(ours.minv_js / pin.minv)} | ${gcell(ours.minv_gen, pin.minv)} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea_js)} / ${fmt(ours.rnea_gen)} / ${fmt(pin.rnea)} |`);
+  rows.push(`| ${name} | ${model.nv} | ${fmt(ours.rnea_js / pin.rnea)} | ${gcell(ours.rnea_gen, pin.rnea)} | ${fmt(ours.aba_js / pin.aba)} | ${gcell(ours.aba_gen, pin.aba)} | ${fmt(ours.crba_js / pin.crba)} | ${gcell(ours.crba_gen, pin.crba)} | ${fmt(ours.minv_js / pin.minv)} | ${gcell(ours.minv_gen, pin.minv)} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea_js)} / ${us(ours.rnea_gen)} / ${fmt(pin.rnea)} | ${fmt(ours.aba_js)} / ${us(ours.aba_gen)} / ${fmt(pin.aba)} |`);
   process.stdout.write(`${name.padEnd(28)} ${[...COLS, 'lu_id', 'lu_fd'].map((c) => fmt(ratio[c]).padStart(6)).join(' ')}\n`);
 }
 const n = rows.length;
@@ -149,12 +189,12 @@ const md = [
   '',
   `Written by \`npx tsx scripts/bench-pinocchio.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)} (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}; 1-minute load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end; peak resident memory ${fmt(peakRssMiB(), 0)} MiB).`,
   '',
-  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike): the JavaScript RNEA (rnea.ts, the reference) does the same work as Pinocchio\'s; the generated one (rnea-code.ts: WebAssembly generated per model, the model\'s constants folded in, τ equal to the reference\'s to rounding) the generated ABA (aba-code.ts, q̈ equal to the reference\'s to rounding; made up to 256 bodies) and the generated CRBA (crba-code.ts, M equal to the reference\'s to rounding; made up to 5,000 (DoF, ancestor) pairs) and the generated M⁻¹ (minv-code.ts, Carpentier\'s passes in body coordinates, M⁻¹ equal to the reference\'s to rounding; made up to 2,500 (DoF, column) pairs) are timed after 3,000 warm-up calls (the engine optimizes new WebAssembly after some calls; Pinocchio\'s C++ is compiled ahead of time); the RNEA, ABA, CRBA and M⁻¹ columns give the faster of ours, on which the targets are judged. M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`, one triangle each (`minvCarpentier(…, \'upper\')`, the memory Pinocchio writes); CRBA against `crba` (local), one triangle each (`crba(…, \'lower\')`). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
+  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike): the JavaScript RNEA (rnea.ts, the reference) does the same work as Pinocchio\'s; the generated one (rnea-code.ts: WebAssembly generated per model, the model\'s constants folded in, τ equal to the reference\'s to rounding) the generated ABA (aba-code.ts, q̈ equal to the reference\'s to rounding; made up to 256 bodies) and the generated CRBA (crba-code.ts, M equal to the reference\'s to rounding; made up to 5,000 (DoF, ancestor) pairs) and the generated M⁻¹ (minv-code.ts, Carpentier\'s passes in body coordinates, M⁻¹ equal to the reference\'s to rounding; made up to 2,500 (DoF, column) pairs) are timed after 3,000 warm-up calls (the engine optimizes new WebAssembly after some calls; Pinocchio\'s C++ is compiled ahead of time), each in alternating rounds with its JavaScript reference (a round of one, then a round of the other), so that the two columns of a row see the same load; the RNEA, ABA, CRBA and M⁻¹ columns give the faster of ours, on which the targets are judged. M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`, one triangle each (`minvCarpentier(…, \'upper\')`, the memory Pinocchio writes); CRBA against `crba` (local), one triangle each (`crba(…, \'lower\')`). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
   '',
   `How Pinocchio's figures were measured, in their own words: "${anchors.what}" This run's processor is named above: where it differs from theirs, the ratios carry the difference between the two processors too — the RNEA column, where our code and theirs do the same work, shows its size.`,
   '',
-  '| model | nv | RNEA (JavaScript) | RNEA (generated) | ABA (JavaScript) | ABA (generated) | CRBA (JavaScript) | CRBA (generated) | M⁻¹ (JavaScript) | M⁻¹ (generated) | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | RNEA µs: ours JavaScript / ours generated / Pinocchio\'s |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| model | nv | RNEA (JavaScript) | RNEA (generated) | ABA (JavaScript) | ABA (generated) | CRBA (JavaScript) | CRBA (generated) | M⁻¹ (JavaScript) | M⁻¹ (generated) | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | RNEA µs: ours JavaScript / ours generated / Pinocchio\'s | ABA µs: ours JavaScript / ours generated / Pinocchio\'s |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows,
   '',
   `Within target, of ${n} pairs: ${['rnea', 'aba', 'crba', 'minv', 'rnea_derivatives', 'aba_derivatives', 'lu_id', 'lu_fd'].map((c) => `${c} ${met[c] ?? 0}`).join(', ')}.`,
