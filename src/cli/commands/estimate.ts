@@ -490,6 +490,8 @@ export function register(program: Command, state: CliState): void {
             if (pool === null && jobs > 1 && poolPays()) startPool(rows + 1);
             if (pool === null) {
               for (const raw of readRange(r)) await add(raw);
+              // the event loop turns once a range (the file is read synchronously): a closed standard output is noticed here
+              await new Promise<void>((res) => setImmediate(res));
               continue;
             }
             // a range starts where a batch would (rows is a multiple of BATCH: nothing waits in `batch`)
