@@ -4,7 +4,7 @@
  * Inputs that found new coverage are added to spec/fuzz/corpus/<target>/ (unless --no-save);
  * findings (an input, and a .txt with what broke) go to fuzz-findings/. Prints, per target, the
  * executions, the features and blocks of src/ covered, the corpus size and the findings; exits 1
- * when there is a finding.
+ * when there is a finding. `npx tsx scripts/fuzz-minimise.ts` trims the corpora again afterwards.
  */
 import { fuzz, type FuzzStats } from '../spec/fuzz/engine.ts';
 import { TARGETS } from '../spec/fuzz/targets.ts';

@@ -20,9 +20,11 @@
  * 3. Verdict: well_posed (full rank at every configuration tried), generically_well_posed (full at
  *    random configurations, deficient at some special ones: joint values at multiples of π/2, Nori
  *    2017 §IV-D), ill_posed (deficient at random configurations). Redundant sensors: those whose
- *    removal keeps the verdict.
+ *    removal keeps the verdict — per configuration, a leverage test from one QR of G (G without a
+ *    sensor's rows keeps its rank iff the rows' block of Q has no singular value 1), and a rank
+ *    test of G without the rows where that test is not clear-cut (`redundantSensors`).
  */
-import { Matrix, SingularValueDecomposition } from 'ml-matrix';
+import { EigenvalueDecomposition, Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { inverseDynamicsProblem } from '../assembly/problems.ts';
 import { SparseSolver } from '../assembly/solver.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../assembly/system.ts';
@@ -84,7 +86,7 @@ export interface AnalysisOptions {
   seed?: number;
   /** relative singular-value threshold after equilibration (default 1e-9) */
   tol?: number;
-  /** skip the redundancy search (one rank test per sensor and configuration) */
+  /** skip the redundancy search (a leverage test per sensor and configuration, a rank test where it is not clear-cut) */
   redundancy?: boolean;
 }
 
@@ -208,15 +210,11 @@ class Reducer {
   }
 
   /**
-   * rank of G (rows `keep`, all by default) and its null space, with no dense matrix of G's size:
-   * G is formed sparse (direct rows read off D_Y', the others by one transposed solve each) and
-   * equilibrated as `rankAndNull` does; then the direct rows are eliminated, a row with a single
-   * entry above `tol` in the z not yet eliminated pinning that z (exact: rank G = 1 + rank of G
-   * without that row and column, and every null vector is zero there). The rest — the rows left ×
-   * the z left, a few per sensor that is not a joint sensor — goes to `rankAndNull`. With
-   * `needFull`, stops as soon as the rank is known to fall short of |z|.
+   * The rows of G (those of `keep`, all by default), sparse — z index and value, exact zeros left
+   * out — and equilibrated: two passes of row then column scaling by the largest entry (as
+   * `rankAndNull`); `colScale`: the column scales applied.
    */
-  rank(t: Trial, tol: number, keep?: Uint8Array, needFull = false): { rank: number; nullVecs: number[][] } {
+  equilibratedRows(t: Trial, keep?: Uint8Array): { kept: number[]; rk: Int32Array[]; rv: Float64Array[]; colScale: Float64Array } {
     const red = this.red, nzv = red.zCols.length, nr = red.gRows.length;
     const { gStart, gCol, gP, zIndex, direct } = red, Ax = t.Ax;
     const ind = this.indirectRows(t);
@@ -243,7 +241,6 @@ class Reducer {
         rk[r] = ks; rv[r] = vs;
       }
     }
-    // equilibration: two passes of row then column scaling by the largest entry (as rankAndNull)
     const colScale = new Float64Array(nzv).fill(1), cmax = new Float64Array(nzv);
     for (let pass = 0; pass < 2; pass++) {
       for (const r of kept) {
@@ -257,6 +254,22 @@ class Reducer {
       for (const r of kept) { const ks = rk[r], vs = rv[r]; for (let e = 0; e < ks.length; e++) if (cmax[ks[e]] > 0) vs[e] /= cmax[ks[e]]; }
       for (let k = 0; k < nzv; k++) if (cmax[k] > 0) colScale[k] *= cmax[k];
     }
+    return { kept, rk, rv, colScale };
+  }
+
+  /**
+   * rank of G (rows `keep`, all by default) and its null space, with no dense matrix of G's size:
+   * G is formed sparse (direct rows read off D_Y', the others by one transposed solve each) and
+   * equilibrated as `rankAndNull` does; then the direct rows are eliminated, a row with a single
+   * entry above `tol` in the z not yet eliminated pinning that z (exact: rank G = 1 + rank of G
+   * without that row and column, and every null vector is zero there). The rest — the rows left ×
+   * the z left, a few per sensor that is not a joint sensor — goes to `rankAndNull`. With
+   * `needFull`, stops as soon as the rank is known to fall short of |z|.
+   */
+  rank(t: Trial, tol: number, keep?: Uint8Array, needFull = false): { rank: number; nullVecs: number[][] } {
+    const red = this.red, nzv = red.zCols.length, nr = red.gRows.length;
+    const { direct } = red;
+    const { kept, rk, rv, colScale } = this.equilibratedRows(t, keep);
     // elimination of the direct rows with a single entry above tol among the z left
     const active = new Uint8Array(nzv).fill(1);
     const used = new Uint8Array(nr);
@@ -517,6 +530,19 @@ function reducedEchelon(rows: Map<string, number>[]): Map<string, number>[] {
  * sensors (what `sparsedyn analyze` prints).
  */
 export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {}): AnalysisReport {
+  return analyze(es, opts, 'leverage');
+}
+
+/**
+ * `analyzeProblem` with the redundancy of every sensor decided by a rank test of G without its rows
+ * at each configuration (no leverage test first): the reference the leverage test is checked
+ * against (spec/estimation/redundancy.spec.ts). Not part of the package's API.
+ */
+export function analyzeProblemByRank(es: EstimationSystem, opts: AnalysisOptions = {}): AnalysisReport {
+  return analyze(es, opts, 'rank');
+}
+
+function analyze(es: EstimationSystem, opts: AnalysisOptions, method: 'leverage' | 'rank'): AnalysisReport {
   const sys = es.sys, model = es.model;
   const tol = opts.tol ?? 1e-9;
   const dm = dmperm(sys.pattern);
@@ -545,30 +571,7 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
   const fn = firstNull;
   const { unobservable, undetermined } = fn && verdict !== 'well_posed' ? nameDirections(es, red, fn.vecs, (v) => reducer.combination(fn.t, v)) : { unobservable: [], undetermined: [] };
   // redundancy: drop one sensor's rows and keep the verdict
-  const redundant: string[] = [];
-  if (opts.redundancy !== false && verdict !== 'ill_posed') {
-    const rowIndex = new Map(red.gRows.map((r, k) => [r, k]));
-    // a sensor measuring what another measures (same type, joints or link, origin, components) is
-    // redundant without a rank: its twin's rows stay. Only one sensor of each kind is tested, so that
-    // a problem of many identical sensors costs what one of them costs (1,500: 70 s → 0.5 s)
-    const what = (x: (typeof es.sensors)[number]): string => { const o = x.spec; return JSON.stringify([o.type, o.joints, o.joint, o.link, o.origin, o.components, o.measure_direction]); };
-    const twins = new Map<string, number>();
-    for (const s of es.sensors) if (s.block >= 0) twins.set(what(s), (twins.get(what(s)) ?? 0) + 1);
-    for (const s of es.sensors) {
-      if (s.block < 0) continue;
-      if (twins.get(what(s))! > 1) { redundant.push(s.spec.name); continue; }
-      const r0 = sys.blockRow0[s.block], nr = sys.blocks[s.block].rowNames.length;
-      const keep = new Uint8Array(red.gRows.length).fill(1);
-      for (let r = r0; r < r0 + nr; r++) keep[rowIndex.get(r)!] = 0;
-      let ok = true;
-      for (const g of trials) {
-        if (verdict === 'generically_well_posed' && g.kind === 'special') continue;
-        const { rank } = reducer.rank(g.t, tol, keep, true);
-        if (nFixed + rank < sys.n) { ok = false; break; }
-      }
-      if (ok) redundant.push(s.spec.name);
-    }
-  }
+  const redundant = opts.redundancy !== false && verdict !== 'ill_posed' ? redundantSensors(es, red, reducer, trials, verdict, tol, method) : [];
   const L = sys.layout;
   return {
     verdict,
@@ -584,6 +587,170 @@ export function analyzeProblem(es: EstimationSystem, opts: AnalysisOptions = {})
     redundant_sensors: redundant,
     notes: es.notes,
   };
+}
+
+/**
+ * How the redundancy tests of the analyses run so far were decided, per sensor and configuration
+ * (tests and benchmarks read it): by the leverage test, by a z only the sensor sees, or by a rank
+ * test of G without the sensor's rows.
+ */
+export const redundancyTally = { leverage: 0, alone: 0, rank: 0 };
+
+/**
+ * The leverage test says "still full rank without the sensor" only when the smallest singular value
+ * of the equilibrated G without its rows is certainly above LEVERAGE_MARGIN × the largest — six
+ * orders of magnitude above the rank test's 1e-9, room for the rank test's own equilibration of the
+ * rows left — and when every z keeps, in the other rows, an entry of at least COLUMN_KEEP × its
+ * largest (so that equilibrating without the sensor's rows scales no column by more than that).
+ * Anything else goes to the rank test: the verdicts are those of the rank test.
+ */
+const LEVERAGE_MARGIN = 1e-3, COLUMN_KEEP = 0.1;
+
+/** One configuration's G, equilibrated, with what the leverage test needs. */
+interface LeverageFactor {
+  rk: Int32Array[];
+  rv: Float64Array[];
+  /** R of G = QR (n × n, row-major, upper triangular) */
+  R: Float64Array;
+  /** σ_min(G) / σ_max(G) (of R) */
+  cond: number;
+  /** per z: the largest |entry|, the sensor whose row holds it (−1: a constraint row), the largest in rows of anything else */
+  best: Float64Array;
+  owner: Int32Array;
+  other: Float64Array;
+}
+
+/** R of the thin QR of the m × n column-major matrix A (Householder reflections; A is overwritten). */
+function qrR(A: Float64Array, m: number, n: number): Float64Array {
+  const R = new Float64Array(n * n);
+  for (let j = 0; j < n; j++) {
+    const cj = j * m;
+    let ss = 0;
+    for (let i = j; i < m; i++) ss += A[cj + i] * A[cj + i];
+    const norm = Math.sqrt(ss);
+    if (norm === 0) continue;
+    const alpha = A[cj + j] > 0 ? -norm : norm;
+    const x0 = A[cj + j];
+    A[cj + j] = x0 - alpha;
+    const vv = ss - x0 * x0 + A[cj + j] * A[cj + j];
+    R[j * n + j] = alpha;
+    for (let k = j + 1; k < n; k++) {
+      const ck = k * m;
+      let d = 0;
+      for (let i = j; i < m; i++) d += A[cj + i] * A[ck + i];
+      const f = (2 * d) / vv;
+      for (let i = j; i < m; i++) A[ck + i] -= f * A[cj + i];
+      R[j * n + k] = A[ck + j];
+    }
+  }
+  return R;
+}
+
+function leverageFactor(reducer: Reducer, t: Trial, rowSensor: Int32Array): LeverageFactor | null {
+  const { kept, rk, rv } = reducer.equilibratedRows(t);
+  const n = reducer.red.zCols.length, m = kept.length;
+  if (n === 0 || m < n) return null;
+  const best = new Float64Array(n), owner = new Int32Array(n).fill(-2), other = new Float64Array(n);
+  for (const r of kept) {
+    const ks = rk[r], vs = rv[r];
+    for (let e = 0; e < ks.length; e++) if (Math.abs(vs[e]) > best[ks[e]]) { best[ks[e]] = Math.abs(vs[e]); owner[ks[e]] = rowSensor[r]; }
+  }
+  for (const r of kept) {
+    const ks = rk[r], vs = rv[r], o = rowSensor[r];
+    for (let e = 0; e < ks.length; e++) if (o !== owner[ks[e]] || o === -1) other[ks[e]] = Math.max(other[ks[e]], Math.abs(vs[e]));
+  }
+  const A = new Float64Array(m * n);
+  kept.forEach((r, i) => { const ks = rk[r], vs = rv[r]; for (let e = 0; e < ks.length; e++) A[ks[e] * m + i] = vs[e]; });
+  const R = qrR(A, m, n);
+  // values beyond double range (NaN, ∞): no leverage test, the rank test decides
+  for (let i = 0; i < R.length; i++) if (!Number.isFinite(R[i])) return null;
+  const sv = new SingularValueDecomposition(new Matrix(Array.from({ length: n }, (_, i) => Array.from(R.subarray(i * n, (i + 1) * n)))), { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+  const smax = Math.max(...sv), smin = Math.min(...sv);
+  return { rk, rv, R, cond: smax > 0 ? smin / smax : 0, best, owner, other };
+}
+
+/**
+ * Is G still of full rank without the rows `rows` of sensor `s`? From the one QR of G (G = QR,
+ * full rank): the rows' block of Q is Q_s = G_s R⁻¹, and the smallest singular value of Q without
+ * those rows is c = √(1 − σ_max(Q_s)²) — zero exactly when the rank drops — so that σ_min(G
+ * without them) ≥ c · σ_min(G). "deficient" when a z is seen by no other row (a zero column),
+ * "full" when c · σ_min/σ_max clears LEVERAGE_MARGIN, else "unsure" (the rank test decides).
+ */
+function leverageTest(f: LeverageFactor, rows: number[], s: number): 'full' | 'deficient' | 'unsure' {
+  const n = f.best.length;
+  let unsure = !(f.cond >= LEVERAGE_MARGIN);
+  for (let k = 0; k < n; k++) {
+    if (f.owner[k] !== s) continue;
+    if (f.other[k] === 0) return 'deficient';
+    if (f.other[k] < COLUMN_KEEP * f.best[k]) unsure = true;
+  }
+  if (unsure) return 'unsure';
+  // X = G_s R⁻¹, row by row (x R = g: forward substitution over the columns of R)
+  const X: Float64Array[] = rows.map((r) => {
+    const x = new Float64Array(n);
+    const ks = f.rk[r], vs = f.rv[r];
+    for (let e = 0; e < ks.length; e++) x[ks[e]] = vs[e];
+    for (let j = 0; j < n; j++) {
+      let v = x[j];
+      for (let i = 0; i < j; i++) v -= x[i] * f.R[i * n + j];
+      x[j] = v / f.R[j * n + j];
+    }
+    return x;
+  });
+  const k = X.length;
+  if (k === 0) return 'full';
+  const gram = Array.from({ length: k }, (_, a) => Array.from({ length: k }, (_, b) => { let d = 0; for (let j = 0; j < n; j++) d += X[a][j] * X[b][j]; return d; }));
+  const lmax = Math.max(...new EigenvalueDecomposition(new Matrix(gram), { assumeSymmetric: true }).realEigenvalues);
+  const c = Math.sqrt(Math.max(0, 1 - lmax));
+  return c * f.cond >= LEVERAGE_MARGIN ? 'full' : 'unsure';
+}
+
+/**
+ * The sensors whose rows can go with the verdict kept (full rank at every configuration that
+ * counts: the random ones, and the special ones too when the layout is well posed). A sensor with
+ * a twin (same type, joints or link, origin, components) is redundant without a test: its twin's
+ * rows stay (1,500 identical sensors: 70 s → 0.5 s). The others: per configuration, the leverage
+ * test from one QR of G (`leverageTest`), and a rank test of G without the sensor's rows where it
+ * is unsure (with `method` "rank", the rank test always: the reference).
+ */
+function redundantSensors(es: EstimationSystem, red: Reduction, reducer: Reducer, trials: { t: Trial; kind: string }[], verdict: Verdict, tol: number, method: 'leverage' | 'rank'): string[] {
+  const sys = es.sys;
+  const nFixed = sys.n - red.zCols.length;
+  const rowIndex = new Map(red.gRows.map((r, k) => [r, k]));
+  const what = (x: (typeof es.sensors)[number]): string => { const o = x.spec; return JSON.stringify([o.type, o.joints, o.joint, o.link, o.origin, o.components, o.measure_direction]); };
+  const twins = new Map<string, number>();
+  for (const s of es.sensors) if (s.block >= 0) twins.set(what(s), (twins.get(what(s)) ?? 0) + 1);
+  const rowSensor = new Int32Array(red.gRows.length).fill(-1);
+  const sensorRows = es.sensors.map((s, i) => {
+    if (s.block < 0) return [];
+    const r0 = sys.blockRow0[s.block], nr = sys.blocks[s.block].rowNames.length;
+    const rows: number[] = [];
+    for (let r = r0; r < r0 + nr; r++) { const k = rowIndex.get(r)!; rows.push(k); rowSensor[k] = i; }
+    return rows;
+  });
+  const counted = trials.filter((g) => !(verdict === 'generically_well_posed' && g.kind === 'special'));
+  const factors = new Map<Trial, LeverageFactor | null>();
+  const factor = (t: Trial): LeverageFactor | null => {
+    if (!factors.has(t)) factors.set(t, leverageFactor(reducer, t, rowSensor));
+    return factors.get(t)!;
+  };
+  const redundant: string[] = [];
+  es.sensors.forEach((s, i) => {
+    if (s.block < 0) return;
+    if (twins.get(what(s))! > 1) { redundant.push(s.spec.name); return; }
+    let keep: Uint8Array | null = null;
+    for (const g of counted) {
+      const f = method === 'leverage' ? factor(g.t) : null;
+      const v = f ? leverageTest(f, sensorRows[i], i) : 'unsure';
+      if (v === 'deficient') { redundancyTally.alone++; return; }
+      if (v === 'full') { redundancyTally.leverage++; continue; }
+      redundancyTally.rank++;
+      if (!keep) { keep = new Uint8Array(red.gRows.length).fill(1); for (const k of sensorRows[i]) keep[k] = 0; }
+      if (nFixed + reducer.rank(g.t, tol, keep, true).rank < sys.n) return;
+    }
+    redundant.push(s.spec.name);
+  });
+  return redundant;
 }
 
 /**

@@ -114,7 +114,15 @@ export function parseTriplet(text: string, size?: { m: number; n: number }, opts
     m = size.m;
     n = size.n;
   }
-  return compress(m, n, Ti.subarray(0, nt), Tj.subarray(0, nt), Tx.subarray(0, nt)).A;
+  return finiteSums(compress(m, n, Ti.subarray(0, nt), Tj.subarray(0, nt), Tx.subarray(0, nt)).A, (msg) => { throw new MatrixFormatError(`${file}: ${msg}`); });
+}
+
+/** Entries given twice at one position are summed: a sum beyond double precision is refused. */
+function finiteSums(A: CscMatrix, fail: (msg: string) => never): CscMatrix {
+  for (let j = 0; j < A.n; j++) {
+    for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) if (!Number.isFinite(A.Ax[p])) fail(`the entries at row ${A.Ai[p] + 1}, column ${j + 1} sum to a value beyond double precision`);
+  }
+  return A;
 }
 
 /** Parses Matrix Market coordinate text (real, integer or pattern; general, symmetric or skew-symmetric). */
@@ -168,7 +176,7 @@ export function parseMatrixMarket(text: string, opts: MatrixParseOptions = {}): 
     read++;
   }
   if (read !== nzDeclared) fail(`Matrix Market header declares ${nzDeclared} entries, file has ${read}`);
-  return compress(m, n, Ti, Tj, Tx).A;
+  return finiteSums(compress(m, n, Ti, Tj, Tx).A, fail);
 }
 
 function fmt(x: number): string {

@@ -294,7 +294,10 @@ export class SymbolicLU {
 
   /** Rebuilds a SymbolicLU from `toJSON()` output (or its JSON.parse), checking its consistency. */
   static fromJSON(json: SymbolicLUJSON | string): SymbolicLU {
-    const o = (typeof json === 'string' ? JSON.parse(json) : json) as SymbolicLUJSON;
+    let o = json as SymbolicLUJSON;
+    if (typeof json === 'string') {
+      try { o = JSON.parse(json); } catch { throw new SavedAnalysisError('not a saved symbolic analysis (format "sparsedyn.SymbolicLU", version 1)'); }
+    }
     if (typeof o !== 'object' || o === null) throw new SavedAnalysisError('not a saved symbolic analysis (format "sparsedyn.SymbolicLU", version 1)');
     if (o?.format !== 'sparsedyn.SymbolicLU' || o.version !== 1) throw new SavedAnalysisError('not a saved symbolic analysis (format "sparsedyn.SymbolicLU", version 1)');
     const n = o.n;
