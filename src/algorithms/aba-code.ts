@@ -18,7 +18,7 @@ import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
-import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, type Kind, kindsOf, motionMatrix, spdInverse, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, motionMatrix, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /**
  * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
@@ -100,12 +100,8 @@ export class GeneratedAba {
       const pA = loads(PA + 6 * i, 6);
       let U: Val[] = [], Dinv: Val[] = [], u: Val[] = [];
       if (ni > 0) {
-        // U = I^A S (6×ni, column-major), D = Sᵀ U, D⁻¹, u = τ − Sᵀ p^A
-        U = new Array(6 * ni);
-        for (let k = 0; k < ni; k++) for (let rr = 0; rr < 6; rr++) U[6 * k + rr] = g.dot([0, 1, 2, 3, 4, 5].map((c) => M[6 * rr + c]), [0, 1, 2, 3, 4, 5].map((c) => S(i, c, k)));
-        const D: Val[] = new Array(ni * ni);
-        for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) D[ni * a + b] = g.dot([0, 1, 2, 3, 4, 5].map((rr) => S(i, rr, a)), [0, 1, 2, 3, 4, 5].map((rr) => U[6 * b + rr]));
-        Dinv = spdInverse(g, D, ni);
+        // U = I^A S (6×ni, column-major), D⁻¹ = (Sᵀ U)⁻¹, u = τ − Sᵀ p^A
+        ({ U, Dinv } = jointInertia(g, M, model.S[i], ni));
         const tau = loads(TAU + model.iv[i], ni);
         u = Array.from({ length: ni }, (_, k) => g.sub(tau[k], g.dot([0, 1, 2, 3, 4, 5].map((rr) => S(i, rr, k)), pA)));
         for (let k = 0; k < 6 * ni; k++) g.store(US[i] + k, U[k]);

@@ -13,7 +13,7 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { applyMotion, ChunkedCode, type Emitter, inertiaMatrix, type Kind, kindsOf, motionMatrix, spdInverse, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, motionMatrix, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /** largest number of (DoF, column) pairs of the passes for which the code is made */
 export const MINV_CODE_PAIRS = 2500;
@@ -90,11 +90,7 @@ export class GeneratedMinv {
         if (hasKids[i]) { const L = loads(IA + 21 * i, 21); for (let k = 0; k < 36; k++) M[k] = L[SYM[k]]; }
         let U: Val[] = [], Dinv: Val[] = [], UDv: Val[] = [];
         if (ni > 0) {
-          U = new Array(6 * ni);
-          for (let k = 0; k < ni; k++) for (let r = 0; r < 6; r++) U[6 * k + r] = g.dot([0, 1, 2, 3, 4, 5].map((c) => M[6 * r + c]), [0, 1, 2, 3, 4, 5].map((c) => S(i, c, k)));
-          const D: Val[] = new Array(ni * ni);
-          for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) D[ni * a + b] = g.dot([0, 1, 2, 3, 4, 5].map((r) => S(i, r, a)), [0, 1, 2, 3, 4, 5].map((r) => U[6 * b + r]));
-          Dinv = spdInverse(g, D, ni);
+          ({ U, Dinv } = jointInertia(g, M, model.S[i], ni));
           for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) g.store(MI + (iv + a) * nv + iv + b, Dinv[ni * a + b]);
           // M⁻¹[i, j] = −D⁻¹ Sᵀ F_j on the strict subtree
           for (let j = iv + ni; j < e; j++) {

@@ -312,3 +312,16 @@ export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, 
     }
   }
 }
+
+/**
+ * U = I^A S (6×ni, column-major) and D⁻¹ = (Sᵀ U)⁻¹ for body i's joint (S its motion subspace,
+ * `ni` columns), I^A given as its 36 values (ABA's and Carpentier's M⁻¹'s pass 2)
+ */
+export function jointInertia(g: Emitter, IA: Val[], S: Float64Array, ni: number): { U: Val[]; Dinv: Val[] } {
+  const R = [0, 1, 2, 3, 4, 5];
+  const U: Val[] = new Array(6 * ni);
+  for (let k = 0; k < ni; k++) for (let r = 0; r < 6; r++) U[6 * k + r] = g.dot(R.map((c) => IA[6 * r + c]), R.map((c) => S[6 * k + c]));
+  const D: Val[] = new Array(ni * ni);
+  for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) D[ni * a + b] = g.dot(R.map((r) => S[6 * a + r]), R.map((r) => U[6 * b + r]));
+  return { U, Dinv: spdInverse(g, D, ni) };
+}
