@@ -24,11 +24,11 @@
  * Python: Debian's python3-distributed). Other processes on the machine slow it: the load average is
  * given with the figures.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { daemon, freePort } from './dask-cluster.ts';
 
 function arg(name: string, dflt: string): string {
   const k = process.argv.indexOf(name);
@@ -73,23 +73,6 @@ mkdirSync(logs);
   closeSync(fw);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.on('error', rej);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => res(port)); });
-  });
-}
-function daemon(args: string[], ready: RegExp): Promise<ChildProcess> {
-  const p = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  return new Promise((res, rej) => {
-    const look = (b: Buffer) => { log += b; if (ready.test(log)) res(p); };
-    p.stdout!.on('data', look);
-    p.stderr!.on('data', look);
-    p.on('exit', (code) => rej(new Error(`${args.join(' ')} exited with ${code}:\n${log.slice(-2000)}`)));
-  });
-}
 
 function timed(cmd: string, args: string[]): { wall: number; out: string } {
   const t0 = performance.now();
@@ -103,8 +86,8 @@ const load0 = loadavg();
 const t0 = performance.now();
 const port = await freePort();
 const address = `tcp://127.0.0.1:${port}`;
-const cluster: ChildProcess[] = [await daemon(['-m', 'distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard'], /Scheduler at:/)];
-cluster.push(...await Promise.all([0, 1].map((k) => daemon(['-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--no-nanny', '--host', '127.0.0.1',
+const cluster: ChildProcess[] = [await daemon(PYTHON, ['-m', 'distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard'], /Scheduler at:/)];
+cluster.push(...await Promise.all([0, 1].map((k) => daemon(PYTHON, ['-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--no-nanny', '--host', '127.0.0.1',
   '--no-dashboard', '--name', `w${k}`, '--local-directory', join(dir, `w${k}`)], /Registered to:/))));
 const clusterStart = (performance.now() - t0) / 1000;
 

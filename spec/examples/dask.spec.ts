@@ -14,12 +14,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../package/dist.ts';
+import { daemon, freePort } from '../../scripts/dask-cluster.ts';
 
 const PYTHON = '/usr/bin/python3';
 const RECIPE = resolve('examples/dask/estimate_shards.py');
@@ -47,25 +47,7 @@ function rows(from: number, to: number, drop?: string): string {
   return out.join('\n') + '\n';
 }
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.on('error', rej);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => res(port)); });
-  });
-}
 
-/** a cluster process; resolves once its log says `ready` */
-function daemon(args: string[], ready: RegExp): Promise<ChildProcess> {
-  const p = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
-  let log = '';
-  return new Promise((res, rej) => {
-    const look = (b: Buffer) => { log += b; if (ready.test(log)) res(p); };
-    p.stdout!.on('data', look);
-    p.stderr!.on('data', look);
-    p.on('exit', (code) => rej(new Error(`${args.join(' ')} exited with ${code}:\n${log.slice(-2000)}`)));
-  });
-}
 
 function recipe(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; out: string }> } {
   const child = spawn(PYTHON, [RECIPE, DEMO, '--sparsedyn', `${q(process.execPath)} ${q(BIN)}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -140,8 +122,8 @@ describe.skipIf(!HAS_DASK && !CI)('the Dask recipe on a local cluster (a schedul
     writeFileSync(whole, rows(0, N));
     const port = await freePort();
     address = `tcp://127.0.0.1:${port}`;
-    cluster.push(await daemon(['-m', 'distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard'], /Scheduler at:/));
-    const workers = await Promise.all([0, 1].map((k) => daemon(['-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--no-nanny', '--host', '127.0.0.1', '--no-dashboard',
+    cluster.push(await daemon(PYTHON, ['-m', 'distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard'], /Scheduler at:/));
+    const workers = await Promise.all([0, 1].map((k) => daemon(PYTHON, ['-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--no-nanny', '--host', '127.0.0.1', '--no-dashboard',
       '--name', `w${k}`, '--local-directory', join(dir, `w${k}`), '--death-timeout', '60'], /Registered to:/)));
     cluster.push(...workers);
     // the reference: one process over the whole log
