@@ -22,7 +22,8 @@ const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 /** blocks marked `skip`, by page: each with its reason (update on purpose when a page gains or loses one) */
 const EXPECTED_SKIPPED = 9;
 
-const counts = { shell: 0, typescript: 0, json: 0, output: 0, skipped: [] as string[], sharedMissing: [] as string[] };
+const counts = { shell: 0, typescript: 0, json: 0, output: 0, skipped: [] as string[], sharedMissing: [] as string[], needsMissing: [] as string[] };
+const IN_CI = process.env.CI === '1' || process.env.CI === 'true';
 
 /** A folder as a user's: the repository's data, models, examples and schemas, and the package installed. */
 function fixture(name: string): string {
@@ -66,6 +67,12 @@ function runPage(page: string, blocks: Block[]): void {
           return;
         }
         for (const f of b.shared) copyFileSync(shared(f), join(dir, basename(f)));
+      }
+      if (b.needs !== undefined && !IN_CI && run('bash', ['-c', b.needs], dir).code !== 0) {
+        // a program a user's machine may lack (CI installs it): the blocks after it may need it too
+        for (const r of blocks.slice(k)) counts.needsMissing.push(where(r));
+        process.stdout.write(`${where(b)}: skipped with the blocks after it (needs what \`${b.needs}\` checks for, not installed here)\n`);
+        return;
       }
       if (RUN_LANGS.has(b.lang)) {
         if (b.lang === 'python' || b.lang === 'html') throw new Error(`${where(b)}: a ${b.lang} block cannot run here: mark it <!-- test: skip REASON -->`);
@@ -122,7 +129,7 @@ describe('every code block of the guide runs', () => {
 
   afterAll(() => {
     process.stdout.write(`guide blocks: ${counts.shell} shell and ${counts.typescript} TypeScript blocks run, ${counts.output} outputs checked, ${counts.json} JSON blocks written or parsed; `
-      + `${counts.skipped.length} marked skip${counts.sharedMissing.length ? `, ${counts.sharedMissing.length} not run for want of the shared test material` : ''}\n`
+      + `${counts.skipped.length} marked skip${counts.sharedMissing.length ? `, ${counts.sharedMissing.length} not run for want of the shared test material` : ''}${counts.needsMissing.length ? `, ${counts.needsMissing.length} not run for want of a program this machine lacks` : ''}\n`
       + counts.skipped.map((s) => `  skip ${s}\n`).join(''));
   });
 });

@@ -9,6 +9,8 @@
  *   <!-- test: fragment -->           JSON members without the braces ("key": value): must parse once wrapped
  *   <!-- test: output -->             a text block: each of its lines appears, in order, in the output of the run block before it (… matches anything)
  *   <!-- test: shared PATH …  -->     copy these files of the shared test material into the page's folder first
+ *   <!-- test: needs COMMAND -->      a program the block needs (COMMAND exits 0 when it is there): without it,
+ *                                     outside CI, the block and those after it are not run (one line says so)
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -27,6 +29,8 @@ export interface Block {
   fragment: boolean;
   output: boolean;
   shared: string[];
+  /** a command that exits 0 when what the block needs is installed (`needs`) */
+  needs?: string;
 }
 
 /** languages whose blocks are programs: each is run, or marked skipped with a reason */
@@ -64,6 +68,7 @@ export function blocksOf(root: string, file: string): Block[] {
         else if (word === 'fragment') block.fragment = true;
         else if (word === 'output') block.output = true;
         else if (word === 'shared') block.shared = rest;
+        else if (word === 'needs') block.needs = arg;
         else throw new Error(`${file}:${k}: unknown test directive "${word}"`);
       }
     }
