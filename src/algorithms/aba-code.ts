@@ -18,7 +18,7 @@ import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
-import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, motionMatrix, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { add6, addCongruence, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /**
  * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
@@ -129,16 +129,7 @@ export class GeneratedAba {
       }
       // I^A_λ += Xᵀ I^a X,  p^A_λ += Xᵀ p^a
       const { E, r } = transform(i, false);
-      const X = motionMatrix(g, E, r);
-      const T: Val[] = new Array(36);
-      for (let rr = 0; rr < 6; rr++) for (let cc = 0; cc < 6; cc++) T[6 * rr + cc] = g.dot([0, 1, 2, 3, 4, 5].map((k) => Ia[6 * rr + k]), [0, 1, 2, 3, 4, 5].map((k) => X[6 * k + cc]));
-      for (let rr = 0; rr < 6; rr++) {
-        for (let cc = rr; cc < 6; cc++) {
-          const x = g.dot([0, 1, 2, 3, 4, 5].map((k) => X[6 * k + rr]), [0, 1, 2, 3, 4, 5].map((k) => T[6 * k + cc]));
-          const s = IA + 21 * p + SYM[6 * rr + cc];
-          g.store(s, g.add(g.load(s), x));
-        }
-      }
+      addCongruence(g, E, r, Ia, IA + 21 * p);
       const up = transposeApplyForce(g, E, r, pa);
       for (let k = 0; k < 6; k++) g.store(PA + 6 * p + k, g.add(g.load(PA + 6 * p + k), up[k]));
     }

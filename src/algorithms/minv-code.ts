@@ -13,7 +13,7 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, motionMatrix, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { addCongruence, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /** largest number of (DoF, column) pairs of the passes for which the code is made */
 export const MINV_CODE_PAIRS = 2500;
@@ -126,16 +126,7 @@ export class GeneratedMinv {
             }
           }
         }
-        const X = motionMatrix(g, E, r);
-        const T: Val[] = new Array(36);
-        for (let rr = 0; rr < 6; rr++) for (let cc = 0; cc < 6; cc++) T[6 * rr + cc] = g.dot([0, 1, 2, 3, 4, 5].map((k) => Ia[6 * rr + k]), [0, 1, 2, 3, 4, 5].map((k) => X[6 * k + cc]));
-        for (let rr = 0; rr < 6; rr++) {
-          for (let cc = rr; cc < 6; cc++) {
-            const x = g.dot([0, 1, 2, 3, 4, 5].map((k) => X[6 * k + rr]), [0, 1, 2, 3, 4, 5].map((k) => T[6 * k + cc]));
-            const s = IA + 21 * p + SYM[6 * rr + cc];
-            g.store(s, g.add(g.load(s), x));
-          }
-        }
+        addCongruence(g, E, r, Ia, IA + 21 * p);
       }
       // pass 3
       for (let i = 0; i < nb; i++) {

@@ -325,3 +325,21 @@ export function jointInertia(g: Emitter, IA: Val[], S: Float64Array, ni: number)
   for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) D[ni * a + b] = g.dot(R.map((r) => S[6 * a + r]), R.map((r) => U[6 * b + r]));
   return { U, Dinv: spdInverse(g, D, ni) };
 }
+
+/**
+ * The articulated inertia passed to the parent, added into its 21 slots at `slot` (the upper
+ * triangle, SYM): I^A_λ += Xᵀ I^a X with X's 6×6 entries ([[E, 0], [−E r×, E]])
+ */
+export function addCongruence(g: Emitter, E: Val[], r: Val[], Ia: Val[], slot: number): void {
+  const R = [0, 1, 2, 3, 4, 5];
+  const X = motionMatrix(g, E, r);
+  const T: Val[] = new Array(36);
+  for (let a = 0; a < 6; a++) for (let c = 0; c < 6; c++) T[6 * a + c] = g.dot(R.map((k) => Ia[6 * a + k]), R.map((k) => X[6 * k + c]));
+  for (let a = 0; a < 6; a++) {
+    for (let c = a; c < 6; c++) {
+      const x = g.dot(R.map((k) => X[6 * k + a]), R.map((k) => T[6 * k + c]));
+      const s = slot + SYM[6 * a + c];
+      g.store(s, g.add(g.load(s), x));
+    }
+  }
+}
