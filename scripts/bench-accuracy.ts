@@ -25,7 +25,7 @@ import { loadUrdf } from '../src/node/urdf-file.ts';
 import { analyze, NumericLU, type FactorOptions, type SymbolicLU } from '../src/sparse/index.ts';
 import { handedHumanoid, massSpreadChain } from '../spec/assembly/stress-models.ts';
 import { randomState } from '../spec/state.ts';
-import { fmt, peakRssMiB } from './bench-lib.ts';
+import { fmt, peakRssMiB, timeInterleaved } from './bench-lib.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpusDir = resolve(root, process.argv[2] ?? '../shared/urdf-corpus');
@@ -216,38 +216,6 @@ function measure(robot: string, base: 'fixed' | 'floating', kind: Row['kind'], m
     else row.us[t.key] = us[k];
   });
   return row;
-}
-
-/**
- * Median µs per call of each function, timed in interleaved rounds (every function once per round,
- * the order rotated from round to round, in batches of calls lasting about `minMs`), so that a
- * change of the machine's load affects all of them alike; ratios between them are then measured in
- * the same run. The clock is the process's CPU time (user + system), which other processes
- * sharing the cores do not inflate the way they inflate wall-clock time.
- */
-function timeInterleaved(fns: (() => void)[], rounds = 15, minMs = 3): number[] {
-  const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-  const reps = fns.map((f) => {
-    for (let k = 0; k < 100; k++) f();
-    let n = 1;
-    for (;;) {
-      const t0 = cpuMs();
-      for (let k = 0; k < n; k++) f();
-      if (cpuMs() - t0 >= minMs || n > 1e6) return n;
-      n *= 2;
-    }
-  });
-  const samples: number[][] = fns.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    for (let t = 0; t < fns.length; t++) {
-      const k = (t + r) % fns.length;
-      const f = fns[k];
-      const t0 = cpuMs();
-      for (let i = 0; i < reps[k]; i++) f();
-      samples[k].push(((cpuMs() - t0) * 1000) / reps[k]);
-    }
-  }
-  return samples.map((x) => x.sort((a, b) => a - b)[x.length >> 1]);
 }
 
 /** all joints at 0, unit quaternions at identity */

@@ -74,3 +74,35 @@ export function peakRssMiB(): number {
 export function fmt(x: number, digits = 2): string {
   return x >= 100 ? x.toFixed(0) : x.toFixed(digits);
 }
+
+/**
+ * Median µs per call of each function, timed in interleaved rounds (every function once per round,
+ * the order rotated from round to round, in batches of calls lasting about `minMs`), so that a
+ * change of the machine's load affects all of them alike; ratios between them are then measured in
+ * the same run. The clock is the process's CPU time (user + system), which other processes
+ * sharing the cores do not inflate the way they inflate wall-clock time. `warmup` calls of each first.
+ */
+export function timeInterleaved(fns: (() => void)[], rounds = 15, minMs = 3, warmup = 100): number[] {
+  const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+  const reps = fns.map((f) => {
+    for (let k = 0; k < warmup; k++) f();
+    let n = 1;
+    for (;;) {
+      const t0 = cpuMs();
+      for (let k = 0; k < n; k++) f();
+      if (cpuMs() - t0 >= minMs || n > 1e6) return n;
+      n *= 2;
+    }
+  });
+  const samples: number[][] = fns.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let t = 0; t < fns.length; t++) {
+      const k = (t + r) % fns.length;
+      const f = fns[k];
+      const t0 = cpuMs();
+      for (let i = 0; i < reps[k]; i++) f();
+      samples[k].push(((cpuMs() - t0) * 1000) / reps[k]);
+    }
+  }
+  return samples.map((x) => x.sort((a, b) => a - b)[x.length >> 1]);
+}

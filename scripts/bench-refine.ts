@@ -17,35 +17,9 @@ import type { Model } from '../src/model/model.ts';
 import { Rng } from '../src/model/rng.ts';
 import { parseModelSpec } from '../src/node/spec.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
-import { fmt, SHARED_DIR } from './bench-lib.ts';
+import { fmt, SHARED_DIR, timeInterleaved } from './bench-lib.ts';
 
 const STATES = 64, ROUNDS = 21;
-
-function cpuMs(): number { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
-
-/** median µs per call of each function, in interleaved rounds (order rotated), CPU time */
-function interleaved(fns: (() => void)[], minMs = 4): number[] {
-  const reps = fns.map((f) => {
-    for (let k = 0; k < 3000; k++) f();
-    let n = 1;
-    for (;;) {
-      const t0 = cpuMs();
-      for (let k = 0; k < n; k++) f();
-      if (cpuMs() - t0 >= minMs || n > 1e6) return n;
-      n *= 2;
-    }
-  });
-  const samples: number[][] = fns.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let t = 0; t < fns.length; t++) {
-      const k = (t + r) % fns.length;
-      const t0 = cpuMs();
-      for (let i = 0; i < reps[k]; i++) fns[k]();
-      samples[k].push(((cpuMs() - t0) * 1000) / reps[k]);
-    }
-  }
-  return samples.map((x) => x.sort((a, b) => a - b)[x.length >> 1]);
-}
 
 const specs = process.argv.slice(2);
 const models: [string, () => Model][] = [];
@@ -70,10 +44,10 @@ for (const [name, make] of models) {
     if (tested.solver.lu.refineFailed > 0) refined++;
   }
   let a = 0, b = 0;
-  const [ua, ut] = interleaved([
+  const [ua, ut] = timeInterleaved([
     () => { const st = states[a]; always.solve(st.q, st.v, st.tau, st.fext); a = a + 1 === STATES ? 0 : a + 1; },
     () => { const st = states[b]; tested.solve(st.q, st.v, st.tau, st.fext); b = b + 1 === STATES ? 0 : b + 1; },
-  ]);
+  ], ROUNDS, 4, 3000);
   const { report } = flopsReport(model);
   const rf = report.lu_fd_refinement;
   const alwaysFlops = (() => { const fd = new LuForwardDynamics(model, { symbolic: tested.solver.symbolic, refineWhen: 'always' }); const st = randomDynamicsState(model, new Rng(1)); fd.solve(st.q, st.v, st.tau, st.fext); return fd.solver.totalFlops().total; })();
