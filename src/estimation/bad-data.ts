@@ -9,8 +9,9 @@
  *    its stated variance; J above the χ² quantile at the chosen confidence flags the sample;
  * 2. identification: the largest normalized residual |e_r| / √Ω_rr, Ω = V − A Cov(d) Aᵀ the residual
  *    covariance, names the suspect reading. Ω comes from the sample's own factors of the augmented
- *    matrix K = [V A; Aᵀ 0]: Ω_rs = V_r V_s [K⁻¹]_rs (one solve per reading, only when the test
- *    fires). A sensor's fault often moves several of its readings (a sign flip, swapped channels,
+ *    matrix K = [V A; Aᵀ 0]: Ω_rs = V_r V_s [K⁻¹]_rs (only when the test fires: one solve per
+ *    reading, or m − n + 2 solves sketching the whole block when the readings are more: see
+ *    identifySketched). A sensor's fault often moves several of its readings (a sign flip, swapped channels,
  *    a dead sensor), and the residuals of the others then smear onto readings of other sensors;
  *    so the suspect sensor is the one whose removal lowers J most for its degrees of freedom:
  *    ΔJ_S = e_Sᵀ Ω_SS⁺ e_S over its checkable readings S (χ²-distributed with |S| degrees of
@@ -32,6 +33,8 @@
  * checked by this layout. That is found offline, once per layout, at random configurations.
  */
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
+import { Rng } from '../model/rng.ts';
+import { symmetricEigenInPlace } from '../spatial/symmetric-eigen.ts';
 import { trialConfigurations } from './analysis.ts';
 import type { Estimator } from './estimator.ts';
 
@@ -169,7 +172,7 @@ export interface BadDataCalibration {
  * Bad-data test of one layout's estimator: offline, which rows and sensors can be checked (three
  * random configurations estimated, or `calibration` from another detector of the same layout); per
  * sample, the χ² test and, when it fires, the largest normalized residual. `test()` allocates
- * nothing but its result.
+ * nothing but its result (and, when the test fires, the sensors' scores).
  */
 export class BadDataDetector {
   /** degrees of freedom m − n (0 for a square layout: no test) */
@@ -248,9 +251,19 @@ export class BadDataDetector {
     this.groups = new Map();
     this.rowBlock.forEach((b, t) => { const g = this.groups.get(b); if (g) g.push(t); else this.groups.set(b, [t]); });
     this.omega = new Float64Array(this.checkRows.length);
-    this.work = { X: new Float64Array(N * this.checkRows.length), B: new Float64Array(N * this.checkRows.length) };
+    const k = this.checkRows.length, q = Math.min(k, this.dof + OVERSAMPLE);
+    if (q < k) {
+      this.sketch = new Sketch(k, q, N, this.dof);
+      this.work = this.sketch.work;
+    } else {
+      this.sketch = null;
+      this.work = { X: new Float64Array(N * k), B: new Float64Array(N * k) };
+    }
     this.names = sys.rowNames;
   }
+
+  /** the sketched identification's workspace (null: one solve per checkable row, when there are few) */
+  private readonly sketch: Sketch | null;
 
   private readonly names: readonly string[];
   /** checkable rows of each sensor (indices into checkRows) */
@@ -264,6 +277,7 @@ export class BadDataDetector {
     const out: BadDataResult = { chi2: J, threshold: this.threshold, detected: this.dof > 0 && J > this.threshold };
     if (!Number.isFinite(J)) return { ...out, detected: false, notFinite: true };
     if (!out.detected || this.checkRows.length === 0) return out;
+    if (this.sketch) return this.identifySketched(out);
     this.est.residualVarianceDiag(this.checkRows, this.omega, this.work);
     let best = -1, bestVal = -1;
     for (let t = 0; t < this.checkRows.length; t++) {
@@ -278,7 +292,7 @@ export class BadDataDetector {
     }
     // per sensor: ΔJ_S = e_Sᵀ Ω_SS⁺ e_S, Ω_rs = V_r V_s [K⁻¹]_rs from the columns solved above
     const X = this.work.X, N = this.est.es.sys.m + this.est.es.sys.n;
-    const scores: { sensor: string; score: number; dJ: number; lnr: number }[] = [];
+    const scores: SensorScore[] = [];
     for (const [sensor, ts] of this.groups) {
       const k = ts.length;
       const O = new Matrix(k, k), r = new Matrix(k, 1);
@@ -309,13 +323,158 @@ export class BadDataDetector {
       const lnr = -logLargestTail(logChiSquareTail(rn2, 1), k);
       scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr });
     }
-    if (scores.length === 0) return out;
-    if (!scores.every((x) => Number.isFinite(x.score))) return { ...out, notFinite: true };
-    const top = Math.max(...scores.map((x) => x.score));
-    const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.lnr - a.lnr);
-    out.suspect = close[0].sensor;
-    out.sensorChi2 = close[0].dJ;
-    if (close.length > 1) out.alternatives = close.slice(1).map((x) => x.sensor);
-    return out;
+    return suspectOf(out, scores);
+  }
+
+  /**
+   * Identification from a sketch of the residual covariance: the block S = [K⁻¹] of the checkable
+   * rows (k×k, V⁻¹ Ω V⁻¹ there) is positive semidefinite of rank at most m − n, so q = m − n + 2
+   * solves Y = S G with a fixed Gaussian G (k×q) give it whole: S = Y (GᵀY)⁺ Yᵀ (the Nyström
+   * identity, exact when Y's range is S's, as it is almost surely for rank S ≤ q; Halko, Martinsson &
+   * Tropp, "Finding structure with randomness", SIAM Review, 2011, §5.5). With GᵀY = Q Λ Qᵀ, S = F Fᵀ,
+   * F = Y Q Λ^(−1/2) over the eigenvalues kept (at most m − n, above the rounding of the solves):
+   * Ω_rr = V_r² ‖F_r‖², and a sensor's ΔJ = ρ_Sᵀ (F_S F_Sᵀ)⁺ ρ_S (ρ = V⁻¹e) = Σ (w_iᵀ F_Sᵀ ρ_S)² / μ_i²
+   * from the eigenpairs (μ_i, w_i) of the small Gram matrix F_Sᵀ F_S, whose nonzero eigenvalues are
+   * those of F_S F_Sᵀ = S_SS (rank: as the full path counts it, μ_i > 1e-9 μ_max). Same statistics
+   * as one solve per row, to rounding, with q solves instead of k.
+   */
+  private identifySketched(out: BadDataResult): BadDataResult {
+    const sk = this.sketch!, e = this.est.residual, V = this.est.rowVariance, rows = this.checkRows;
+    const k = rows.length, q = sk.q;
+    this.est.inverseBlockTimes(rows, sk.G, q, sk.Y, sk.work);
+    const r = sk.factor();
+    const F = sk.F;
+    let best = -1, bestVal = -1;
+    for (let t = 0; t < k; t++) {
+      let s2 = 0;
+      for (let i = 0; i < r; i++) s2 += F[t * q + i] * F[t * q + i];
+      const row = rows[t], om = this.omega[t] = V[row] * V[row] * s2;
+      if (!(om > 0)) continue;
+      const rn = Math.abs(e[row]) / Math.sqrt(om);
+      if (rn > bestVal) { bestVal = rn; best = t; }
+    }
+    if (best >= 0) {
+      out.normalized = bestVal;
+      out.row = this.names[rows[best]].replace(/^y\[(.*)\]$/, '$1');
+    }
+    const scores: SensorScore[] = [];
+    for (const [sensor, ts] of this.groups) {
+      // C = F_Sᵀ F_S (r×r), g = F_Sᵀ ρ_S
+      const C = sk.C, g = sk.g;
+      C.fill(0); g.fill(0);
+      for (const t of ts) {
+        const row = rows[t], rho = e[row] / V[row];
+        for (let i = 0; i < r; i++) {
+          const fi = F[t * q + i];
+          g[i] += fi * rho;
+          for (let j = 0; j < r; j++) C[i * r + j] += fi * F[t * q + j];
+        }
+      }
+      symmetricEigenInPlace(r, C, sk.W);
+      let mu0 = 0;
+      for (let i = 0; i < r; i++) mu0 = Math.max(mu0, C[i * r + i]);
+      let dJ = 0, rank = 0;
+      for (let i = 0; i < r; i++) {
+        const mu = C[i * r + i];
+        if (!(mu > 1e-9 * mu0)) continue;
+        rank++;
+        let u = 0;
+        for (let j = 0; j < r; j++) u += sk.W[j * r + i] * g[j];
+        dJ += (u * u) / (mu * mu);
+      }
+      if (rank === 0) continue;
+      let rn2 = 0;
+      for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[rows[t]] ** 2) / this.omega[t]);
+      const lnr = -logLargestTail(logChiSquareTail(rn2, 1), ts.length);
+      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr });
+    }
+    return suspectOf(out, scores);
+  }
+}
+
+/** extra columns of the sketch beyond m − n (oversampling: margin against rounding in the solves) */
+const OVERSAMPLE = 2;
+
+interface SensorScore { sensor: string; score: number; dJ: number; lnr: number }
+
+/** The suspect among the sensors' scores (see the file's comment), written into `out`. */
+function suspectOf(out: BadDataResult, scores: SensorScore[]): BadDataResult {
+  if (scores.length === 0) return out;
+  if (!scores.every((x) => Number.isFinite(x.score))) return { ...out, notFinite: true };
+  let top = -Infinity;
+  for (const x of scores) top = Math.max(top, x.score);
+  const close = scores.filter((x) => x.score >= top - 3).sort((a, b) => b.lnr - a.lnr);
+  out.suspect = close[0].sensor;
+  out.sensorChi2 = close[0].dJ;
+  if (close.length > 1) out.alternatives = close.slice(1).map((x) => x.sensor);
+  return out;
+}
+
+/** Workspace of the sketched identification (BadDataDetector.identifySketched). */
+class Sketch {
+  /** the fixed Gaussian test matrix (k×q), Y = S G, F = Y Q Λ^(−1/2) (k×q, r columns used) */
+  readonly G: Float64Array;
+  readonly Y: Float64Array;
+  readonly F: Float64Array;
+  /** GᵀY and its eigenvectors (q×q); Gram matrix, its eigenvectors and F_Sᵀρ of a sensor (r ≤ q) */
+  private readonly M: Float64Array;
+  private readonly Q: Float64Array;
+  readonly C: Float64Array;
+  readonly W: Float64Array;
+  readonly g: Float64Array;
+  private readonly order: Int32Array;
+  readonly work: { X: Float64Array; B: Float64Array };
+
+  constructor(readonly k: number, readonly q: number, N: number, readonly rankMax: number) {
+    const rng = new Rng(0x5eed);
+    this.G = Float64Array.from({ length: k * q }, () => rng.normal());
+    this.Y = new Float64Array(k * q);
+    this.F = new Float64Array(k * q);
+    this.M = new Float64Array(q * q);
+    this.Q = new Float64Array(q * q);
+    this.C = new Float64Array(q * q);
+    this.W = new Float64Array(q * q);
+    this.g = new Float64Array(q);
+    this.order = new Int32Array(q);
+    this.work = { X: new Float64Array(N * q), B: new Float64Array(N * q) };
+  }
+
+  /**
+   * F from Y: GᵀY (symmetrized) = Q Λ Qᵀ, F = Y Q_r Λ_r^(−1/2) over the r largest eigenvalues (at
+   * most rankMax) above the solves' rounding (64 q ε of the largest); returns r.
+   */
+  factor(): number {
+    const { k, q, G, Y, M, Q, F, order } = this;
+    for (let i = 0; i < q; i++) {
+      for (let j = 0; j < q; j++) {
+        let s = 0;
+        for (let t = 0; t < k; t++) s += G[t * q + i] * Y[t * q + j];
+        M[i * q + j] = s;
+      }
+    }
+    for (let i = 0; i < q; i++) for (let j = 0; j < i; j++) M[i * q + j] = M[j * q + i] = 0.5 * (M[i * q + j] + M[j * q + i]);
+    if (!M.every(Number.isFinite)) return 0;
+    symmetricEigenInPlace(q, M, Q);
+    for (let i = 0; i < q; i++) order[i] = i;
+    // eigenvalues descending (insertion sort: q is small)
+    for (let i = 1; i < q; i++) {
+      const o = order[i], lam = M[o * q + o];
+      let j = i - 1;
+      while (j >= 0 && M[order[j] * q + order[j]] < lam) { order[j + 1] = order[j]; j--; }
+      order[j + 1] = o;
+    }
+    const top = M[order[0] * q + order[0]];
+    let r = 0;
+    while (top > 0 && r < Math.min(q, this.rankMax) && M[order[r] * q + order[r]] > 64 * q * Number.EPSILON * top) r++;
+    F.fill(0);
+    for (let i = 0; i < r; i++) {
+      const o = order[i], scale = 1 / Math.sqrt(M[o * q + o]);
+      for (let t = 0; t < k; t++) {
+        let s = 0;
+        for (let j = 0; j < q; j++) s += Y[t * q + j] * Q[j * q + o];
+        F[t * q + i] = s * scale;
+      }
+    }
+    return r;
   }
 }

@@ -252,6 +252,21 @@ export class Estimator {
     return out;
   }
 
+  /**
+   * Y = [K⁻¹]_{rows, rows} G at the last sample (weighted least squares): the block of K⁻¹ on the
+   * measurement rows `rows` (k of them; V⁻¹ Ω V⁻¹ there, see residualVarianceDiag) times the k×q
+   * matrix G (row-major; Y k×q row-major) — q solves, whatever k. `work`'s arrays hold (m + n)·q
+   * numbers each. No allocation.
+   */
+  inverseBlockTimes(rows: ArrayLike<number>, G: Float64Array, q: number, Y: Float64Array, work: { X: Float64Array; B: Float64Array }): Float64Array {
+    const N = this.rhs.length, k = rows.length, B = work.B, X = work.X;
+    B.fill(0);
+    for (let t = 0; t < k; t++) for (let j = 0; j < q; j++) B[j * N + rows[t]] = G[t * q + j];
+    this.lu!.solveMany(X, B, q);
+    for (let t = 0; t < k; t++) for (let j = 0; j < q; j++) Y[t * q + j] = X[j * N + rows[t]];
+    return Y;
+  }
+
   /** total flops of the last sample */
   totalFlops(): Flops {
     const f = this.flops;
