@@ -7,7 +7,7 @@
  * analyses a layout (sensor subset × contact mode): a batch that meets one it was not given comes
  * back naming it, and comes again with the main thread's offline work of it (`BatchTask.layouts`).
  */
-import { Piscina, workerData } from 'piscina';
+import { workerData } from 'piscina';
 import type { LayoutOffline } from '../estimation/layouts.ts';
 import { EstimationSession, type SessionOptions } from '../estimation/session.ts';
 import { derivedProblem, type DerivationPlan } from '../estimation/derive.ts';
@@ -52,12 +52,10 @@ function init(): RowProcessor {
   return new RowProcessor(session, w.setup);
 }
 
-/** Estimate one batch of rows; its texts' bytes and its arrays of numbers are moved to the main thread, not copied. */
+/** Estimate one batch of rows. */
 export default function estimateBatch(task: BatchTask): BatchResult {
   processor ??= init();
   if (task.layouts) processor.session.layouts.give(task.layouts);
-  const out = task.range ? processor.run(readRange(task.range), true, RESTART_ROWS) : processor.run(task.rows ?? []);
-  const moved = [out.bytes?.buffer, out.report?.values.buffer, out.columns?.values.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer && b.byteLength > 0);
-  if (moved.length === 0) return out;
-  return Piscina.move({ [Piscina.transferableSymbol]: moved, [Piscina.valueSymbol]: out } as never) as unknown as BatchResult;
+  if (task.range) return processor.run(readRange(task.range), true, RESTART_ROWS);
+  return processor.run(task.rows ?? []);
 }

@@ -128,7 +128,6 @@ const maxOf = (a: readonly number[]): number => { let m = -Infinity; for (const 
 const mean = (a: number[]): number => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
 const fmt = (x: number, d = 3): string => Number.isInteger(x) && Math.abs(x) < 1e5 ? String(x) : (Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(d - 1) : x.toPrecision(d));
 const num = (x: number): string => Math.round(x).toLocaleString('en-US');
-const utf8Text = new TextDecoder();
 
 export function register(program: Command, state: CliState): void {
   program
@@ -325,11 +324,9 @@ export function register(program: Command, state: CliState): void {
         };
         const accept = async (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b);
-          // a worker's rows: their texts as UTF-8 bytes (BatchResult.bytes), written as they are in runs of
-          // consecutive rows (run: bytes [runFrom, at) not yet written); what the reports take from them in one array (BatchResult.report)
-          const bytes = b.bytes;
-          let at = 0, runFrom = 0;
-          const endRun = () => { if (bytes && at > runFrom) sink.write(bytes.subarray(runFrom, at)); };
+          // a worker's rows: their texts in one string (BatchResult.text), what the reports take from them in one array (BatchResult.report)
+          const texts = b.text ?? '';
+          let at = 0;
           // Parquet out: the batch's numbers and texts, one row per estimated sample (colRow: the next one)
           const cols = b.columns;
           let colRow = 0;
@@ -338,9 +335,7 @@ export function register(program: Command, state: CliState): void {
           let slot = 0;
           if (rep) truth.note(rep.notes);
           for (const r of b.results) {
-            // a row of the batch's bytes: [from, from + length)
-            let from = -1;
-            if (r.kind === 'ok' && r.length !== undefined && bytes) { from = at; at += r.length; }
+            if (r.kind === 'ok' && r.length !== undefined) { r.text = texts.slice(at, at + r.length); at += r.length; }
             if (r.layout !== undefined) {
               // mode switches counted along the rows' order, not per worker, over the rows that reached a layout (estimated or not), as one job counts them
               // (this thread's session counts its own rows' switches: they are followed here for the workers' rows after them)
@@ -354,13 +349,6 @@ export function register(program: Command, state: CliState): void {
               // a run of flagged samples is named at its first sample, whichever worker estimated it
               if (lastFlag !== null && lastFlag.key === r.flag_key) {
                 if (lastFlag.direction !== r.near_singular) {
-                  if (from >= 0 && outFormat === 'ndjson') {
-                    // this row's text changes: the bytes before it are written, its own as text
-                    at = from; endRun();
-                    text = utf8Text.decode(bytes!.subarray(from, from + r.length!));
-                    at = runFrom = from + r.length!;
-                    from = -1;
-                  }
                   if (outFormat === 'ndjson') text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
                   if (cols) cols.texts[colRow][0] = lastFlag.direction;
                   r.near_singular = lastFlag.direction;
@@ -392,9 +380,8 @@ export function register(program: Command, state: CliState): void {
               csvHeader = [...session.columns(), ...(staleCols ?? []).map((k) => `staleness.${k}`)];
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
             }
-            if (from < 0) sink.write(text);
+            sink.write(text);
           }
-          endRun();
           if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
         /** the worker threads, from row `from` of the log on */
