@@ -168,7 +168,7 @@ async function* csvLines(chunks: AsyncIterable<string>): AsyncGenerator<RawRow[]
   }
 }
 
-const NL = 10, CR = 13, QUOTE = 34;
+const NL = 10, CR = 13, QUOTE = 34, COMMA = 44;
 
 /**
  * Where line `target` starts in `b`, whose first byte is on line `line`, lines counted as
@@ -189,6 +189,30 @@ function lineStart(b: Uint8Array, line: number, target: number): number {
   }
   return b.length;
 }
+
+/**
+ * csv-parse's error for a line (without its "\n") whose first quote is inside an unquoted field
+ * and none of whose fields is quoted (no field starts with a quote), no "\r" but the last byte: the
+ * message it gives, at line `line` ("invalid Opening Quote: … value is" the field's text before the
+ * quote); null for any other line, which csv-parse reads.
+ */
+function openingQuoteError(b: Uint8Array, line: number): string | null {
+  let end = b.length;
+  if (end > 0 && b[end - 1] === CR) end--;
+  let field = 0, fieldStart = 0;
+  for (let i = 0; i < end; i++) {
+    const c = b[i];
+    if (c === CR) return null;
+    if (c === COMMA) { field++; fieldStart = i + 1; continue; }
+    if (c !== QUOTE) continue;
+    if (i === fieldStart) return null; // a quoted field: csv-parse's to read
+    const value = utf8Text.decode(b.subarray(fieldStart, i));
+    return `invalid Opening Quote: a quote is found on field ${field} at line ${line}, value is ${JSON.stringify(value)}`;
+  }
+  return null;
+}
+
+const utf8Text = new TextDecoder();
 
 /**
  * CSV rows through csv-parse, in groups (the rows each chunk of text completes); `lineOffset`: the
@@ -239,7 +263,8 @@ async function* csvRows(chunks: AsyncIterable<string>, lineOffset = 0): AsyncGen
     // csv-parse numbers the lines it was given: the log's lines before them are added
     const message = base ? err.message.replace(/\bat line (\d+)/g, (_m, n: string) => `at line ${Number(n) + base}`) : err.message;
     out.push({ kind: 'error', line: lines + base, message: clipMessage(`not valid CSV: ${message.replace(/^Invalid /, 'invalid ')}`) });
-    const pending = Buffer.concat(held).subarray(pendingAt - heldAt);
+    // (one chunk held, as mostly: a view of it, not a copy — a copy per bad line made a log of many bad lines quadratic)
+    const pending = (held.length === 1 ? held[0] : Buffer.concat(held)).subarray(pendingAt - heldAt);
     const from = lineStart(pending, pendingLine, lines);
     skipping = { lines: base + lines, cr: false };
     const rest = pending.subarray(from);
@@ -261,10 +286,30 @@ async function* csvRows(chunks: AsyncIterable<string>, lineOffset = 0): AsyncGen
         base = skipping.lines;
         skipping = null;
         b = b.subarray(nl + 1);
+        // the lines after it that csv-parse would refuse at once (a quote inside an unquoted field):
+        // refused here, with its message, instead of a new parser for each (a log of many such lines
+        // was quadratic in time)
+        for (;;) {
+          const next = b.indexOf(NL);
+          if (next < 0) break;
+          const message = openingQuoteError(b.subarray(0, next), base + 1);
+          if (message === null) break;
+          base++;
+          out.push({ kind: 'error', line: base, message: clipMessage(`not valid CSV: ${message}`) });
+          b = b.subarray(next + 1);
+        }
         continue;
       }
       held.push(b);
-      parser.write(b);
+      // csv-parse's errors become our messages: their stack traces (a tenth of a millisecond each, with
+      // a line of stray quotes after another) are not captured
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        parser.write(b);
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
       if (failed) { b = resync(); continue; }
       // what the records read took is not needed again
       if (recEnd > pendingAt) {
