@@ -17,9 +17,15 @@ if (!target || !file) {
 const data = readFileSync(file);
 for (let k = 0; k < Number(runs); k++) {
   const t0 = performance.now();
-  const r = await target.run(data);
+  let messages: string[];
+  try {
+    const r = await target.run(data);
+    messages = (r as { messages?: string[] } | undefined)?.messages ?? [];
+  } catch (e) {
+    // a named error is a result too (the fuzzer checks its class and words)
+    messages = [`${(e as Error).name}: ${(e as Error).message}`];
+  }
   const ms = performance.now() - t0;
-  const messages = (r as { messages?: string[] } | undefined)?.messages ?? [];
   const first = messages.find((m) => m) ?? '';
   console.log(`${name} run ${k + 1}: ${ms.toFixed(0)} ms, ${messages.length} messages${first ? `; first: ${first.slice(0, 160)}` : ''}`);
 }

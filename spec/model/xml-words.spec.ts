@@ -4,7 +4,7 @@
  * reworded at their own line; binary data is named.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseUrdf } from '../../src/model/urdf.ts';
 
 const message = (text: string): string => {
@@ -22,6 +22,18 @@ describe('malformed XML in words', () => {
       expect(m).toMatch(new RegExp(`^r\\.urdf:${last}: malformed XML: the file ends (inside|with) .*: it is cut short \\(an interrupted copy or download\\?\\)`));
       expect(m).not.toMatch(/Invalid '\[|found\.|have open quote|doesn't have proper closing/);
     }
+  });
+  it('a file of 3,000 unclosed elements on their own lines: their lines right, found in one pass (fuzz finding: 2 s for 100 kB)', () => {
+    const text = `<robot name="x">\n${Array.from({ length: 3000 }, (_, k) => `${'\n'.repeat(k % 3)}<a${k}>`).join('\n')}\n<b`;
+    // the reference: each element's line counted from the text as written
+    const lineOf = (k: number) => text.slice(0, text.indexOf(`<a${k}>`)).split('\n').length;
+    const spy = vi.spyOn(String.prototype, 'indexOf');
+    const m = message(text);
+    const calls = spy.mock.calls.length;
+    spy.mockRestore();
+    expect(m).toBe(`r.urdf:${text.split('\n').length}: malformed XML: the file ends inside a tag (<b, line ${text.split('\n').length}), with <robot> (line 1), …, <a2997> (line ${lineOf(2997)}), <a2998> (line ${lineOf(2998)}), <a2999> (line ${lineOf(2999)}) still open: it is cut short (an interrupted copy or download?)`);
+    // counting each element's line from the start made ~9 million searches for a line break here
+    expect(calls).toBeLessThan(100_000);
   });
   it('open elements are listed outermost first; a missing last closing tag is named', () => {
     expect(message('<robot name="x">\n<link name="a"/>\n')).toBe('r.urdf:2: malformed XML: the file ends with <robot> (line 1) still open: it is cut short (an interrupted copy or download?), or </robot> is missing');

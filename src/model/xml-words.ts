@@ -32,11 +32,19 @@ function lineAt(text: string, offset: number): number {
  */
 function endState(text: string): EndState | null {
   const open: { name: string; line: number }[] = [];
+  // the line of an offset, counted on from the last one asked (offsets only grow here: counting from
+  // the start for each open element was quadratic, 2 s for a 100 kB file of unclosed tags)
+  let lineFrom = 0, lineThere = 1;
+  const lineOf = (offset: number): number => {
+    for (let k = text.indexOf('\n', lineFrom); k >= 0 && k < offset; k = text.indexOf('\n', k + 1)) lineThere++;
+    lineFrom = offset;
+    return lineThere;
+  };
   let i = text.indexOf('<');
   while (i >= 0) {
     const rest = (from: string, end: string, inside: EndState['inside']): number | EndState => {
       const k = text.indexOf(end, i + from.length);
-      return k < 0 ? { open, inside, at: { name: from, line: lineAt(text, i) } } : k + end.length;
+      return k < 0 ? { open, inside, at: { name: from, line: lineOf(i) } } : k + end.length;
     };
     let next: number | EndState;
     if (text.startsWith('<!--', i)) next = rest('<!--', '-->', 'a comment');
@@ -53,11 +61,11 @@ function endState(text: string): EndState | null {
         if (quote) { if (c === quote) quote = ''; } else if (c === '"' || c === "'") quote = c;
         else if (c === '>') break;
       }
-      if (k >= text.length) return { open, inside: 'a tag', at: { name: close ? `/${name}` : name, line: lineAt(text, i) } };
+      if (k >= text.length) return { open, inside: 'a tag', at: { name: close ? `/${name}` : name, line: lineOf(i) } };
       if (close) {
         if (open.length === 0 || open[open.length - 1].name !== name) return null;
         open.pop();
-      } else if (text[k - 1] !== '/') open.push({ name, line: lineAt(text, i) });
+      } else if (text[k - 1] !== '/') open.push({ name, line: lineOf(i) });
       next = k + 1;
     }
     if (typeof next !== 'number') return next;
