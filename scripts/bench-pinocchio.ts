@@ -28,6 +28,8 @@ import { GeneratedCrba } from '../src/algorithms/crba-code.ts';
 import { GeneratedMinv } from '../src/algorithms/minv-code.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivatives } from '../src/derivatives/recursive.ts';
+import { GeneratedRneaDerivatives, RNEA_DERIVATIVES_CODE_LIMIT } from '../src/derivatives/rnea-derivatives-code.ts';
+import { GeneratedAbaDerivatives } from '../src/derivatives/aba-derivatives-code.ts';
 import { chain } from '../src/model/generators.ts';
 import type { Model } from '../src/model/model.ts';
 import { randomConfiguration } from '../src/model/random.ts';
@@ -153,16 +155,17 @@ for (const a of anchors.models) {
   const did = new RecursiveInverseDynamicsDerivatives(model), dfd = new RecursiveForwardDynamicsDerivatives(model);
   const luId = new LuInverseDynamics(model), luFd = new LuForwardDynamics(model);
   const grnea = GeneratedRnea.create(model), gaba = GeneratedAba.create(model), gcrba = GeneratedCrba.create(model), gminv = GeneratedMinv.create(model);
+  const grd = GeneratedRneaDerivatives.create(model), gad = GeneratedAbaDerivatives.create(model);
   // the generated code warmed up: the engine optimizes new WebAssembly after some calls (Pinocchio's is compiled ahead of time)
-  for (let w = 0; w < 3000; w++) { grnea?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gaba?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); gcrba?.compute(S[w & 63].q, 'lower'); gminv?.compute(S[w & 63].q, 'upper'); }
+  for (let w = 0; w < 3000; w++) { grnea?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gaba?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); gcrba?.compute(S[w & 63].q, 'lower'); gminv?.compute(S[w & 63].q, 'upper'); grd?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gad?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); }
   const [rnea_js, rnea_gen] = timeBoth((k) => { rnea(model, rw, S[k].q, S[k].v, S[k].a); }, grnea ? (k) => { grnea.compute(S[k].q, S[k].v, S[k].a); } : null);
   const [aba_js, aba_gen] = timeBoth((k) => { aba(model, aw, S[k].q, S[k].v, S[k].tau); }, gaba ? (k) => { gaba.compute(S[k].q, S[k].v, S[k].tau); } : null);
   const [crba_js, crba_gen] = timeBoth((k) => { crba(model, cw, S[k].q, 'lower'); }, gcrba ? (k) => { gcrba.compute(S[k].q, 'lower'); } : null);
   const [minv_js, minv_gen] = timeBoth((k) => { minvCarpentier(model, mw, S[k].q, 'upper'); }, gminv ? (k) => { gminv.compute(S[k].q, 'upper'); } : null);
+  const [rd_js, rd_gen] = timeBoth((k) => { did.compute(S[k].q, S[k].v, S[k].a); }, grd ? (k) => { grd.compute(S[k].q, S[k].v, S[k].a); } : null);
+  const [ad_js, ad_gen] = timeBoth((k) => { dfd.compute(S[k].q, S[k].v, S[k].tau); }, gad ? (k) => { gad.compute(S[k].q, S[k].v, S[k].tau); } : null);
   const ours: Record<string, number> = {
-    rnea_js, rnea_gen, aba_js, aba_gen, crba_js, crba_gen, minv_js, minv_gen,
-    rnea_derivatives: time((k) => { did.compute(S[k].q, S[k].v, S[k].a); }),
-    aba_derivatives: time((k) => { dfd.compute(S[k].q, S[k].v, S[k].tau); }),
+    rnea_js, rnea_gen, aba_js, aba_gen, crba_js, crba_gen, minv_js, minv_gen, rd_js, rd_gen, ad_js, ad_gen,
     lu_id: time((k) => { luId.solve(S[k].q, S[k].v, S[k].a); }),
     lu_fd: time((k) => { luFd.solve(S[k].q, S[k].v, S[k].tau); }),
   };
@@ -171,6 +174,8 @@ for (const a of anchors.models) {
   ours.aba = Math.min(ours.aba_js, Number.isNaN(ours.aba_gen) ? Infinity : ours.aba_gen);
   ours.crba = Math.min(ours.crba_js, Number.isNaN(ours.crba_gen) ? Infinity : ours.crba_gen);
   ours.minv = Math.min(ours.minv_js, Number.isNaN(ours.minv_gen) ? Infinity : ours.minv_gen);
+  ours.rnea_derivatives = Math.min(ours.rd_js, Number.isNaN(ours.rd_gen) ? Infinity : ours.rd_gen);
+  ours.aba_derivatives = Math.min(ours.ad_js, Number.isNaN(ours.ad_gen) ? Infinity : ours.ad_gen);
   const pin = a.median_us;
   const ratio: Record<string, number> = {};
   for (const c of COLS) ratio[c] = ours[c] / pin[c];
@@ -180,7 +185,7 @@ for (const a of anchors.models) {
   const cell = (c: string) => `${fmt(ratio[c])}${ratio[c] <= TARGET[c] ? ' ✓' : ''}`;
   const us = (x: number) => (Number.isNaN(x) ? '—' : fmt(x));
   const gcell = (x: number, p: number) => (Number.isNaN(x) ? '—' : fmt(x / p));
-  rows.push(`| ${name} | ${model.nv} | ${fmt(ours.rnea_js / pin.rnea)} | ${gcell(ours.rnea_gen, pin.rnea)} | ${fmt(ours.aba_js / pin.aba)} | ${gcell(ours.aba_gen, pin.aba)} | ${fmt(ours.crba_js / pin.crba)} | ${gcell(ours.crba_gen, pin.crba)} | ${fmt(ours.minv_js / pin.minv)} | ${gcell(ours.minv_gen, pin.minv)} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea_js)} / ${us(ours.rnea_gen)} / ${fmt(pin.rnea)} | ${fmt(ours.aba_js)} / ${us(ours.aba_gen)} / ${fmt(pin.aba)} |`);
+  rows.push(`| ${name} | ${model.nv} | ${fmt(ours.rnea_js / pin.rnea)} | ${gcell(ours.rnea_gen, pin.rnea)} | ${fmt(ours.aba_js / pin.aba)} | ${gcell(ours.aba_gen, pin.aba)} | ${fmt(ours.crba_js / pin.crba)} | ${gcell(ours.crba_gen, pin.crba)} | ${fmt(ours.minv_js / pin.minv)} | ${gcell(ours.minv_gen, pin.minv)} | ${fmt(ours.rd_js / pin.rnea_derivatives)} | ${gcell(ours.rd_gen, pin.rnea_derivatives)} | ${fmt(ours.ad_js / pin.aba_derivatives)} | ${gcell(ours.ad_gen, pin.aba_derivatives)} | ${[...COLS, 'lu_id', 'lu_fd'].map(cell).join(' | ')} | ${fmt(ours.rnea_js)} / ${us(ours.rnea_gen)} / ${fmt(pin.rnea)} | ${fmt(ours.aba_js)} / ${us(ours.aba_gen)} / ${fmt(pin.aba)} |`);
   process.stdout.write(`${name.padEnd(28)} ${[...COLS, 'lu_id', 'lu_fd'].map((c) => fmt(ratio[c]).padStart(6)).join(' ')}\n`);
 }
 const n = rows.length;
@@ -189,12 +194,12 @@ const md = [
   '',
   `Written by \`npx tsx scripts/bench-pinocchio.ts --rounds ${ROUNDS}\` on ${new Date().toISOString().slice(0, 10)} (${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}; 1-minute load average ${load0.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end; peak resident memory ${fmt(peakRssMiB(), 0)} MiB).`,
   '',
-  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike): the JavaScript RNEA (rnea.ts, the reference) does the same work as Pinocchio\'s; the generated one (rnea-code.ts: WebAssembly generated per model, the model\'s constants folded in, τ equal to the reference\'s to rounding) the generated ABA (aba-code.ts, q̈ equal to the reference\'s to rounding; made up to 256 bodies) and the generated CRBA (crba-code.ts, M equal to the reference\'s to rounding; made up to 5,000 (DoF, ancestor) pairs) and the generated M⁻¹ (minv-code.ts, Carpentier\'s passes in body coordinates, M⁻¹ equal to the reference\'s to rounding; made up to 2,500 (DoF, column) pairs) are timed after 3,000 warm-up calls (the engine optimizes new WebAssembly after some calls; Pinocchio\'s C++ is compiled ahead of time), each in alternating rounds with its JavaScript reference (a round of one, then a round of the other), so that the two columns of a row see the same load; the RNEA, ABA, CRBA and M⁻¹ columns give the faster of ours, on which the targets are judged. M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`, one triangle each (`minvCarpentier(…, \'upper\')`, the memory Pinocchio writes); CRBA against `crba` (local), one triangle each (`crba(…, \'lower\')`). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
+  'Ours ÷ Pinocchio\'s median µs per call, every model/base pair of the shared Pinocchio figures (Pinocchio 3.7.0, C++, -O3 -march=native, measured on this machine kind with the same scheme: 64 prepared random states cycled, rounds of at least 5 ms, 11 rounds, empty-loop baseline subtracted, median). **Pinocchio did not run in this run**: its figures were measured before, on this machine kind; the last column gives our RNEA and Pinocchio\'s, the calibration of each row (a loaded machine inflates every ratio of a row alike): the JavaScript RNEA (rnea.ts, the reference) does the same work as Pinocchio\'s; the generated one (rnea-code.ts: WebAssembly generated per model, the model\'s constants folded in, τ equal to the reference\'s to rounding) the generated ABA (aba-code.ts, q̈ equal to the reference\'s to rounding; made up to 256 bodies) and the generated CRBA (crba-code.ts, M equal to the reference\'s to rounding; made up to 5,000 (DoF, ancestor) pairs) and the generated M⁻¹ (minv-code.ts, Carpentier\'s passes in body coordinates, M⁻¹ equal to the reference\'s to rounding; made up to 2,500 (DoF, column) pairs) and the generated RNEA derivatives (rnea-derivatives-code.ts: the world-frame passes of rnea-derivatives.ts as straight-line code, the pairs with the columns above as a loop; τ, ∂τ/∂q, ∂τ/∂q̇ and M equal to the JavaScript\'s to rounding; made up to ' + RNEA_DERIVATIVES_CODE_LIMIT + ' bodies) and the forward-dynamics derivatives from the generated kernels (aba-derivatives-code.ts: the generated ABA, the generated RNEA derivatives without M, then the generated M⁻¹ and dense products −M⁻¹ ∂τ/∂x, or past its limit the world-frame factorization\'s solves; equal to RecursiveForwardDynamicsDerivatives\' to rounding) are timed after 3,000 warm-up calls (the engine optimizes new WebAssembly after some calls; Pinocchio\'s C++ is compiled ahead of time), each in alternating rounds with its JavaScript reference (a round of one, then a round of the other), so that the two columns of a row see the same load; the RNEA, ABA, CRBA, M⁻¹, ∂RNEA and ∂ABA columns give the faster of ours, on which the targets are judged. M⁻¹: our Carpentier algorithm in world coordinates against `computeMinverse`, one triangle each (`minvCarpentier(…, \'upper\')`, the memory Pinocchio writes); CRBA against `crba` (local), one triangle each (`crba(…, \'lower\')`). LU-ID: our sparse LU inverse dynamics ÷ Pinocchio\'s RNEA; LU-FD: our sparse LU forward dynamics ÷ Pinocchio\'s ABA. ✓: within the target (RNEA 1.0, ABA 1.1, CRBA 1.5, M⁻¹ 1.5, derivatives 1.5, LU-ID 1.0, LU-FD 1.2).',
   '',
   `How Pinocchio's figures were measured, in their own words: "${anchors.what}" This run's processor is named above: where it differs from theirs, the ratios carry the difference between the two processors too — the RNEA column, where our code and theirs do the same work, shows its size.`,
   '',
-  '| model | nv | RNEA (JavaScript) | RNEA (generated) | ABA (JavaScript) | ABA (generated) | CRBA (JavaScript) | CRBA (generated) | M⁻¹ (JavaScript) | M⁻¹ (generated) | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | RNEA µs: ours JavaScript / ours generated / Pinocchio\'s | ABA µs: ours JavaScript / ours generated / Pinocchio\'s |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| model | nv | RNEA (JavaScript) | RNEA (generated) | ABA (JavaScript) | ABA (generated) | CRBA (JavaScript) | CRBA (generated) | M⁻¹ (JavaScript) | M⁻¹ (generated) | ∂RNEA (JavaScript) | ∂RNEA (generated) | ∂ABA (JavaScript) | ∂ABA (generated) | RNEA | ABA | CRBA | M⁻¹ | ∂RNEA | ∂ABA | LU-ID ÷ RNEA | LU-FD ÷ ABA | RNEA µs: ours JavaScript / ours generated / Pinocchio\'s | ABA µs: ours JavaScript / ours generated / Pinocchio\'s |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows,
   '',
   `Within target, of ${n} pairs: ${['rnea', 'aba', 'crba', 'minv', 'rnea_derivatives', 'aba_derivatives', 'lu_id', 'lu_fd'].map((c) => `${c} ${met[c] ?? 0}`).join(', ')}.`,

@@ -22,7 +22,9 @@
  * - Problems: {@link parseProblem}, {@link buildEstimationSystem}, {@link analyzeProblem} (with priors, {@link analyzePriors})
  *   (well-posedness), {@link Estimator}, log rows ({@link LogSchema}), synthetic logs with their truth
  *   ({@link synthSamples}, written by {@link LogRowWriter} and {@link mcapLog}), derivatives
- *   ({@link LuInverseDynamicsDerivatives} and the recursive and finite-difference references).
+ *   ({@link LuInverseDynamicsDerivatives} and the recursive and finite-difference references; the
+ *   recursive RNEA and ABA derivatives from WebAssembly generated per model,
+ *   {@link GeneratedRneaDerivatives} and {@link GeneratedAbaDerivatives}, experimental).
  *
  * Stability: every export is stable unless its documentation carries the `@experimental` tag.
  * A stable export keeps its name, signature and meaning within a minor version (0.x.y); an
@@ -126,6 +128,8 @@ export {
 // ── derivatives ───────────────────────────────────────────────────────────────────────────────
 export { LuInverseDynamicsDerivatives, LuForwardDynamicsDerivatives, type DynamicsDerivatives, type LuDerivativesOptions, type LuMode } from './derivatives/dynamics.ts';
 export { RecursiveInverseDynamicsDerivatives, RecursiveForwardDynamicsDerivatives } from './derivatives/recursive.ts';
+export { GeneratedRneaDerivatives, type GeneratedRneaDerivativesOptions } from './derivatives/rnea-derivatives-code.ts';
+export { GeneratedAbaDerivatives } from './derivatives/aba-derivatives-code.ts';
 export { FiniteDifferenceDerivatives, type DynamicsProblem } from './derivatives/finite-differences.ts';
 
 // ── reference checks (what `sparsedyn verify` runs) ───────────────────────────────────────────

@@ -23,6 +23,10 @@ export class Emitter {
   maxLocals = 0;
   /** the temporaries of the next body start again from the first local */
   reset(): void { this.n = 0; }
+  /** the locals in use (for `release`) */
+  mark(): number { return this.n; }
+  /** the locals taken after `mark` are free again (the values made since then must not be used after) */
+  release(mark: number): void { this.n = mark; }
   private fresh(): { l: number } {
     const l = this.n++;
     if (this.n > this.maxLocals) this.maxLocals = this.n;
@@ -94,6 +98,19 @@ export function applyMotion(g: Emitter, E: Val[], r: Val[], m: V6): V6 {
   const tz = g.sub(vz, g.sub(g.mul(r[0], wy), g.mul(r[1], wx)));
   const row = (k: number, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(E[3 * k], x), g.mul(E[3 * k + 1], y)), g.mul(E[3 * k + 2], z));
   return [row(0, wx, wy, wz), row(1, wx, wy, wz), row(2, wx, wy, wz), row(0, tx, ty, tz), row(1, tx, ty, tz), row(2, tx, ty, tz)];
+}
+
+/** X⁻¹ m = (Eᵀ w, Eᵀ v + r × Eᵀ w), as transform.ts's xInvApplyMotion */
+export function invApplyMotion(g: Emitter, E: Val[], r: Val[], m: V6): V6 {
+  const col = (k: number, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(E[k], x), g.mul(E[3 + k], y)), g.mul(E[6 + k], z));
+  const [a0, a1, a2, b0, b1, b2] = m;
+  const wx = col(0, a0, a1, a2), wy = col(1, a0, a1, a2), wz = col(2, a0, a1, a2);
+  return [
+    wx, wy, wz,
+    g.add(col(0, b0, b1, b2), g.sub(g.mul(r[1], wz), g.mul(r[2], wy))),
+    g.add(col(1, b0, b1, b2), g.sub(g.mul(r[2], wx), g.mul(r[0], wz))),
+    g.add(col(2, b0, b1, b2), g.sub(g.mul(r[0], wy), g.mul(r[1], wx))),
+  ];
 }
 
 /** ⁱX_λᵀ f = (Eᵀ n + r × Eᵀ f, Eᵀ f) */
