@@ -43,8 +43,8 @@ export class EstimatePool {
    * returns it unestimated with their keys; it goes again with their offline work and that of the
    * layouts asked for before (another worker may take it), at most once per worker and layout.
    */
-  async run(rows: InputRow[] | LogRange, encodeGroup = false): Promise<BatchResult> {
-    const task: BatchTask = Array.isArray(rows) ? { rows } : { range: rows, ...(encodeGroup ? { encodeGroup } : {}) };
+  async run(rows: InputRow[] | LogRange): Promise<BatchResult> {
+    const task: BatchTask = Array.isArray(rows) ? { rows } : { range: rows };
     for (;;) {
       const r = await (this.pool.run(task) as Promise<BatchResult>);
       if (r.need === undefined) return r;

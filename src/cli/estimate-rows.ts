@@ -23,7 +23,6 @@ import type { EstimationSession, SessionOutcome, SessionStats } from '../estimat
 import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptions, type Sample } from '../io/log.ts';
 import type { AnyLogFormat, RawRow } from '../io/log-reader.ts';
 import { McapEstimateEncoder, secondsToNs, type EncodedEstimate } from '../io/mcap-estimates.ts';
-import type { EncodedGroup } from '../io/parquet-estimates.ts';
 import { nsText } from '../io/mcap-log.ts';
 
 /**
@@ -97,11 +96,6 @@ export interface BatchResult {
    * row, and their texts, one list per row (nothing is formatted)
    */
   columns?: { values: Float64Array; width: number; texts: (string | string[] | undefined)[][] };
-  /**
-   * Parquet out, a range of a log file (estimate-worker.ts): `columns` encoded as one row group, which
-   * the main thread appends (or encodes again from `columns` when it changes a row's text)
-   */
-  group?: EncodedGroup;
   /**
    * a worker's batch that meets layouts it was not given: those layouts, and no result (the batch
    * is sent again with their offline work)

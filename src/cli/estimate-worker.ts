@@ -13,7 +13,6 @@ import { EstimationSession, type SessionOptions } from '../estimation/session.ts
 import { derivedProblem, type DerivationPlan } from '../estimation/derive.ts';
 import { buildEstimationSystem } from '../estimation/setup.ts';
 import { loadProblem } from '../node/problem-file.ts';
-import { ParquetGroupEncoder } from '../io/parquet-estimates.ts';
 import { readRange, type LogRange } from './estimate-ranges.ts';
 import { RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
 
@@ -26,8 +25,6 @@ import { RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type RowSe
 export interface BatchTask {
   rows?: InputRow[];
   range?: LogRange;
-  /** Parquet out: the range is one whole row group of the file, which the worker encodes */
-  encodeGroup?: boolean;
   layouts?: LayoutOffline[];
 }
 
@@ -55,19 +52,10 @@ function init(): RowProcessor {
   return new RowProcessor(session, w.setup);
 }
 
-let encoder: ParquetGroupEncoder | null = null;
-
-/** Estimate one batch of rows; a range written as Parquet comes back encoded as one row group too. */
+/** Estimate one batch of rows. */
 export default function estimateBatch(task: BatchTask): BatchResult {
   processor ??= init();
   if (task.layouts) processor.session.layouts.give(task.layouts);
-  if (!task.range) return processor.run(task.rows ?? []);
-  const out = processor.run(readRange(task.range), true, RESTART_ROWS);
-  const cols = out.columns;
-  if (task.encodeGroup && cols && out.need === undefined) {
-    encoder ??= new ParquetGroupEncoder(processor.session.typedColumns());
-    for (let k = 0; k < cols.texts.length; k++) encoder.row(cols.values, k * cols.width, cols.texts[k]);
-    out.group = encoder.encode() ?? undefined;
-  }
-  return out;
+  if (task.range) return processor.run(readRange(task.range), true, RESTART_ROWS);
+  return processor.run(task.rows ?? []);
 }

@@ -4,12 +4,10 @@
  * number of the CSV header (`t`, `tau.<joint>`, `contact.<link>.fx`, …), INT64 for `line`, BOOLEAN
  * for `flagged`, strings for the mode, the suspect and the near-singular direction, lists of strings
  * for the sensors used and what was implausible. A value the sample does not have (an empty CSV cell,
- * a field the NDJSON row lacks) is a Parquet null; nothing is written as NaN. Row groups end where the
- * caller says (`endGroup`; `estimate` ends one every 4,096 rows of the log), so memory stays bounded
- * whatever the log's length, and a group can be encoded in another thread (ParquetGroupEncoder) and
- * appended (`appendGroup`): the same bytes. The bytes go to `out` as each group is written (the
- * caller's sink, a temporary file renamed at the end). Units and frames go to the file's key-value
- * metadata.
+ * a field the NDJSON row lacks) is a Parquet null; nothing is written as NaN. Row groups are written
+ * as they fill (`groupRows` samples each), so memory stays bounded whatever the log's length; the
+ * bytes go to `out` as each group is written (the caller's sink, a temporary file renamed at the
+ * end). Units and frames go to the file's key-value metadata.
  *
  * Chosen over parquet-wasm (through Apache Arrow's JavaScript tables) and Arrow's own writer by
  * measurement: 270 float64 columns, 20,000 rows in groups of 5,000, plain encoding without
@@ -48,73 +46,70 @@ function schemaOf(cols: ParquetColumn[]): SchemaElement[] {
 }
 
 /**
- * One row group, encoded: its bytes (column chunks, one page each) and its metadata with every file
- * offset counted from the group's first byte (ParquetEstimateWriter.appendGroup moves them to where
- * the group lands in the file). Plain data (typed arrays, BigInts): it crosses to another thread.
+ * A streaming Parquet writer of estimate rows. A row is given as its numbers (the number columns'
+ * values in their order, NaN where the row has none) and its texts (the text columns' values in their
+ * order, undefined where the row has none).
  */
-export interface EncodedGroup {
-  bytes: Uint8Array;
-  rows: number;
-  rowGroup: RowGroup;
-  indexes: PageIndexes[];
-}
-
-type RowGroup = ParquetWriter['row_groups'][number];
-type PageIndexes = ParquetWriter['pendingIndexes'][number];
-
-/** the bytes of the file's header, before the first row group ("PAR1") */
-const MAGIC_BYTES = 4;
-
-/**
- * The rows of one row group at a time, encoded by `encode()` into an EncodedGroup: the same bytes
- * whichever thread encodes them (a worker thread of `estimate --jobs`, or the writer's own). A row is
- * given as its numbers (the number columns' values in their order, NaN where the row has none) and its
- * texts (the text columns' values in their order, undefined where the row has none).
- */
-export class ParquetGroupEncoder {
+export class ParquetEstimateWriter {
   /** the number columns and the text columns, each in the file's order */
   private readonly numCols: number[] = [];
   private readonly textCols: number[] = [];
   /** the current group, column by column */
-  private nums: Float64Array[];
+  private readonly nums: Float64Array[];
   private readonly texts: (string | string[] | undefined)[][];
-  private readonly schema: SchemaElement[];
-  private readonly bytes: ByteWriter;
-  rows = 0;
+  private rows = 0;
+  private total = 0;
+  private readonly writer: ParquetWriter;
 
-  constructor(readonly columns: ParquetColumn[], capacity = 8192) {
+  /**
+   * `out`: where the file's bytes go, in order (each call's array is only valid during the call);
+   * `kv`: the file's key-value metadata
+   */
+  constructor(readonly columns: ParquetColumn[], out: (bytes: Uint8Array) => void, kv: Record<string, string>, readonly groupRows = 8192) {
     columns.forEach((c, k) => (c.type === 'STRING' || c.type === 'STRINGS' ? this.textCols : this.numCols).push(k));
-    this.nums = this.numCols.map(() => new Float64Array(capacity));
-    this.texts = this.textCols.map(() => []);
-    this.schema = schemaOf(columns);
-    this.bytes = new ByteWriter(1 << 20);
+    this.nums = this.numCols.map(() => new Float64Array(groupRows));
+    this.texts = this.textCols.map(() => new Array(groupRows));
+    // the bytes leave as each row group is written: the buffer holds one group at most
+    const bytes = new ByteWriter(1 << 20) as ByteWriter & { flush(): void };
+    bytes.flush = () => { if (bytes.index > 0) { out(new Uint8Array(bytes.buffer, 0, bytes.index)); bytes.index = 0; } };
+    bytes.finish = () => bytes.flush();
     // a double as ByteWriter writes it, its room checked in line (the call to `ensure` per value was a
     // fifth of the encoding's time)
-    const bytes = this.bytes;
     bytes.appendFloat64 = (v: number) => {
       if (bytes.index + 8 > bytes.buffer.byteLength) bytes.ensure(8);
       bytes.view.setFloat64(bytes.index, v, true);
       bytes.index += 8;
       bytes.offset += 8;
     };
+    this.writer = new ParquetWriter({
+      writer: bytes, schema: schemaOf(columns) as never, codec: 'SNAPPY', statistics: false,
+      kvMetadata: Object.entries(kv).map(([key, value]) => ({ key, value })), createdBy: 'sparsedyn',
+    });
   }
 
   /** the number of number columns (the length of a row's numbers) */
   get numberCount(): number { return this.numCols.length; }
 
+  /** rows written so far */
+  get rowCount(): number { return this.total + this.rows; }
+
   /** One row: `nums[at … at + numberCount)` and `texts` (one per text column, in order). */
   row(nums: ArrayLike<number>, at: number, texts: readonly (string | string[] | undefined)[]): void {
     const r = this.rows;
-    if (r === this.nums[0]?.length) this.nums = this.nums.map((a) => { const b = new Float64Array(2 * a.length); b.set(a); return b; });
     for (let k = 0; k < this.nums.length; k++) this.nums[k][r] = nums[at + k];
     for (let k = 0; k < this.texts.length; k++) this.texts[k][r] = texts[k];
-    this.rows++;
+    if (++this.rows === this.groupRows) this.flushGroup();
   }
 
-  /** The rows given since the last call as one row group (null when there were none). */
-  encode(): EncodedGroup | null {
+  /** The last row group, the file's metadata and footer. */
+  end(): void {
+    this.flushGroup();
+    this.writer.finish();
+  }
+
+  private flushGroup(): void {
     const n = this.rows;
-    if (n === 0) return null;
+    if (n === 0) return;
     const columnData: { name: string; data: ArrayLike<unknown>; encoding?: string }[] = new Array(this.columns.length);
     this.numCols.forEach((ci, k) => {
       const c = this.columns[ci], v = this.nums[k].subarray(0, n);
@@ -135,98 +130,10 @@ export class ParquetGroupEncoder {
       if (!c.optional && v.some((x) => x === undefined)) throw new Error(`column ${c.name}: a row has no value`);
       columnData[ci] = { name: c.name, data: v.map((x) => x ?? null) };
     });
-    // a writer of this group alone (after its 4 header bytes); one page per column chunk (pageSize 0:
-    // no page boundaries computed value by value)
-    const bytes = this.bytes;
-    bytes.index = 0;
-    bytes.offset = 0;
-    const w = new ParquetWriter({ writer: bytes, schema: this.schema as never, codec: 'SNAPPY', statistics: false });
-    void w.write({ columnData: columnData as never, rowGroupSize: n, pageSize: 0 });
-    const out: EncodedGroup = { bytes: new Uint8Array(bytes.buffer.slice(MAGIC_BYTES, bytes.index)), rows: n, rowGroup: w.row_groups[0], indexes: w.pendingIndexes };
-    moveOffsets(out, -MAGIC_BYTES);
+    // one page per column chunk (pageSize 0: no page boundaries computed value by value)
+    void this.writer.write({ columnData: columnData as never, rowGroupSize: n, pageSize: 0 });
+    this.total += n;
     this.rows = 0;
-    for (const t of this.texts) t.length = 0;
-    return out;
-  }
-}
-
-/** Every file offset of a group's metadata moved by `by` bytes. */
-function moveOffsets(g: EncodedGroup, by: number): void {
-  const d = BigInt(by);
-  for (const c of g.rowGroup.columns) {
-    c.file_offset += d;
-    const m = c.meta_data;
-    if (m) {
-      m.data_page_offset += d;
-      if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += d;
-      if (m.index_page_offset !== undefined) m.index_page_offset += d;
-    }
-  }
-  for (const x of g.indexes) for (const p of x.offsetIndex?.page_locations ?? []) p.offset += d;
-}
-
-/**
- * A streaming Parquet writer of estimate rows: rows (ParquetGroupEncoder's) gathered into a row group
- * until `endGroup()`, or row groups encoded elsewhere (`appendGroup`), in order; the file's metadata
- * and footer at `end()`.
- */
-export class ParquetEstimateWriter {
-  private readonly encoder: ParquetGroupEncoder;
-  private total = 0;
-  private readonly writer: ParquetWriter;
-  private readonly bytes: ByteWriter & { flush(): void };
-
-  /**
-   * `out`: where the file's bytes go, in order (each call's array is only valid during the call);
-   * `kv`: the file's key-value metadata
-   */
-  constructor(readonly columns: ParquetColumn[], private readonly out: (bytes: Uint8Array) => void, kv: Record<string, string>) {
-    this.encoder = new ParquetGroupEncoder(columns);
-    // the bytes leave as they are written: the buffer holds the header and the footer
-    const bytes = this.bytes = new ByteWriter(1 << 16) as ByteWriter & { flush(): void };
-    bytes.flush = () => { if (bytes.index > 0) { out(new Uint8Array(bytes.buffer, 0, bytes.index)); bytes.index = 0; } };
-    bytes.finish = () => bytes.flush();
-    this.writer = new ParquetWriter({
-      writer: bytes, schema: schemaOf(columns) as never, codec: 'SNAPPY', statistics: false,
-      kvMetadata: Object.entries(kv).map(([key, value]) => ({ key, value })), createdBy: 'sparsedyn',
-    });
-  }
-
-  /** the number of number columns (the length of a row's numbers) */
-  get numberCount(): number { return this.encoder.numberCount; }
-
-  /** rows written so far */
-  get rowCount(): number { return this.total + this.encoder.rows; }
-
-  /** One row of the current group (see ParquetGroupEncoder.row). */
-  row(nums: ArrayLike<number>, at: number, texts: readonly (string | string[] | undefined)[]): void {
-    this.encoder.row(nums, at, texts);
-  }
-
-  /** The rows given since the last group as one row group (nothing when there are none). */
-  endGroup(): void {
-    const g = this.encoder.encode();
-    if (g !== null) this.appendGroup(g);
-  }
-
-  /** A row group encoded elsewhere (after the rows of this writer's current group, which end theirs). */
-  appendGroup(g: EncodedGroup): void {
-    if (this.encoder.rows > 0) this.endGroup();
-    const bytes = this.bytes;
-    bytes.flush();
-    moveOffsets(g, bytes.offset);
-    this.out(g.bytes);
-    bytes.offset += g.bytes.length;
-    const rg = g.rowGroup;
-    this.writer.row_groups.push(rg);
-    this.writer.pendingIndexes.push(...g.indexes);
-    this.writer.num_rows += rg.num_rows;
-    this.total += g.rows;
-  }
-
-  /** The last row group, the file's metadata and footer. */
-  end(): void {
-    this.endGroup();
-    this.writer.finish();
+    this.texts.forEach((t) => t.fill(undefined, 0, n));
   }
 }

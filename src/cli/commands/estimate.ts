@@ -72,14 +72,6 @@ const BATCH = RESTART_ROWS;
 const RANGE_ROWS = 4 * BATCH;
 
 /**
- * rows of the log per Parquet row group: a group holds the estimates of rows (k − 1)·GROUP_ROWS + 1
- * to k·GROUP_ROWS of the log (fewer where rows were skipped), so the groups are the same for any
- * --jobs; with worker threads reading a log file's ranges, a range is a group, which its worker
- * encodes (the main thread only appends its bytes). A multiple of BATCH.
- */
-const GROUP_ROWS = 32 * BATCH;
-
-/**
  * rows per pass of the three passes (parse, estimate, format) in the main thread: fewer than BATCH,
  * so that less of a batch is alive when the garbage collector runs (measured on the demo humanoid,
  * one job: CSV and MCAP about 7% faster than passes of 128 rows, NDJSON the same)
@@ -318,11 +310,7 @@ export function register(program: Command, state: CliState): void {
           const left = Math.max(0, logSize - read) * (rows / read);
           return left * pace >= 1000 * (minSeconds >= 0 ? minSeconds : POOL_MIN_SECONDS);
         };
-        /** batches in flight, in order, each with the row count of its last row (a Parquet group ends at a multiple of GROUP_ROWS) */
-        const pending: { result: Promise<BatchResult>; end: number }[] = [];
-        /** the Parquet row group ends after the estimates of row `end` when that row closes one */
-        const groupEnd = (end: number) => { if (parquetOut !== null && end % GROUP_ROWS === 0) (parquetOut as ParquetEstimateWriter).endGroup(); };
-        const acceptNext = async () => { const p = pending.shift()!; await accept(await p.result, true); groupEnd(p.end); };
+        const pending: Promise<BatchResult>[] = [];
         let batch: InputRow[] = [];
         /** the row count of the first row in `batch` */
         let partFirst = 0;
@@ -342,8 +330,6 @@ export function register(program: Command, state: CliState): void {
           // Parquet out: the batch's numbers and texts, one row per estimated sample (colRow: the next one)
           const cols = b.columns;
           let colRow = 0;
-          // a worker's encoded row group, appended whole unless a row's text changes here (then encoded again from its rows)
-          let rewritten = false;
           if (cols && parquetOut === null) parquetOut = new ParquetEstimateWriter(session.typedColumns(), (bytes) => sink.write(bytes), parquetMetadata(model, file, units, session));
           const rep = fromPool ? b.report : undefined, width = session.reportSlots.width;
           let slot = 0;
@@ -364,7 +350,7 @@ export function register(program: Command, state: CliState): void {
               if (lastFlag !== null && lastFlag.key === r.flag_key) {
                 if (lastFlag.direction !== r.near_singular) {
                   if (outFormat === 'ndjson') text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
-                  if (cols) { cols.texts[colRow][0] = lastFlag.direction; rewritten = true; }
+                  if (cols) cols.texts[colRow][0] = lastFlag.direction;
                   r.near_singular = lastFlag.direction;
                 }
               } else lastFlag = { key: r.flag_key ?? '', direction: r.near_singular };
@@ -387,7 +373,7 @@ export function register(program: Command, state: CliState): void {
               await (mcapOut as McapEstimateWriter).writeEncoded({ stamp: r.stamp!, line: r.line, condition: r.condition, nearSingular: r.near_singular, staleness: r.staleness }, r.mcap, r.status ?? r.estimate!);
               continue;
             }
-            if (cols) { if (!b.group) (parquetOut as ParquetEstimateWriter).row(cols.values, colRow * cols.width, cols.texts[colRow]); colRow++; continue; }
+            if (cols) { (parquetOut as ParquetEstimateWriter).row(cols.values, colRow * cols.width, cols.texts[colRow]); colRow++; continue; }
             if (csvHeader === null && outFormat === 'csv') {
               // a ROS 2 recording adds the staleness of each channel, in s (last columns)
               for (const k of staleCols ?? []) units.set(`staleness.${k}`, 's');
@@ -395,11 +381,6 @@ export function register(program: Command, state: CliState): void {
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
             }
             sink.write(text);
-          }
-          if (b.group && cols) {
-            const w = parquetOut as ParquetEstimateWriter;
-            if (!rewritten) w.appendGroup(b.group);
-            else { for (let k = 0; k < colRow; k++) w.row(cols.values, k * cols.width, cols.texts[k]); w.endGroup(); }
           }
           if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
@@ -422,13 +403,12 @@ export function register(program: Command, state: CliState): void {
             local ??= new RowProcessor(session, setupFor());
             const t0 = performance.now();
             for (let o = 0; o < part.length; o += LOCAL_BATCH) await accept((local as RowProcessor).run(o === 0 && part.length <= LOCAL_BATCH ? part : part.slice(o, o + LOCAL_BATCH), false), false);
-            groupEnd(rows);
             const ms = performance.now() - t0;
             localMs += ms; localBatches++; pace = ms / part.length;
             return;
           }
-          pending.push({ result: pool.run(part), end: rows });
-          while (pending.length > (final ? 0 : 2 * jobs)) await acceptNext();
+          pending.push(pool.run(part));
+          while (pending.length > (final ? 0 : 2 * jobs)) await accept(await pending.shift()!, true);
         };
         // one job: parts that never cross a multiple of BATCH rows, where the pivot order returns to
         // its initial one, as in the workers (the same bytes for any --jobs); jobs: batches of BATCH rows
@@ -463,7 +443,7 @@ export function register(program: Command, state: CliState): void {
           batch = [];
           // the last rows go to the workers when they run (which restart the pivot order themselves), else to this thread
           await send(b, true, partFirst % BATCH === 1);
-          while (pending.length) await acceptNext();
+          while (pending.length) await accept(await pending.shift()!, true);
         };
         /** a CSV log's header row: the columns of its rows */
         const takeHeader = (raw: { cells: string[]; line: number }) => {
@@ -493,8 +473,7 @@ export function register(program: Command, state: CliState): void {
           const fd = openSync(opts.data, 'r');
           try { readSync(fd, head, 0, 3, 0); } finally { closeSync(fd); }
           const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-          // Parquet out: a range per row group, encoded by its worker
-          const scanner = new RangeScanner(opts.data, inFormat, outFormat === 'parquet' ? GROUP_ROWS : RANGE_ROWS, bom, 0, 0);
+          const scanner = new RangeScanner(opts.data, inFormat, RANGE_ROWS, bom, 0, 0);
           if (inFormat === 'csv' && first?.kind === 'csv') {
             // the header: the first row, read as the log's reader read it
             const h = scanner.next(1);
@@ -517,10 +496,8 @@ export function register(program: Command, state: CliState): void {
             }
             // a range starts where a batch would (rows is a multiple of BATCH: nothing waits in `batch`)
             rows += r.rows;
-            // Parquet out: a range that is a whole row group comes back encoded
-            const whole = outFormat === 'parquet' && r.rows === GROUP_ROWS && r.firstRow % GROUP_ROWS === 0;
-            pending.push({ result: (pool as EstimatePool).run(r, whole), end: rows });
-            while (pending.length > 2 * jobs) await acceptNext();
+            pending.push((pool as EstimatePool).run(r));
+            while (pending.length > 2 * jobs) await accept(await pending.shift()!, true);
           }
           const u = scanner.unsafe;
           if (u === null) return;
