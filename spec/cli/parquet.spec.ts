@@ -129,6 +129,35 @@ describe('estimate → Parquet, read by DuckDB', () => {
     expect(readFileSync(join(dir, 'named.bin')).equals(readFileSync(join(dir, 'e.parquet')))).toBe(true);
   }, 120_000);
 
+  it('a long log: the same file for 1, 2 and 3 jobs, skipped rows and all, in row groups of 8,192 samples', async () => {
+    // 8,892 rows: a bad line in the first row group, a row that is not finite in the second (the worker threads read the log in ranges)
+    const lines: string[] = [];
+    for (let k = 0; k < 2 * 4096 + 700; k++) { const o = JSON.parse(demo[k % demo.length]); o.t = Number((k * 0.005).toFixed(6)); lines.push(JSON.stringify(o)); }
+    lines[100] = '{"t": oops}';
+    const big = JSON.parse(lines[5000]);
+    big.sensors.imu_acc[3] = 1e152;
+    lines[5000] = JSON.stringify(big);
+    const log = join(dir, 'long.ndjson');
+    writeFileSync(log, lines.join('\n') + '\n');
+    const files: Buffer[] = [];
+    for (const jobs of [1, 2, 3]) {
+      const out = join(dir, `long-${jobs}.parquet`);
+      const r = await run(['estimate', DEMO, '--data', log, '--out', out, '--no-html', '--quiet', '--jobs', String(jobs)]);
+      expect(r.code).toBe(3);
+      files.push(readFileSync(out));
+    }
+    expect(files[1].equals(files[0])).toBe(true);
+    expect(files[2].equals(files[0])).toBe(true);
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    const q = `'${join(dir, 'long-2.parquet').replace(/'/g, "''")}'`;
+    const groups = (await c.runAndReadAll(`select row_group_id, max(row_group_num_rows) from parquet_metadata(${q}) group by 1 order by 1`)).getRows().map((x) => Number(x[1]));
+    expect(groups).toEqual([8192, 2 * 4096 + 700 - 2 - 8192]);
+    const lineNumbers = (await c.runAndReadAll(`select line from read_parquet(${q})`)).getRows().map((x) => Number(x[0]));
+    expect(lineNumbers.length).toBe(lines.length - 2);
+    expect(lineNumbers.includes(101) || lineNumbers.includes(5001)).toBe(false);
+  }, 180_000);
+
   it('writes nothing when the run is refused, and leaves an existing file as it was', async () => {
     const out = join(dir, 'refused.parquet');
     writeFileSync(out, 'old');
