@@ -4,7 +4,9 @@
  *   q̈ = LuForwardDynamics.solve(q, q̇, τ, f^x)   (Nori (2017) §V-D; matches ABA)
  * Both refine their solves by default (SolverOptions.refine = DYNAMICS_REFINE): on robots with light
  * links the kept pivot order alone loses digits in forward dynamics. Inverse dynamics is triangular
- * (1×1 blocks only), so refinement costs it nothing.
+ * (1×1 blocks only), so refinement costs it nothing. Once their fill runs as generated code, their
+ * kinematics do too (SolverOptions.kinematicsCode, kinematics-code.ts; `{ kinematicsCode: false }`
+ * keeps forwardKinematics): same values to rounding, same flop counts.
  */
 import { checkDynamicsInputs, checkForwardDynamicsDefined } from '../algorithms/validate.ts';
 import type { Model } from '../model/model.ts';
@@ -24,7 +26,7 @@ abstract class ClassicalLu {
   private fextZero = true;
 
   constructor(readonly model: Model, sys: SymbolicSystem, opts: SolverOptions, outKind: 'tau' | 'qdd') {
-    this.solver = new SparseSolver(sys, { refine: DYNAMICS_REFINE, gather: true, ...opts });
+    this.solver = new SparseSolver(sys, { refine: DYNAMICS_REFINE, gather: true, kinematicsCode: true, ...opts });
     this.y = new Float64Array(sys.ny);
     this.out = new Float64Array(model.nv);
     const L = sys.layout, start = outKind === 'tau' ? L.tau : L.qdd;

@@ -12,6 +12,7 @@ import { analyze, type AnalyzeOptions } from '../sparse/analyze.ts';
 import { NumericLU } from '../sparse/numeric.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
 import { FillCode } from './fill-code.ts';
+import { GeneratedKinematics } from './kinematics-code.ts';
 import { fillSource, fillSourceCompiled, fillSystem, sourceGather, SystemValues, type SymbolicSystem } from './system.ts';
 
 /** Flops of one step of a sparse solver, by part. */
@@ -81,6 +82,15 @@ export interface SolverOptions extends AnalyzeOptions {
    * code's right-hand side buffer, from which `values.b` is brought up to date when read.
    */
   gather?: boolean;
+  /**
+   * with `gather`, once the generated fill runs: the kinematics (ⁱX_λ, v_i, c_i) by WebAssembly
+   * generated per model (kinematics-code.ts) instead of forwardKinematics, written where the fill
+   * reads them (default false; LuInverseDynamics and LuForwardDynamics turn it on). Same values to
+   * rounding, same flop counts (forwardKinematics's: GeneratedKinematics.flops). `values.kin` is then
+   * brought up to date when `values` or `valuesLagging` is read. Not with measurement blocks (they
+   * read the kinematics during the fill).
+   */
+  kinematicsCode?: boolean;
 }
 
 /** Default acceptance threshold of the offline pivot order for the systems of sparsedyn (SolverOptions.checkTol). */
@@ -129,6 +139,13 @@ export class SparseSolver {
   private fillMem: WebAssembly.Memory | null = null;
   private bStale = false;
   private bBuf: Float64Array = new Float64Array(0);
+  /** SolverOptions.kinematicsCode: the generated kinematics (made with the first generated fill; null: forwardKinematics), and whether vals.kin lags behind it (and with q̇) */
+  private readonly kinWanted: boolean;
+  private kinCode: GeneratedKinematics | null = null;
+  private kinTried = false;
+  private kinStale = false;
+  private kinWithVelocity = false;
+  private kinLast = false;
 
   constructor(readonly sys: SymbolicSystem, opts: SolverOptions = {}) {
     if (sys.m !== sys.n) {
@@ -146,6 +163,7 @@ export class SparseSolver {
     }
     this.analyzeMs = opts.symbolic ? 0 : performance.now() - t0;
     this.vals = new SystemValues(sys);
+    this.kinWanted = opts.kinematicsCode === true && sys.blocks.length === 0;
     const gather = opts.gather === true ? sourceGather(sys) : null;
     this.gmap = gather === null ? null : gather.map;
     this.lu = new NumericLU(this.symbolic, {
@@ -179,6 +197,7 @@ export class SparseSolver {
    */
   get valuesLagging(): SystemValues {
     this.syncB();
+    this.syncKin();
     return this.vals;
   }
 
@@ -187,6 +206,19 @@ export class SparseSolver {
     if (this.bStale) {
       this.vals.b.set(this.bBuf);
       this.bStale = false;
+    }
+  }
+
+  /** whether the last step's kinematics ran as generated code (SolverOptions.kinematicsCode) */
+  get kinematicsGenerated(): boolean {
+    return this.kinLast;
+  }
+
+  /** vals.kin from the generated kinematics (SolverOptions.kinematicsCode), where they were computed */
+  private syncKin(): void {
+    if (this.kinStale) {
+      this.kinCode!.copyTo(this.vals.kin, this.kinWithVelocity);
+      this.kinStale = false;
     }
   }
 
@@ -203,6 +235,7 @@ export class SparseSolver {
   /** the values of D and b of the last step (D brought up to date from the source with SolverOptions.gather) */
   get values(): SystemValues {
     this.syncB();
+    this.syncKin();
     if (this.stale) {
       const g = this.gmap!, src = this.lu.source, Ax = this.vals.Ax;
       for (let t = 0; t < Ax.length; t++) Ax[t] = src[g[t]];
@@ -218,7 +251,13 @@ export class SparseSolver {
     if (code !== null) {
       // compiled: the generated fill writes b into the factorization's buffer, solved where it stands
       const B = lu.rhsBuffer!;
-      fillSourceCompiled(vals, lu.source, B, code, q, qd, y);
+      const kc = this.kinWanted ? this.generatedKinematics() : null;
+      fillSourceCompiled(vals, lu.source, B, code, q, qd, y, kc);
+      this.kinLast = kc !== null;
+      if (kc !== null) {
+        this.kinStale = true;
+        this.kinWithVelocity = qd !== null;
+      }
       this.stale = true;
       this.bStale = true;
       this.bBuf = B;
@@ -228,17 +267,20 @@ export class SparseSolver {
       else lu.solveNegated(this.d, B);
     } else {
       if (this.gmap !== null) {
+        this.kinStale = false; this.kinLast = false;
         fillSource(vals, lu.source, q, qd, y);
         this.stale = true;
         lu.refactorSource();
       } else {
+        this.kinStale = false; this.kinLast = false;
         fillSystem(vals, q, qd, y);
         lu.refactor(vals.Ax);
       }
       this.bStale = false;
       lu.solveNegated(this.d, vals.b);
     }
-    copyFlops(fl.kinematics, vals.kin.flops);
+    if (this.kinLast) copyFlops(fl.kinematics, this.kinCode!.flops);
+    else copyFlops(fl.kinematics, vals.kin.flops);
     copyFlops(fl.fill, vals.flops);
     fl.factor.reset(); fl.factor.mul = lu.factorMuls; fl.factor.add = lu.factorAdds; fl.factor.div = lu.factorDivs;
     fl.solve.reset(); fl.solve.mul = lu.solveMuls; fl.solve.add = lu.solveAdds; fl.solve.div = lu.solveDivs;
@@ -268,6 +310,15 @@ export class SparseSolver {
       this.fillFailed = true;
     }
     return this.fillCode;
+  }
+
+  /** the generated kinematics (SolverOptions.kinematicsCode), made once; null when the engine refused it or the model is too large */
+  private generatedKinematics(): GeneratedKinematics | null {
+    if (!this.kinTried) {
+      this.kinTried = true;
+      this.kinCode = GeneratedKinematics.create(this.sys.model);
+    }
+    return this.kinCode;
   }
 
   /** value of a named unknown in the last solution (e.g. "tau[knee]", "fx[l_sole].fz") */

@@ -342,26 +342,44 @@ export interface GeneratedFill {
 }
 
 /**
+ * What fillSourceCompiled needs of generated kinematics (GeneratedKinematics, kinematics-code.ts):
+ * `run` writes ⁱX_λ into X and, with q̇, v_i and c_i into V and C (KinematicsWorkspace's layouts).
+ */
+export interface GeneratedKinematicsLike {
+  readonly X: Float64Array;
+  readonly V: Float64Array;
+  readonly C: Float64Array;
+  run(q: ArrayLike<number>, qd: ArrayLike<number> | null): void;
+}
+
+/**
  * fillSource with the generated fill kernels (FillCode, in the compiled factorization's memory):
  * the kinematics (ⁱX_λ, v_i, c_i) and the known inputs are copied in whole into the source's
  * regions (sourceRegions), and the code computes −E r× there and the rest of b (c_i, ν_i, the
  * zero rows, −y) into `b`, the factorization's right-hand side buffer, which receives all of b
- * (vals.b is not written). Same values bit for bit, same flops.
+ * (vals.b is not written). Same values bit for bit, same flops. With `kinCode`, the kinematics
+ * are that generated code's (same values to rounding), vals.kin and its flops are not written.
  */
-export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: GeneratedFill, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): void {
+export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: GeneratedFill, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, kinCode: GeneratedKinematicsLike | null = null): void {
   const sys = vals.sys, kin = vals.kin, fl = vals.flops;
-  forwardKinematics(kin, q, qd);
+  // the kinematics by forwardKinematics into vals.kin, or by the generated code (vals.kin then not written)
+  let X = kin.XupFlat, V = kin.vFlat, C = kin.cFlat;
+  if (kinCode === null) forwardKinematics(kin, q, qd);
+  else {
+    kinCode.run(q, qd);
+    X = kinCode.X; V = kinCode.V; C = kinCode.C;
+  }
   // the kinematics and the known inputs, one copy each, where the generated code reads them
   const R = code.regions, nk = sys.knownRow.length;
-  src.set(kin.XupFlat, R.x);
+  src.set(X, R.x);
   if (qd !== null) {
-    src.set(kin.vFlat, R.v);
-    src.set(kin.cFlat, R.c);
+    src.set(V, R.v);
+    src.set(C, R.c);
   }
   if (y.length === nk) src.set(y, R.y);
   else for (let k = 0; k < nk; k++) src[R.y + k] = y[k];
   // b(3a) = ⁱX_0 a_0 of the bodies hanging from the fixed world
-  const roots = code.roots, X = kin.XupFlat, rowA = sys.rowA, a0 = kin.a0;
+  const roots = code.roots, rowA = sys.rowA, a0 = kin.a0;
   for (let k = 0; k < roots.length; k++) baseAcceleration(b, rowA[roots[k]], X, 12 * roots[k], a0);
   const blocks = sys.blocks;
   fl.reset();
