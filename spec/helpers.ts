@@ -22,3 +22,18 @@ export function maxAbs(x: ArrayLike<number>): number {
   for (let k = 0; k < x.length; k++) m = Math.max(m, Math.abs(x[k]));
   return m;
 }
+
+/**
+ * |got − ref| ≤ tol · max(max |ref|, floor) entry by entry, failing at the first entry that is not
+ * (1 for the scale of an output that is all zero); `floor` lets an output that is zero up to
+ * rounding be compared on the scale of the others
+ */
+export function expectEntriesClose(got: ArrayLike<number>, ref: ArrayLike<number>, tol: number, what: string, floor = 0): void {
+  expect(got.length).toBe(ref.length);
+  let scale = Math.max(maxAbs(ref), floor);
+  if (scale === 0) scale = 1;
+  for (let k = 0; k < ref.length; k++) {
+    const d = Math.abs(got[k] - ref[k]);
+    if (!(d <= tol * scale)) expect.fail(`${what}[${k}]: ${got[k]} against the reference's ${ref[k]} (scale ${scale})`);
+  }
+}

@@ -3,8 +3,6 @@
  * after warm-up, stays at noise level. Doubles passed to non-inlined helpers are boxed by V8, so a
  * regression shows up here as ~16 bytes per boxed value per call.
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { abaUnchecked, AbaWorkspace } from '../src/algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
@@ -15,6 +13,7 @@ import { GeneratedAba } from '../src/algorithms/aba-code.ts';
 import { GeneratedCrba } from '../src/algorithms/crba-code.ts';
 import { GeneratedMinv } from '../src/algorithms/minv-code.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
+import { GeneratedKinematics } from '../src/assembly/kinematics-code.ts';
 import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
 import { fillSystem, SymbolicSystem, SystemValues } from '../src/assembly/system.ts';
 import { chain, humanoid, randomTree } from '../src/model/generators.ts';
@@ -22,6 +21,7 @@ import { parseProblem } from '../src/estimation/problem.ts';
 import { Rng } from '../src/model/rng.ts';
 import { loadUrdf } from '../src/node/urdf-file.ts';
 import { randomState } from './state.ts';
+import { bytesPerCall } from './allocation.ts';
 import { Estimator } from '../src/estimation/estimator.ts';
 import { EstimateConditioning } from '../src/estimation/conditioning.ts';
 import { ConditionEstimator } from '../src/sparse/condest.ts';
@@ -37,37 +37,6 @@ import { RecursiveForwardDynamicsDerivatives, RecursiveInverseDynamicsDerivative
 import { LuInverseDynamicsDerivatives } from '../src/derivatives/dynamics.ts';
 import { analyze } from '../src/sparse/analyze.ts';
 import { NumericLU } from '../src/sparse/numeric.ts';
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-/**
- * Heap growth per call once the code is optimized: rounds of calls until the median of the last
- * five rounds is below the threshold, or 30 rounds have run (unoptimized tiers box doubles, and
- * on a loaded machine the optimizing compiler may take a while to deliver). Returns that median.
- */
-function bytesPerCall(f: () => void, threshold: number, n = 2000): number {
-  // calls costing more than ~0.1 ms get fewer repetitions (the test stays short)
-  const t0 = performance.now();
-  for (let k = 0; k < 50; k++) f();
-  const per = (performance.now() - t0) / 50;
-  if (per > 0.1) n = Math.max(50, Math.round(100 / per));
-  for (let k = 0; k < Math.min(5000, 5 * n); k++) f();
-  const rounds: number[] = [];
-  let med = Infinity;
-  for (let r = 0; r < 30; r++) {
-    gc();
-    const h0 = process.memoryUsage().heapUsed;
-    for (let k = 0; k < n; k++) f();
-    rounds.push((process.memoryUsage().heapUsed - h0) / n);
-    if (rounds.length >= 5) {
-      const last = rounds.slice(-5).sort((a, b) => a - b);
-      med = last[2];
-      if (med < threshold) break;
-    }
-  }
-  return med;
-}
 
 let sink: Float64Array | null = null;
 
@@ -127,6 +96,7 @@ describe('hot paths allocate nothing per call', () => {
     const s = randomState(model, new Rng(5));
     const kin = new KinematicsWorkspace(model);
     const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);
+    const gkin = GeneratedKinematics.create(model)!;
     const grnea = GeneratedRnea.create(model)!, gaba = GeneratedAba.create(model)!, gcrba = GeneratedCrba.create(model)!, gminv = GeneratedMinv.create(model)!;
     const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
     const vals = new SystemValues(sys);
@@ -145,6 +115,8 @@ describe('hot paths allocate nothing per call', () => {
     const bx = Float64Array.from({ length: sys.n }, (_, i) => Math.sin(i)), x = new Float64Array(sys.n);
     const cases: [string, () => void][] = [
       ['forwardKinematics', () => forwardKinematics(kin, s.q, s.v)],
+      ['kinematics, generated code', () => { gkin.run(s.q, s.v); }],
+      ['kinematics without q̇, generated code', () => { gkin.run(s.q, null); }],
       ['rnea', () => { rneaUnchecked(model, rw, s.q, s.v, s.a); }],
       ['rnea, generated code', () => { grnea.compute(s.q, s.v, s.a); }],
       ['aba, generated code', () => { gaba.compute(s.q, s.v, s.tau); }],

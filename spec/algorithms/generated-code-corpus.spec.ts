@@ -7,8 +7,6 @@
  * whose M is positive definite, wherever the kernel is within its size limit (null otherwise: the
  * JavaScript runs). The group is skipped without the corpus.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 import { GeneratedAba } from '../../src/algorithms/aba-code.ts';
 import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
@@ -21,17 +19,8 @@ import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import type { Model } from '../../src/model/model.ts';
 import { randomConfiguration } from '../../src/model/random.ts';
 import { Rng } from '../../src/model/rng.ts';
-import { loadUrdf } from '../../src/node/urdf-file.ts';
-import { describeShared, HAS_SHARED, shared } from '../shared.ts';
-
-const CORPUS = shared('urdf-corpus');
-
-function urdfFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? urdfFiles(p) : name.endsWith('.urdf') ? [p] : [];
-  }).sort();
-}
+import { forEachCorpusModel } from '../corpus.ts';
+import { describeShared } from '../shared.ts';
 
 /** |got − ref| ≤ tol · max(1, max |ref|) entry by entry */
 function close(got: ArrayLike<number>, ref: Float64Array, tol: number, what: string): void {
@@ -67,26 +56,16 @@ function check(model: Model, seed: number): [number, number] {
 }
 
 describeShared('generated kernels on the URDF corpus, fixed and floating bases', () => {
-  const files = HAS_SHARED ? urdfFiles(CORPUS) : [];
   it('every file that loads', () => {
-    expect(files.length).toBeGreaterThan(40);
     let models = 0, kernels = 0, nonzero = 0;
-    for (const path of files) {
-      const file = relative(CORPUS, path);
-      for (const floatingBase of [false, true]) {
-        let model: Model;
-        try { model = loadUrdf(path, { floatingBase, file }); } catch { continue; }
-        if (model.nv === 0) continue;
-        try {
-          const [k, largest] = check(model, models + 1);
-          kernels += k;
-          if (largest > 1e-3) nonzero++;
-        } catch (e) {
-          throw new Error(`${file} (${floatingBase ? 'floating' : 'fixed'} base): ${(e as Error).message}`);
-        }
-        models++;
-      }
-    }
+    const files = forEachCorpusModel((model) => {
+      if (model.nv === 0) return;
+      const [k, largest] = check(model, models + 1);
+      kernels += k;
+      if (largest > 1e-3) nonzero++;
+      models++;
+    });
+    expect(files).toBeGreaterThan(40);
     expect(models).toBeGreaterThan(80);
     expect(kernels).toBeGreaterThan(3 * models);
     // the comparisons are not vacuous: τ is not zero (only a massless model, such as a plane, gives zero)

@@ -8,10 +8,6 @@
  * an independent reference by central differences of RNEA on a floating-base tree (q on the manifold,
  * model/lie.ts). Refused past its size limit; allocates nothing per call.
  */
-import { readdirSync, statSync } from 'node:fs';
-import v8 from 'node:v8';
-import vm from 'node:vm';
-import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { GeneratedRneaDerivatives, RNEA_DERIVATIVES_CODE_LIMIT, RNEA_DERIVATIVES_STRAIGHT_PAIRS, rneaDerivativePairs } from '../../src/derivatives/rnea-derivatives-code.ts';
@@ -22,24 +18,10 @@ import type { Model } from '../../src/model/model.ts';
 import { randomConfiguration } from '../../src/model/random.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
-import { describeShared, HAS_SHARED, shared } from '../shared.ts';
-
-const largestOf = (x: ArrayLike<number>) => { let m = 0; for (let k = 0; k < x.length; k++) m = Math.max(m, Math.abs(x[k])); return m; };
-
-/**
- * |got − ref| ≤ tol · max |ref| entry by entry; `floor`: the least scale (an output that is zero up
- * to rounding, such as ∂τ/∂q̇ of a model whose joints' velocities exert no force, is compared on the
- * scale of the other outputs); 1 for an output that is all zero
- */
-function close(got: ArrayLike<number>, ref: ArrayLike<number>, tol: number, what: string, floor = 0): void {
-  expect(got.length).toBe(ref.length);
-  let scale = Math.max(largestOf(ref), floor);
-  if (scale === 0) scale = 1;
-  for (let k = 0; k < ref.length; k++) {
-    const d = Math.abs(got[k] - ref[k]);
-    if (!(d <= tol * scale)) expect.fail(`${what}[${k}]: ${got[k]} against the reference's ${ref[k]} (scale ${scale})`);
-  }
-}
+import { bytesPerCall } from '../allocation.ts';
+import { expectEntriesClose, maxAbs } from '../helpers.ts';
+import { forEachCorpusModel } from '../corpus.ts';
+import { describeShared } from '../shared.ts';
 
 /**
  * the generated code (both forms of the pairs with the columns above: the loop, straight-line code;
@@ -62,11 +44,11 @@ function check(model: Model, seed: number, states = 3, forms = true): number {
       for (const g of gens) {
         g!.compute(q, qd, a);
         const how = `${g!.loop ? 'loop' : 'straight'}${qd ? '' : ', q̇ = 0'}`;
-        const floor = 1e-3 * Math.max(largestOf(ref.tau), largestOf(ref.dq), largestOf(ref.dv), largestOf(ref.M));
-        close(g!.tau, ref.tau, 1e-11, `τ (${how})`, floor);
-        close(g!.dq, ref.dq, 1e-11, `∂τ/∂q (${how})`, floor);
-        close(g!.dv, ref.dv, 1e-11, `∂τ/∂q̇ (${how})`, floor);
-        close(g!.M, ref.M, 1e-11, `M (${how})`, floor);
+        const floor = 1e-3 * Math.max(maxAbs(ref.tau), maxAbs(ref.dq), maxAbs(ref.dv), maxAbs(ref.M));
+        expectEntriesClose(g!.tau, ref.tau, 1e-11, `τ (${how})`, floor);
+        expectEntriesClose(g!.dq, ref.dq, 1e-11, `∂τ/∂q (${how})`, floor);
+        expectEntriesClose(g!.dv, ref.dv, 1e-11, `∂τ/∂q̇ (${how})`, floor);
+        expectEntriesClose(g!.M, ref.M, 1e-11, `M (${how})`, floor);
       }
       largest = Math.max(largest, ...ref.dq.map(Math.abs));
     }
@@ -98,7 +80,7 @@ describe('generated RNEA derivatives = the JavaScript workspace', () => {
     const ref = new RneaDerivativesWorkspace(model, false), g = GeneratedRneaDerivatives.create(model, { withM: false })!;
     const q = randomConfiguration(model, rng), v = rng.array(model.nv, -1, 1), a = rng.array(model.nv, -1, 1);
     ref.compute(q, v, a); g.compute(q, v, a);
-    close(g.tau, ref.tau, 1e-11, 'τ'); close(g.dq, ref.dq, 1e-11, '∂τ/∂q'); close(g.dv, ref.dv, 1e-11, '∂τ/∂q̇');
+    expectEntriesClose(g.tau, ref.tau, 1e-11, 'τ'); expectEntriesClose(g.dq, ref.dq, 1e-11, '∂τ/∂q'); expectEntriesClose(g.dv, ref.dv, 1e-11, '∂τ/∂q̇');
     expect(g.M.every((x) => x === 0)).toBe(true);
   });
 
@@ -134,41 +116,15 @@ describe('generated RNEA derivatives = the JavaScript workspace', () => {
       diff(fdv, t(q, vp, a), t(q, vm_, a));
       diff(fM, t(q, v, ap), t(q, v, am));
     }
-    close(g.tau, Float64Array.from(rnea(model, rw, q, v, a)), 1e-12, 'τ against RNEA');
-    close(g.dq, fdq, 1e-5, '∂τ/∂q against central differences');
-    close(g.dv, fdv, 1e-5, '∂τ/∂q̇ against central differences');
-    close(g.M, fM, 1e-5, 'M against central differences');
+    expectEntriesClose(g.tau, Float64Array.from(rnea(model, rw, q, v, a)), 1e-12, 'τ against RNEA');
+    expectEntriesClose(g.dq, fdq, 1e-5, '∂τ/∂q against central differences');
+    expectEntriesClose(g.dv, fdv, 1e-5, '∂τ/∂q̇ against central differences');
+    expectEntriesClose(g.M, fM, 1e-5, 'M against central differences');
     expect(Math.max(...fdq.map(Math.abs))).toBeGreaterThan(1e-2);
   });
 });
 
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-/** heap growth per call after warm-up, the median of the last five rounds (as spec/hotpaths.spec.ts measures it) */
-function bytesPerCall(f: () => void, threshold: number, n = 2000): number {
-  for (let k = 0; k < 5000; k++) f();
-  const rounds: number[] = [];
-  let med = Infinity;
-  for (let r = 0; r < 30; r++) {
-    gc();
-    const h0 = process.memoryUsage().heapUsed;
-    for (let k = 0; k < n; k++) f();
-    rounds.push((process.memoryUsage().heapUsed - h0) / n);
-    if (rounds.length >= 5) {
-      med = rounds.slice(-5).sort((x, y) => x - y)[2];
-      if (med < threshold) break;
-    }
-  }
-  return med;
-}
-
 describe('the generated RNEA derivatives allocate nothing per call', () => {
-  let sink: Float64Array | null = null;
-  it('the detector sees a small allocation (negative control)', () => {
-    expect(bytesPerCall(() => { sink = new Float64Array(2); }, 8)).toBeGreaterThan(16);
-    expect(sink).not.toBeNull();
-  });
   for (const [name, model] of [['humanoid floating', humanoid({ floatingBase: true })], ['tree:40 floating (all joint types)', randomTree(40, 9, { floatingBase: true })], ['chain:96', chain(96)]] as const) {
     it(name, () => {
       const rng = new Rng(5), g = GeneratedRneaDerivatives.create(model)!;
@@ -179,36 +135,17 @@ describe('the generated RNEA derivatives allocate nothing per call', () => {
   }
 });
 
-const CORPUS = shared('urdf-corpus');
-
-function urdfFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? urdfFiles(p) : name.endsWith('.urdf') ? [p] : [];
-  }).sort();
-}
-
 describeShared('generated RNEA derivatives on the URDF corpus, fixed and floating bases', () => {
   it('every file that loads', () => {
-    const files = HAS_SHARED ? urdfFiles(CORPUS) : [];
-    expect(files.length).toBeGreaterThan(40);
     let models = 0, made = 0, nonzero = 0;
-    for (const path of files) {
-      const file = relative(CORPUS, path);
-      for (const floatingBase of [false, true]) {
-        let model: Model;
-        try { model = loadUrdf(path, { floatingBase, file }); } catch { continue; }
-        if (model.nv === 0) continue;
-        models++;
-        if (model.nb > RNEA_DERIVATIVES_CODE_LIMIT) { expect(GeneratedRneaDerivatives.create(model)).toBeNull(); continue; }
-        try {
-          if (check(model, models, 2, model.nv <= 60) > 1e-3) nonzero++;
-        } catch (e) {
-          throw new Error(`${file} (${floatingBase ? 'floating' : 'fixed'} base): ${(e as Error).message}`);
-        }
-        made++;
-      }
-    }
+    const files = forEachCorpusModel((model) => {
+      if (model.nv === 0) return;
+      models++;
+      if (model.nb > RNEA_DERIVATIVES_CODE_LIMIT) { expect(GeneratedRneaDerivatives.create(model)).toBeNull(); return; }
+      if (check(model, models, 2, model.nv <= 60) > 1e-3) nonzero++;
+      made++;
+    });
+    expect(files).toBeGreaterThan(40);
     expect(models).toBeGreaterThan(80);
     expect(made).toBeGreaterThan(models - 5);
     // the comparisons are not vacuous: ∂τ/∂q is not zero (only a massless model gives zero)

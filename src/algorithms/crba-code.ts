@@ -12,7 +12,7 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { ChunkedCode, inertiaMul, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { ChunkedCode, inertiaMul, type Kind, kindsOf, rigidCongruence, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /** largest number of (DoF, ancestor joint) pairs of the model for which the code is made */
 export const CRBA_CODE_PAIRS = 5000;
@@ -72,7 +72,7 @@ export class GeneratedCrba {
         next();
         const I = icOf(i);
         const { E, r } = transform(i, false);
-        const t = rigidToParent(g, E, r, I, mass[i]);
+        const t = rigidCongruence(g, E, r, I, mass[i]);
         for (let k = 0; k < 10; k++) {
           const s = IC + 10 * p + k;
           g.store(s, g.add(started[p] ? g.load(s) : model.I[p][k], t[k]));
@@ -130,34 +130,4 @@ export class GeneratedCrba {
     this.runs[triangle]();
     return this.M;
   }
-}
-
-/** the rigid inertia ⁱX_λᵀ I ⁱX_λ in the parent's coordinates (inertia.ts's inertiaTransformToParent; m constant, nonzero) */
-function rigidToParent(g: ChunkedCode['g'], E: Val[], r: Val[], I: Val[], m: number): Val[] {
-  const [e0, e1, e2, e3, e4, e5, e6, e7, e8] = E, [r0, r1, r2] = r;
-  const [, h0, h1, h2, s0, s1, s2, s3, s4, s5] = I;
-  const d3 = (a: Val, b: Val, c: Val, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(a, x), g.mul(b, y)), g.mul(c, z));
-  const g0 = d3(e0, e3, e6, h0, h1, h2), g1 = d3(e1, e4, e7, h0, h1, h2), g2 = d3(e2, e5, e8, h0, h1, h2);
-  const t00 = d3(s0, s1, s2, e0, e3, e6), t01 = d3(s0, s1, s2, e1, e4, e7), t02 = d3(s0, s1, s2, e2, e5, e8);
-  const t10 = d3(s1, s3, s4, e0, e3, e6), t11 = d3(s1, s3, s4, e1, e4, e7), t12 = d3(s1, s3, s4, e2, e5, e8);
-  const t20 = d3(s2, s4, s5, e0, e3, e6), t21 = d3(s2, s4, s5, e1, e4, e7), t22 = d3(s2, s4, s5, e2, e5, e8);
-  const j00 = d3(e0, e3, e6, t00, t10, t20), j01 = d3(e0, e3, e6, t01, t11, t21), j02 = d3(e0, e3, e6, t02, t12, t22);
-  const j11 = d3(e1, e4, e7, t01, t11, t21), j12 = d3(e1, e4, e7, t02, t12, t22), j22 = d3(e2, e5, e8, t02, t12, t22);
-  const rh = d3(r0, r1, r2, g0, g1, g2);
-  if (m === 0) {
-    const d0 = g.mul(2, rh);
-    return [0, g0, g1, g2,
-      g.sub(g.add(j00, d0), g.mul(g.mul(2, g0), r0)), g.sub(j01, g.add(g.mul(g0, r1), g.mul(r0, g1))), g.sub(j02, g.add(g.mul(g0, r2), g.mul(r0, g2))),
-      g.sub(g.add(j11, d0), g.mul(g.mul(2, g1), r1)), g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.sub(g.add(j22, d0), g.mul(g.mul(2, g2), r2))];
-  }
-  const mr0 = g.mul(m, r0), mr1 = g.mul(m, r1), mr2 = g.mul(m, r2);
-  const rr = d3(r0, r1, r2, r0, r1, r2);
-  const d = g.add(g.mul(2, rh), g.mul(m, rr));
-  return [m, g.add(g0, mr0), g.add(g1, mr1), g.add(g2, mr2),
-    g.sub(g.sub(g.add(j00, d), g.mul(g.mul(2, g0), r0)), g.mul(mr0, r0)),
-    g.sub(g.sub(j01, g.add(g.mul(g0, r1), g.mul(r0, g1))), g.mul(mr0, r1)),
-    g.sub(g.sub(j02, g.add(g.mul(g0, r2), g.mul(r0, g2))), g.mul(mr0, r2)),
-    g.sub(g.sub(g.add(j11, d), g.mul(g.mul(2, g1), r1)), g.mul(mr1, r1)),
-    g.sub(g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.mul(mr1, r2)),
-    g.sub(g.sub(g.add(j22, d), g.mul(g.mul(2, g2), r2)), g.mul(mr2, r2))];
 }

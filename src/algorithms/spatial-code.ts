@@ -360,3 +360,38 @@ export function addCongruence(g: Emitter, E: Val[], r: Val[], Ia: Val[], slot: n
     }
   }
 }
+
+/**
+ * Xᵀ I X for a rigid inertia I = (m, h, Ī) (10 values, I[0] unused: the mass m is a constant) and
+ * X = (E, r): the inertia in the coordinates X maps from (the parent's for ⁱX_λ, the world's for
+ * ⁰X_i), as inertia.ts's inertiaTransformToParent: h' = Eᵀ h, Ī' = Eᵀ Ī E, h_A = h' + m r,
+ * Ī_A = Ī' + 2 (r·h') 1 − (h' rᵀ + r h'ᵀ) + m (r·r 1 − r rᵀ)
+ */
+export function rigidCongruence(g: Emitter, E: Val[], r: Val[], I: ArrayLike<Val>, m: number): Val[] {
+  const [e0, e1, e2, e3, e4, e5, e6, e7, e8] = E, [r0, r1, r2] = r;
+  const [, h0, h1, h2, s0, s1, s2, s3, s4, s5] = Array.from(I);
+  const d3 = (a: Val, b: Val, c: Val, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(a, x), g.mul(b, y)), g.mul(c, z));
+  const g0 = d3(e0, e3, e6, h0, h1, h2), g1 = d3(e1, e4, e7, h0, h1, h2), g2 = d3(e2, e5, e8, h0, h1, h2);
+  const t00 = d3(s0, s1, s2, e0, e3, e6), t01 = d3(s0, s1, s2, e1, e4, e7), t02 = d3(s0, s1, s2, e2, e5, e8);
+  const t10 = d3(s1, s3, s4, e0, e3, e6), t11 = d3(s1, s3, s4, e1, e4, e7), t12 = d3(s1, s3, s4, e2, e5, e8);
+  const t20 = d3(s2, s4, s5, e0, e3, e6), t21 = d3(s2, s4, s5, e1, e4, e7), t22 = d3(s2, s4, s5, e2, e5, e8);
+  const j00 = d3(e0, e3, e6, t00, t10, t20), j01 = d3(e0, e3, e6, t01, t11, t21), j02 = d3(e0, e3, e6, t02, t12, t22);
+  const j11 = d3(e1, e4, e7, t01, t11, t21), j12 = d3(e1, e4, e7, t02, t12, t22), j22 = d3(e2, e5, e8, t02, t12, t22);
+  const rh = d3(r0, r1, r2, g0, g1, g2);
+  if (m === 0) {
+    const d0 = g.mul(2, rh);
+    return [0, g0, g1, g2,
+      g.sub(g.add(j00, d0), g.mul(g.mul(2, g0), r0)), g.sub(j01, g.add(g.mul(g0, r1), g.mul(r0, g1))), g.sub(j02, g.add(g.mul(g0, r2), g.mul(r0, g2))),
+      g.sub(g.add(j11, d0), g.mul(g.mul(2, g1), r1)), g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.sub(g.add(j22, d0), g.mul(g.mul(2, g2), r2))];
+  }
+  const mr0 = g.mul(m, r0), mr1 = g.mul(m, r1), mr2 = g.mul(m, r2);
+  const rr = d3(r0, r1, r2, r0, r1, r2);
+  const d = g.add(g.mul(2, rh), g.mul(m, rr));
+  return [m, g.add(g0, mr0), g.add(g1, mr1), g.add(g2, mr2),
+    g.sub(g.sub(g.add(j00, d), g.mul(g.mul(2, g0), r0)), g.mul(mr0, r0)),
+    g.sub(g.sub(j01, g.add(g.mul(g0, r1), g.mul(r0, g1))), g.mul(mr0, r1)),
+    g.sub(g.sub(j02, g.add(g.mul(g0, r2), g.mul(r0, g2))), g.mul(mr0, r2)),
+    g.sub(g.sub(g.add(j11, d), g.mul(g.mul(2, g1), r1)), g.mul(mr1, r1)),
+    g.sub(g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.mul(mr1, r2)),
+    g.sub(g.sub(g.add(j22, d), g.mul(g.mul(2, g2), r2)), g.mul(mr2, r2))];
+}

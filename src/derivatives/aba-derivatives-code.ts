@@ -1,7 +1,10 @@
 /**
- * [q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹] = abaDerivatives(q, q̇, τ) from the kernels generated per model: q̈ by
- * the generated ABA (aba-code.ts), ∂τ/∂q and ∂τ/∂q̇ at that q̈ by the generated RNEA derivatives
- * without M (rnea-derivatives-code.ts), then by the implicit function theorem, as RecursiveForwardDynamicsDerivatives (recursive.ts):
+ * [q̈, ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹] = abaDerivatives(q, q̇, τ) from the kernels generated per model: M⁻¹
+ * first, then q̈ = M⁻¹ (τ − b) with the bias forces b = RNEA(q, q̇, 0) by the generated RNEA
+ * (rnea-code.ts; where a sum is not finite, M not being positive definite at q, q̈ by the generated
+ * ABA, aba-code.ts, which names the joint), ∂τ/∂q and ∂τ/∂q̇ at that q̈ by the generated RNEA
+ * derivatives without M (rnea-derivatives-code.ts), then by the implicit function theorem, as
+ * RecursiveForwardDynamicsDerivatives (recursive.ts):
  *
  *   ∂q̈/∂q = −M⁻¹ ∂τ/∂q,   ∂q̈/∂q̇ = −M⁻¹ ∂τ/∂q̇,   ∂q̈/∂τ = M⁻¹.
  *
@@ -24,7 +27,22 @@
  * JavaScript ABA, against 291: the generated kernels' code, about 2 MB together, no longer stays in
  * the caches between them; 62 against 98 µs on a 48-link chain).
  *
- * Measured (µs per call, median of 21 alternating rounds after 3,000 warm-up calls of each, one
+ * q̈ by the generated RNEA and the M⁻¹ the products need anyway, rather than by the generated ABA
+ * (which repeats M⁻¹'s articulated inertias: 5.2 µs of a talos_reduced floating call, against 2.4
+ * for the RNEA and 1 for the product), measured faster (processor µs per call, median of 11
+ * alternating rounds after 3,000 warm-up calls, one process, load average about 4: before → after,
+ * and after ÷ Pinocchio 3.7's computeABADerivatives): chain:6 2.87 → 2.44 (0.85), chain:24 20.7 →
+ * 19.2 (1.38), panda floating 8.67 → 8.12 (1.29), kinova floating 6.53 → 5.86 (1.32), go1 floating
+ * 10.5 → 9.82 (1.27), talos_reduced floating 36.8 → 34.6 (1.53; the least round 38.0 → 33.6,
+ * 1.48), simple_humanoid floating 29.4 → 28.2 (1.41). The products reading M⁻¹'s rows instead of
+ * its columns (one cache line for the four rows of a block, M⁻¹ being symmetric) were no faster
+ * (chain:24 3.36 against 3.34 µs, talos_reduced 6.74 against 6.90, go1 1.83 against 1.49) and were
+ * dropped. On the 96-link chain, M⁻¹ by the JavaScript (past the generated one's limit) and these
+ * products took 808 µs against the JavaScript's 395 (products 265 µs: 1.77 million multiply-adds in
+ * f64x2 without fused multiply-add, about as fast as this loop goes; Pinocchio's whole call is
+ * 142 µs), so no code is made there.
+ *
+ * Measured before that change (µs per call, median of 21 alternating rounds after 3,000 warm-up calls of each, one
  * process; 2 cores shared with other work, load average about 3: indicative, runs differ by up to
  * 10%), RecursiveForwardDynamicsDerivatives → this code, and this code ÷ Pinocchio 3.7's
  * computeABADerivatives (its times measured on this machine kind): chain:6 10.2 → 2.91 (1.01), chain:24 42.6 →
@@ -34,6 +52,7 @@
  */
 import { GeneratedAba } from '../algorithms/aba-code.ts';
 import { GeneratedMinv } from '../algorithms/minv-code.ts';
+import { GeneratedRnea } from '../algorithms/rnea-code.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
@@ -54,10 +73,17 @@ export class GeneratedAbaDerivatives implements DynamicsDerivatives {
   /** the products' memory (M⁻¹, ∂τ/∂q, ∂τ/∂q̇, then ∂q̈/∂q, ∂q̈/∂q̇, then the tables) and their function */
   private readonly mem: Float64Array;
   private readonly products: () => void;
+  /** the generated RNEA for the bias forces b = RNEA(q, q̇, 0), that zero q̈, and τ − b */
+  private readonly rnea: GeneratedRnea;
+  private readonly zero: Float64Array;
+  private readonly rhs: Float64Array;
 
-  private constructor(readonly model: Model, private readonly aba: GeneratedAba, readonly rd: GeneratedRneaDerivatives, private readonly minv: GeneratedMinv, bytes: Uint8Array<ArrayBuffer>, tables: Int32Array, pages: number) {
+  private constructor(readonly model: Model, private readonly aba: GeneratedAba, readonly rd: GeneratedRneaDerivatives, private readonly minv: GeneratedMinv, rnea: GeneratedRnea, bytes: Uint8Array<ArrayBuffer>, tables: Int32Array, pages: number) {
     const nv = model.nv, n2 = nv * nv;
     this.value = new Float64Array(nv);
+    this.zero = new Float64Array(nv);
+    this.rhs = new Float64Array(nv);
+    this.rnea = rnea;
     const memory = new WebAssembly.Memory({ initial: pages });
     this.products = (new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>).f0;
     const mem = this.mem = new Float64Array(memory.buffer);
@@ -70,14 +96,14 @@ export class GeneratedAbaDerivatives implements DynamicsDerivatives {
   /** The kernels for this model, or null (where the generated ABA, RNEA derivatives or M⁻¹ are not made, or nv < 2). */
   static create(model: Model): GeneratedAbaDerivatives | null {
     if (model.singularBodies.length > 0 || !canCompile() || model.nv < 2) return null;
-    const aba = GeneratedAba.create(model), minv = aba ? GeneratedMinv.create(model) : null;
-    if (!aba || !minv) return null;
+    const aba = GeneratedAba.create(model), minv = aba ? GeneratedMinv.create(model) : null, rnea = minv ? GeneratedRnea.create(model) : null;
+    if (!aba || !minv || !rnea) return null;
     const { code, tables } = negProducts(model);
     const pages = Math.max(1, Math.ceil((40 * model.nv * model.nv + 4 * tables.length) / 65536));
     const bytes = assemble([{ bodies: [code], type: 1 }], pages);
     if (!WebAssembly.validate(bytes)) return null;
     const rd = GeneratedRneaDerivatives.create(model, { withM: false });
-    return rd ? new GeneratedAbaDerivatives(model, aba, rd, minv, bytes, tables, pages) : null;
+    return rd ? new GeneratedAbaDerivatives(model, aba, rd, minv, rnea, bytes, tables, pages) : null;
   }
 
   /**
@@ -86,10 +112,21 @@ export class GeneratedAbaDerivatives implements DynamicsDerivatives {
    * definite at q throws, naming the joint (the generated ABA's fallback). Allocation free.
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>): this {
-    const mem = this.mem, n2 = this.model.nv * this.model.nv;
-    this.value.set(this.aba.compute(q, qd, tau));
-    const rd = this.rd.compute(q, qd, this.value);
+    const mem = this.mem, nv = this.model.nv, n2 = nv * nv, value = this.value, rhs = this.rhs;
     mem.set(this.minv.compute(q), 0);
+    // q̈ = M⁻¹ (τ − b), b = RNEA(q, q̇, 0)
+    const b = this.rnea.compute(q, qd, this.zero);
+    for (let c = 0; c < nv; c++) rhs[c] = tau[c] - b[c];
+    let finite = true;
+    for (let r = 0; r < nv; r++) {
+      let s = 0;
+      for (let c = 0, rc = r * nv; c < nv; c++, rc++) s += mem[rc] * rhs[c];
+      value[r] = s;
+      if (!(s - s === 0)) finite = false;
+    }
+    // not finite: the generated ABA names the joint whose inertia is not positive definite
+    if (!finite) value.set(this.aba.compute(q, qd, tau));
+    const rd = this.rd.compute(q, qd, value);
     mem.set(rd.dq, n2);
     mem.set(rd.dv, 2 * n2);
     this.products();

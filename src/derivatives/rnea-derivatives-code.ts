@@ -45,7 +45,7 @@
  * panda floating 14.3 → 3.67 (0.89), kinova floating 10.5 → 2.62 (0.89), go1 floating 16.8 → 4.41
  * (0.88), talos_reduced floating 41.1 → 11.3 (0.85), simple_humanoid floating 38.2 → 9.58 (0.78).
  */
-import { type Emitter, ChunkedCode, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
+import { type Emitter, ChunkedCode, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
@@ -235,7 +235,7 @@ export class GeneratedRneaDerivatives {
         puts(VQ(k), dVdq, 2); puts(AQ(k), dAdq, 2); puts(AV(k), dAdv, 2);
       }
       // Y_i = ⁰X_iᵀ I_i ⁰X_i (inertia.ts's inertiaTransformToParent), h = Y v, f = Y a + v ×* h
-      const Y = inertiaToWorld(g, E0, r0, model.I[i]);
+      const Y = rigidCongruence(g, E0, r0, model.I[i], model.I[i][0]);
       const h = inertiaMul(g, Y, v);
       const Ya = inertiaMul(g, Y, a), vh = crossForce(g, v, h);
       const f = Ya.map((x, e) => g.add(x, vh[e]));
@@ -481,34 +481,4 @@ function pairsLoop(nv: number, nItems: number, withM: boolean, rb: number, items
   e.get(IT).i32(1).op(I32_ADD).set(IT);
   e.op(BR, 0, END, END);
   return e.finishWith([[NI32, 0x7f], [NV128, 0x7b], [1, 0x7c]]);
-}
-
-/**
- * Xᵀ I X for a constant rigid inertia I in body coordinates and X = (E, r) values: the inertia in
- * the coordinates X maps from, as inertia.ts's inertiaTransformToParent (h' = Eᵀ h, Ī' = Eᵀ Ī E,
- * h_A = h' + m r, Ī_A = Ī' + 2 (r·h') 1 − (h' rᵀ + r h'ᵀ) + m (r·r 1 − r rᵀ))
- */
-function inertiaToWorld(g: Emitter, E: Val[], r: Val[], I: Float64Array): Val[] {
-  const [m, h0, h1, h2, s0, s1, s2, s3, s4, s5] = I;
-  const [e0, e1, e2, e3, e4, e5, e6, e7, e8] = E;
-  const [r0, r1, r2] = r;
-  const d3 = (a: Val, b: Val, c: Val, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(a, x), g.mul(b, y)), g.mul(c, z));
-  const g0 = d3(e0, e3, e6, h0, h1, h2), g1 = d3(e1, e4, e7, h0, h1, h2), g2 = d3(e2, e5, e8, h0, h1, h2);
-  const t00 = d3(s0, s1, s2, e0, e3, e6), t01 = d3(s0, s1, s2, e1, e4, e7), t02 = d3(s0, s1, s2, e2, e5, e8);
-  const t10 = d3(s1, s3, s4, e0, e3, e6), t11 = d3(s1, s3, s4, e1, e4, e7), t12 = d3(s1, s3, s4, e2, e5, e8);
-  const t20 = d3(s2, s4, s5, e0, e3, e6), t21 = d3(s2, s4, s5, e1, e4, e7), t22 = d3(s2, s4, s5, e2, e5, e8);
-  const j00 = d3(e0, e3, e6, t00, t10, t20), j01 = d3(e0, e3, e6, t01, t11, t21), j02 = d3(e0, e3, e6, t02, t12, t22);
-  const j11 = d3(e1, e4, e7, t01, t11, t21), j12 = d3(e1, e4, e7, t02, t12, t22), j22 = d3(e2, e5, e8, t02, t12, t22);
-  const rh = d3(r0, r1, r2, g0, g1, g2);
-  const mr0 = g.mul(m, r0), mr1 = g.mul(m, r1), mr2 = g.mul(m, r2);
-  const rr = d3(r0, r1, r2, r0, r1, r2);
-  const d = g.add(g.mul(2, rh), g.mul(m, rr));
-  const diag = (j: Val, gk: Val, rk: Val, mrk: Val) => g.sub(g.sub(g.add(j, d), g.mul(g.mul(2, gk), rk)), g.mul(mrk, rk));
-  const off = (j: Val, ga: Val, rb: Val, ra: Val, gb: Val, mra: Val) => g.sub(g.sub(j, g.add(g.mul(ga, rb), g.mul(ra, gb))), g.mul(mra, rb));
-  return [
-    m, g.add(g0, mr0), g.add(g1, mr1), g.add(g2, mr2),
-    diag(j00, g0, r0, mr0), off(j01, g0, r1, r0, g1, mr0), off(j02, g0, r2, r0, g2, mr0),
-    diag(j11, g1, r1, mr1), off(j12, g1, r2, r1, g2, mr1),
-    diag(j22, g2, r2, mr2),
-  ];
 }
