@@ -8,7 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { LuDecomposition, Matrix, SingularValueDecomposition } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Estimator } from '../../src/estimation/estimator.ts';
 import type { BadDataResult } from '../../src/estimation/bad-data.ts';
 import { EstimationSession } from '../../src/estimation/session.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../../src/io/log.ts';
@@ -91,4 +92,17 @@ describe('bad-data identification against dense K⁻¹', () => {
       if (which === 0) expect(r.suspect).toBe('ft_left');
     });
   }, 60_000);
+
+  it('a sketch whose solves overflow gives a test that is not finite (the row is skipped with its reason), as the full path\'s scores would', () => {
+    const session = new EstimationSession(es, { condition: false, confidence: 0.99 });
+    const o = JSON.parse(rows[3]);
+    o.sensors.ft_left[2] += 25;
+    const s = parseNdjsonLine(schema, JSON.stringify(o), 4) as Sample;
+    const spy = vi.spyOn(Estimator.prototype, 'inverseBlockTimes').mockImplementation((_rows, _G, _q, Y) => Y.fill(Infinity));
+    const out = session.estimate(s);
+    expect(spy).toHaveBeenCalled();
+    spy.mockRestore();
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.message).toMatch(/^the bad-data test is not finite/);
+  });
 });

@@ -343,6 +343,8 @@ export class BadDataDetector {
     const k = rows.length, q = sk.q;
     this.est.inverseBlockTimes(rows, sk.G, q, sk.Y, sk.work);
     const r = sk.factor();
+    // the solves overflowed (readings near the end of double precision): as the full path's scores would be
+    if (r < 0) return { ...out, notFinite: true };
     const F = sk.F;
     let best = -1, bestVal = -1;
     for (let t = 0; t < k; t++) {
@@ -441,7 +443,8 @@ class Sketch {
 
   /**
    * F from Y: GᵀY (symmetrized) = Q Λ Qᵀ, F = Y Q_r Λ_r^(−1/2) over the r largest eigenvalues (at
-   * most rankMax) above the solves' rounding (64 q ε of the largest); returns r.
+   * most rankMax) above the solves' rounding (64 q ε of the largest); returns r, or −1 when GᵀY is
+   * not finite.
    */
   factor(): number {
     const { k, q, G, Y, M, Q, F, order } = this;
@@ -453,7 +456,7 @@ class Sketch {
       }
     }
     for (let i = 0; i < q; i++) for (let j = 0; j < i; j++) M[i * q + j] = M[j * q + i] = 0.5 * (M[i * q + j] + M[j * q + i]);
-    if (!M.every(Number.isFinite)) return 0;
+    if (!M.every(Number.isFinite)) return -1;
     symmetricEigenInPlace(q, M, Q);
     for (let i = 0; i < q; i++) order[i] = i;
     // eigenvalues descending (insertion sort: q is small)
