@@ -279,17 +279,7 @@ export class BadDataDetector {
     if (!out.detected || this.checkRows.length === 0) return out;
     if (this.sketch) return this.identifySketched(out);
     this.est.residualVarianceDiag(this.checkRows, this.omega, this.work);
-    let best = -1, bestVal = -1;
-    for (let t = 0; t < this.checkRows.length; t++) {
-      const om = this.omega[t];
-      if (!(om > 0)) continue;
-      const rn = Math.abs(e[this.checkRows[t]]) / Math.sqrt(om);
-      if (rn > bestVal) { bestVal = rn; best = t; }
-    }
-    if (best >= 0) {
-      out.normalized = bestVal;
-      out.row = this.names[this.checkRows[best]].replace(/^y\[(.*)\]$/, '$1');
-    }
+    this.largestNormalized(out);
     // per sensor: ΔJ_S = e_Sᵀ Ω_SS⁺ e_S, Ω_rs = V_r V_s [K⁻¹]_rs from the columns solved above
     const X = this.work.X, N = this.est.es.sys.m + this.est.es.sys.n;
     const scores: SensorScore[] = [];
@@ -313,17 +303,39 @@ export class BadDataDetector {
         for (let a = 0; a < k; a++) u += U.get(a, i) * r.get(a, 0);
         dJ += (u * u) / sv[i];
       }
-      if (rank === 0) continue;
-      // the sensor's significance: its block test, or its largest normalized residual (χ²₁ of r_N²),
-      // whichever is stronger (one reading off, or several); the latter as the largest of the
-      // sensor's k readings (Šidák), so that a sensor of many readings is not named for the chance
-      // that one of them reads high
-      let rn2 = 0;
-      for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[this.checkRows[t]] ** 2) / this.omega[t]);
-      const lnr = -logLargestTail(logChiSquareTail(rn2, 1), k);
-      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr });
+      if (rank > 0) scores.push(this.sensorScore(sensor, ts, dJ, rank));
     }
     return suspectOf(out, scores);
+  }
+
+  /** The largest normalized residual |e_r| / √Ω_rr over the checkable rows (Ω's diagonal in `omega`), into `out`. */
+  private largestNormalized(out: BadDataResult): void {
+    const e = this.est.residual, rows = this.checkRows;
+    let best = -1, bestVal = -1;
+    for (let t = 0; t < rows.length; t++) {
+      const om = this.omega[t];
+      if (!(om > 0)) continue;
+      const rn = Math.abs(e[rows[t]]) / Math.sqrt(om);
+      if (rn > bestVal) { bestVal = rn; best = t; }
+    }
+    if (best >= 0) {
+      out.normalized = bestVal;
+      out.row = this.names[rows[best]].replace(/^y\[(.*)\]$/, '$1');
+    }
+  }
+
+  /**
+   * A sensor's significance: its block test (ΔJ, χ² with `rank` degrees of freedom), or its largest
+   * normalized residual (χ²₁ of r_N²), whichever is stronger (one reading off, or several); the
+   * latter as the largest of the sensor's readings (Šidák), so that a sensor of many readings is not
+   * named for the chance that one of them reads high.
+   */
+  private sensorScore(sensor: string, ts: readonly number[], dJ: number, rank: number): SensorScore {
+    const e = this.est.residual;
+    let rn2 = 0;
+    for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[this.checkRows[t]] ** 2) / this.omega[t]);
+    const lnr = -logLargestTail(logChiSquareTail(rn2, 1), ts.length);
+    return { sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr };
   }
 
   /**
@@ -346,19 +358,12 @@ export class BadDataDetector {
     // the solves overflowed (readings near the end of double precision): as the full path's scores would be
     if (r < 0) return { ...out, notFinite: true };
     const F = sk.F;
-    let best = -1, bestVal = -1;
     for (let t = 0; t < k; t++) {
       let s2 = 0;
       for (let i = 0; i < r; i++) s2 += F[t * q + i] * F[t * q + i];
-      const row = rows[t], om = this.omega[t] = V[row] * V[row] * s2;
-      if (!(om > 0)) continue;
-      const rn = Math.abs(e[row]) / Math.sqrt(om);
-      if (rn > bestVal) { bestVal = rn; best = t; }
+      this.omega[t] = V[rows[t]] * V[rows[t]] * s2;
     }
-    if (best >= 0) {
-      out.normalized = bestVal;
-      out.row = this.names[rows[best]].replace(/^y\[(.*)\]$/, '$1');
-    }
+    this.largestNormalized(out);
     const scores: SensorScore[] = [];
     for (const [sensor, ts] of this.groups) {
       // C = F_Sᵀ F_S (r×r), g = F_Sᵀ ρ_S
@@ -384,11 +389,7 @@ export class BadDataDetector {
         for (let j = 0; j < r; j++) u += sk.W[j * r + i] * g[j];
         dJ += (u * u) / (mu * mu);
       }
-      if (rank === 0) continue;
-      let rn2 = 0;
-      for (const t of ts) if (this.omega[t] > 0) rn2 = Math.max(rn2, (e[rows[t]] ** 2) / this.omega[t]);
-      const lnr = -logLargestTail(logChiSquareTail(rn2, 1), ts.length);
-      scores.push({ sensor, score: Math.max(-logChiSquareTail(Math.max(dJ, 0), rank), lnr), dJ, lnr });
+      if (rank > 0) scores.push(this.sensorScore(sensor, ts, dJ, rank));
     }
     return suspectOf(out, scores);
   }
