@@ -23,7 +23,7 @@ for (const name of names) {
   const target = TARGETS.find((t) => t.name === name)!;
   const s = await fuzz(target, { seconds, save: !args.includes('--no-save'), seed, findingsDir: 'fuzz-findings' });
   all.push(s);
-  console.log(`${s.target}: ${s.executions} executions in ${s.seconds.toFixed(0)} s (${(s.executions / s.seconds).toFixed(0)}/s), ${s.features} features, ${s.srcBlocks} blocks of src/, corpus ${s.corpus} (+${s.added}), findings ${s.findings.length}`);
+  console.log(`${s.target}: ${s.executions} executions in ${s.seconds.toFixed(0)} s (${s.cpuSeconds.toFixed(0)} CPU s, ${s.pausedSeconds.toFixed(0)} s stopped; ${(s.executions / s.seconds).toFixed(0)}/s), ${s.features} features, ${s.srcBlocks} blocks of src/, corpus ${s.corpus} (+${s.added}), findings ${s.findings.length}`);
   for (const f of s.findings) console.log(`  ${f.kind}: ${f.detail.split('\n').slice(0, 4).join('\n    ')}`);
 }
 console.log(`seed ${seed}`);

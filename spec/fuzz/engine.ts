@@ -46,6 +46,8 @@ export const FORBIDDEN = /Cannot read propert|Cannot set propert|Maximum call st
 
 /** The invariant's limits for one input under 100 kB. */
 export const TIME_LIMIT_MS = 1000;
+/** an input that takes this long without being confirmed over its bound: the process was stopped */
+const STOPPED_MS = 20_000;
 export const MEMORY_LIMIT_MB = 256;
 
 export interface Finding {
@@ -58,7 +60,12 @@ export interface Finding {
 export interface FuzzStats {
   target: string;
   executions: number;
+  /** fuzzing time, s: wall time less the time the process was stopped */
   seconds: number;
+  /** wall time the process was stopped (SIGSTOP), s, not counted in `seconds` */
+  pausedSeconds: number;
+  /** user + system CPU time of the process during the run, s */
+  cpuSeconds: number;
   /** features (covered blocks × hit-count buckets) seen */
   features: number;
   /** covered blocks of the project's own code (src/) */
@@ -216,7 +223,7 @@ export async function fuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzS
   const findings: Finding[] = [];
   const kinds = new Set<string>();
   const r = new Rand(opts.seed ?? 12345);
-  const start = performance.now();
+  const start = performance.now(), cpu0 = process.cpuUsage();
   let executions = 0, added = 0, saved = 0;
   const record = (f: Omit<Finding, 'target' | 'input'>, input: Buffer): void => {
     // one finding per kind and first line of detail
@@ -250,8 +257,9 @@ export async function fuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzS
     const f = await confirm(f0, input);
     if (f) record(f, input);
   }
-  const deadline = start + opts.seconds * 1000;
+  let deadline = start + opts.seconds * 1000, paused = 0;
   while (performance.now() < deadline && !(opts.stopAtFinding && findings.length)) {
+    const t = performance.now();
     const base = corpus[r.below(corpus.length)];
     const input = mutate(r, base, corpus, target.dictionary, maxLength);
     const f0 = await runOne(target, input, opts.timeLimitMs);
@@ -259,6 +267,10 @@ export async function fuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzS
     const before = seen.size;
     takeFeatures(seen, srcBlocks);
     const f = await confirm(f0, input);
+    // an input that took ~20 times its bound and was not confirmed: the process was stopped
+    // (SIGSTOP while a benchmark ran); that time is not fuzzing and the deadline moves by it
+    const took = performance.now() - t;
+    if (!f && took > STOPPED_MS) { paused += took; deadline += took; }
     if (f) { record(f, input); continue; }
     if (seen.size > before) {
       corpus.push(input);
@@ -271,7 +283,8 @@ export async function fuzz(target: FuzzTarget, opts: FuzzOptions): Promise<FuzzS
       }
     }
   }
-  return { target: target.name, executions, seconds: (performance.now() - start) / 1000, features: seen.size, srcBlocks: srcBlocks.size, corpus: corpus.length, added, findings };
+  const cpu = process.cpuUsage(cpu0);
+  return { target: target.name, executions, seconds: (performance.now() - start - paused) / 1000, pausedSeconds: paused / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, features: seen.size, srcBlocks: srcBlocks.size, corpus: corpus.length, added, findings };
 }
 
 /**

@@ -72,7 +72,9 @@ export function compress(m: number, n: number, Ti: IndexArray, Tj: IndexArray, T
   }
   Ap[n] = nz;
   const Ai = AiTmp.slice(0, nz);
+  // sums start from −0, the identity of IEEE addition: an entry given once keeps its value bit for bit (−0 too)
   const Ax = new Float64Array(nz);
+  if (Tx !== undefined) Ax.fill(-0);
   if (Tx !== undefined) for (let t = 0; t < nt; t++) Ax[slot[t]] += Tx[t];
   return { A: { m, n, Ap, Ai, Ax }, slot };
 }

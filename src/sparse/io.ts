@@ -179,7 +179,9 @@ export function parseMatrixMarket(text: string, opts: MatrixParseOptions = {}): 
   return finiteSums(compress(m, n, Ti, Tj, Tx).A, fail);
 }
 
+/** a value that reads back bit for bit (−0 included) */
 function fmt(x: number): string {
+  if (Object.is(x, -0)) return '-0.0';
   return Number.isInteger(x) ? x.toFixed(1) : x.toPrecision(17);
 }
 
