@@ -33,5 +33,5 @@ export { NumericLU, factor, type FactorOptions } from './numeric.ts';
 export { solveReach, type SolveReach } from './reach.ts';
 export { ConditionEstimator, Norm1Estimator, type LinearOperator, type CscValues, type ConditionEstimatorOptions } from './condest.ts';
 export { luSolve } from './lusolve.ts';
-export { parseMatrixMarket, parseTriplet, formatMatrixMarket, formatTriplet, MatrixFormatError, MAX_MATRIX_ORDER, MAX_MATRIX_ENTRIES, type MatrixParseOptions } from './io.ts';
+export { parseMatrixMarket, parseTriplet, formatMatrixMarket, formatTriplet, MatrixFormatError, MatrixMarketReader, TripletReader, MAX_MATRIX_ORDER, MAX_MATRIX_ENTRIES, type MatrixParseOptions, type MatrixReader } from './io.ts';
 export { SingularPivotError, StructurallySingularError, type MatrixNames, type PivotCandidate } from './errors.ts';
