@@ -36,7 +36,7 @@ import { RowProcessor, type InputRow } from '../../src/cli/estimate-rows.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { crba, CrbaWorkspace } from '../../src/algorithms/crba.ts';
 import { SingularJointInertiaError } from '../../src/algorithms/validate.ts';
-import { MatrixFormatError, parseMatrixMarket, parseTriplet } from '../../src/sparse/io.ts';
+import { MatrixFormatError, MatrixMarketReader, TripletReader } from '../../src/sparse/io.ts';
 import { analyze } from '../../src/sparse/analyze.ts';
 import { factor } from '../../src/sparse/index.ts';
 import { SingularPivotError, StructurallySingularError } from '../../src/sparse/errors.ts';
@@ -201,7 +201,12 @@ const matrix: FuzzTarget = {
   named: [MatrixFormatError, SingularPivotError, StructurallySingularError],
   run(data) {
     const s = text(data);
-    const A = s.startsWith('%%MatrixMarket') ? parseMatrixMarket(s, { file: 'fuzz.mtx' }) : parseTriplet(s, undefined, { file: 'fuzz.tri' });
+    // read in two pieces, as files are (readMatrix): a line cut between them is read whole
+    const r = s.startsWith('%%MatrixMarket') ? new MatrixMarketReader({ file: 'fuzz.mtx' }) : new TripletReader(undefined, { file: 'fuzz.tri' });
+    const cut = s.length >> 1;
+    r.push(s.slice(0, cut));
+    r.push(s.slice(cut));
+    const A = r.end();
     if (A.m !== A.n || A.n > SIZE_BUDGET) return;
     const lu = factor(A, analyze(A, { ordering: 'auto' }));
     const b = new Float64Array(A.n).fill(1);
