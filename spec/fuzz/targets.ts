@@ -44,6 +44,7 @@ import { SavedAnalysisError, SymbolicLU } from '../../src/sparse/symbolic.ts';
 import { parseReference, ReferenceFormatError } from '../../src/verify/reference.ts';
 import { verifyReference } from '../../src/verify/verify.ts';
 import type { Model } from '../../src/model/model.ts';
+import { neutral } from '../../src/model/neutral.ts';
 import type { FuzzTarget, TargetResult } from './engine.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -72,11 +73,14 @@ const urdf: FuzzTarget = {
   },
 };
 
-/** RNEA and CRBA at q = 0 (what every command that loads a model goes on to do). */
+/**
+ * RNEA and CRBA at the neutral configuration (what every command that loads a model goes on to
+ * do): unit quaternions for every floating and spherical joint, wherever it is in the tree (the
+ * target set them for the base and spherical joints only, so a floating joint inside the tree —
+ * which URDF allows — had a zero quaternion: a fuzzer finding of the harness, not of sparsedyn).
+ */
 function dynamicsAtZero(model: Model): void {
-  const q = new Float64Array(model.nq);
-  if (model.floatingBase) q[6] = 1;
-  for (let i = 0; i < model.nb; i++) if (model.jointTypes[i] === 'spherical') q[model.iq[i] + 3] = 1;
+  const q = neutral(model);
   const zero = new Float64Array(model.nv);
   rnea(model, new RneaWorkspace(model), q, zero, zero);
   crba(model, new CrbaWorkspace(model), q);
