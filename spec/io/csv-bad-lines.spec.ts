@@ -53,4 +53,43 @@ describe('CSV: many bad lines in a row', () => {
       expect(made.parsers).toBeLessThanOrEqual(4 + Math.ceil(text.length / chunk));
     }
   });
+
+  it('bad lines between blank lines (CRLF): the blank lines skipped as csv-parse skips them, no parser per bad line', async () => {
+    // a fuzzed 100 kB log of `]t""-` lines between blank ones took 0.4 s: a new parser per bad line
+    const lines = ['t,a', '1,2'];
+    for (let k = 0; k < 2000; k++) lines.push(k % 2 ? '' : ']t""-');
+    lines.push('3,4', '');
+    const text = lines.join('\r\n');
+    for (const chunk of [4096, text.length]) {
+      made.parsers = 0;
+      const rows = await read(text, chunk);
+      const errors = rows.filter((r) => r.kind === 'error') as { line: number; message: string }[];
+      expect(errors.map((e) => e.line)).toEqual(Array.from({ length: 1000 }, (_, k) => 3 + 2 * k));
+      errors.forEach((e) => expect(e.message).toBe(reference(lines[e.line - 1], e.line)));
+      expect(rows.filter((r) => r.kind === 'csv').map((r) => [r.line, ...(r as { cells: string[] }).cells])).toEqual([[1, 't', 'a'], [2, '1', '2'], [2003, '3', '4']]);
+      expect(made.parsers).toBeLessThanOrEqual(4 + Math.ceil(text.length / chunk));
+    }
+  });
+
+  it('good and bad lines in turn: the same rows and messages as csv-parse gives line by line, no parser per bad line', async () => {
+    // a fuzzed 100 kB log of `]`, `]t""-`, blank lines in turn took 0.3–0.4 s: a new parser per bad line
+    const good = [']', '1,2,3', 'a, b ,c', 'é,ü', '', ' ', ',', '1,,2'];
+    const badLines = [']t""-', 'x"y', '1,2"'];
+    const lines = ['t,a'];
+    for (let k = 0; k < 3000; k++) lines.push(k % 2 ? good[k % good.length] : badLines[k % badLines.length]);
+    lines.push('"q",1', '4,5', '');
+    const text = lines.join('\r\n');
+    const expected = (line: string): string[][] => parseSync(line, { relax_column_count: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n'] });
+    for (const chunk of [4096, text.length]) {
+      made.parsers = 0;
+      const rows = await read(text, chunk);
+      const errors = rows.filter((r) => r.kind === 'error') as { line: number; message: string }[];
+      expect(errors.map((e) => e.line)).toEqual(Array.from({ length: 1500 }, (_, k) => 2 + 2 * k));
+      errors.forEach((e) => expect(e.message).toBe(reference(lines[e.line - 1], e.line)));
+      const csv = rows.filter((r) => r.kind === 'csv') as { line: number; cells: string[] }[];
+      const want = lines.flatMap((l, k) => (errors.some((e) => e.line === k + 1) ? [] : expected(l).map((cells) => ({ line: k + 1, cells }))));
+      expect(csv.map((r) => [r.line, r.cells])).toEqual(want.map((r) => [r.line, r.cells]));
+      expect(made.parsers).toBeLessThanOrEqual(4 + Math.ceil(text.length / chunk));
+    }
+  });
 });
