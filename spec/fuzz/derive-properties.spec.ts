@@ -4,16 +4,18 @@
  * times repeated, going back or jumping, readings missing or not numbers, junk lines, extra
  * channels. For any such log: exit 0, 3 or 2 as documented; every output row is a row of the log,
  * in its order, once; every row not in the output is named with its line on standard error; nothing
- * written as NaN or null; no engine words in what is printed.
+ * written as NaN or null; no engine words in what is printed; the same bytes with two worker threads.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cubicHumanoidLog, humanoidAsLogged } from '../../scripts/robot-log.ts';
 import { runCli } from '../cli/run.ts';
 import { FORBIDDEN } from './engine.ts';
+import { ensureBuilt } from '../package/dist.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sparsedyn-derive-prop-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,6 +103,30 @@ describe('estimate on logs as robots record them, damaged as real logs are', () 
         for (const e of est) for (const j of joints) expect(Number.isFinite(e.tau[j])).toBe(true);
       }),
       { seed: 20261128, numRuns: 30 },
+    );
+  }, 300_000);
+
+  it('any such log: the same bytes and the same skipped rows with two worker threads as with one job', () => {
+    ensureBuilt();
+    const bin = resolve('bin/sparsedyn.mjs');
+    let k = 0;
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 6 }), (edits) => {
+        const data = join(dir, `jobs${k}.ndjson`);
+        // long enough for the workers to take byte ranges of it
+        writeFileSync(data, [...apply(edits), ...base.slice(0, 20)].join('\n') + '\n');
+        const outs = ['1', '2'].map((jobs) => {
+          const out = join(dir, `jobs${k}-${jobs}.ndjson`);
+          const r = spawnSync(process.execPath, [bin, 'estimate', problem, '--data', data, '--out', out, '--jobs', jobs, '--no-html'], { encoding: 'utf8' });
+          const skipped = r.stderr.split('\n').filter((l) => /: skipped: /.test(l));
+          return { code: r.status, out: existsSync(out) ? readFileSync(out, 'utf8') : null, skipped, err: r.stderr };
+        });
+        k++;
+        expect(outs[1].code, outs[1].err).toBe(outs[0].code);
+        expect(outs[1].out).toBe(outs[0].out);
+        expect(outs[1].skipped).toEqual(outs[0].skipped);
+      }),
+      { seed: 20261128, numRuns: 4 },
     );
   }, 300_000);
 });
