@@ -158,6 +158,19 @@ describe('messages quote long user text shortened', () => {
     expect(c.message).toMatch(/^column "q\.l_hip_yaw" is "x{60}…" \(10,000,000 characters\): not a decimal number$/);
   });
 
+  it('a robot file\'s warnings with a joint named by 5,000 characters are clipped (fuzzer: warnings of 5,407 and 10,432 characters)', () => {
+    const name = '['.repeat(5000);
+    // link2's inertia is not physically valid (a warning naming its joint), and its joint has the long name
+    const text = CHAIN6.replaceAll('"joint2"', `"${name}"`).replace(/(<link name="link2">[\s\S]*?<inertia )ixx="[^"]*"/, '$1ixx="-1"');
+    const warnings = modelFromUrdf(text, { file: 'w.urdf' }).warnings ?? [];
+    const named = warnings.filter((w) => w.message.includes('[['));
+    expect(named.length).toBeGreaterThan(0);
+    for (const w of named) {
+      expect(w.message.length).toBeLessThan(2100);
+      expect(w.message).toMatch(/\[{59}… \(\d,\d{3} characters\)/);
+    }
+  });
+
   it('a long name in a problem file is cut in the message', () => {
     const name = 'n'.repeat(100_000);
     let msg = '';

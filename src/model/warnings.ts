@@ -4,6 +4,7 @@
  * user's words, with the file and line when the model came from a file. Commands print them once
  * on stderr and carry them in their JSON output.
  */
+import { clipMessage } from '../text/clip.ts';
 
 export interface ModelWarning {
   /** stable, machine-readable kind, e.g. `mimic-ignored` */
@@ -27,7 +28,8 @@ export function formatLocation(file: string | undefined, line: number | undefine
 /** A warning whose message is `detail` prefixed by its location (and the element unless the detail names it). */
 export function modelWarning(code: string, detail: string, where: { element?: string; file?: string; line?: number } = {}): ModelWarning {
   const named = where.element === undefined || detail.includes(where.element);
-  const message = `${formatLocation(where.file, where.line)}${named ? '' : `${where.element}: `}${detail}`;
+  // clipped as every error is: names are any text, and a name of thousands of characters is not repeated whole
+  const message = clipMessage(`${formatLocation(where.file, where.line)}${named ? '' : `${where.element}: `}${detail}`);
   return { code, ...where, message };
 }
 
