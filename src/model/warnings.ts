@@ -1,11 +1,11 @@
+import { clipMessage } from '../text/clip.ts';
+
 /**
  * Warnings carried by a model: what was odd in its description but could be handled (an ignored
  * `<mimic>`, a placeholder inertia, a massless moving body, …). Each names the element in the
  * user's words, with the file and line when the model came from a file. Commands print them once
  * on stderr and carry them in their JSON output.
  */
-import { clipMessage } from '../text/clip.ts';
-
 export interface ModelWarning {
   /** stable, machine-readable kind, e.g. `mimic-ignored` */
   readonly code: string;
