@@ -136,4 +136,23 @@ describe('LU inverse/forward dynamics = RNEA/ABA', () => {
     expect(() => id.solve(z, z, [0, 0, 0, Infinity])).toThrow(/a\[3\] is Infinity/);
     expect(() => id.solve(z, z, z, [new Float64Array(6)])).toThrow('fext has 1 wrenches, expected model.nb = 4');
   });
+
+  it('large systems once their code is generated (loop kernels and the fill\'s loop form): τ = RNEA, q̈ = ABA', () => {
+    // the default ('auto') generates code at the 16th refactor: the loop kernels for the 21,818-statement
+    // triangular solves of a 256-link chain and a 192-body tree, and for forward dynamics of a 100-body tree; beside them the
+    // fill in its loop form (more than 64 bodies)
+    const cases: [Model, 'id' | 'fd'][] = [[chain(256), 'id'], [randomTree(100, 31, { floatingBase: true }), 'fd'], [randomTree(192, 32, { floatingBase: true }), 'id']];
+    for (const [model, kind] of cases) {
+      const rng = new Rng(model.nb + kind.length);
+      const lu = kind === 'id' ? new LuInverseDynamics(model) : new LuForwardDynamics(model);
+      const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model);
+      for (let t = 0; t < 24; t++) {
+        const { q, v, a, tau } = randomState(model, rng);
+        if (kind === 'id') expectClose(lu.solve(q, v, a), rnea(model, rw, q, v, a), 1e-12, `lu_id vs RNEA, ${model.nb} bodies, call ${t}`);
+        else expectClose(lu.solve(q, v, tau), aba(model, aw, q, v, tau), 1e-9, `lu_fd vs ABA, ${model.nb} bodies, call ${t}`);
+      }
+      expect(lu.solver.lu.compiledSize?.kind, `${kind} ${model.nb} bodies`).toBe('loops');
+      expect((lu.solver as unknown as { fillCode: { form: string } | null }).fillCode?.form, `${kind} ${model.nb} bodies`).toBe('loops');
+    }
+  });
 });

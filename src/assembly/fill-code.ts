@@ -41,12 +41,12 @@ export class FillCode implements GeneratedFill {
   /**
    * @param srcBase slot (f64 index) of the source vector in the memory
    * @param bBase slot of the right-hand side buffer (b, unpermuted)
-   * @param form 'straight': one statement per operation (BODIES_PER_FUNCTION bodies a function);
+   * @param form the code's form, kept: 'straight': one statement per operation (BODIES_PER_FUNCTION bodies a function);
    *   'loops': a loop over the bodies reading their rows, inertias and term codes from tables in
    *   the source (sourceRegions), for large systems, whose straight-line code the engine takes long
    *   to optimize
    */
-  constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number, form: 'straight' | 'loops' = 'straight') {
+  constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number, readonly form: 'straight' | 'loops' = 'straight') {
     const model = sys.model, nb = model.nb, st = sys.skewTerms;
     const R = sourceRegions(sys);
     this.regions = R;

@@ -27,7 +27,8 @@
  * up to ~29,000 statements (forward dynamics) and 1.2–3.9× slower from ~36,000; for inverse
  * dynamics (triangular, whose loops skip the block tables) 8% faster at 700 statements, as fast
  * from ~3,000. FactorOptions.compileLimit bounds what 'auto' compiles straight (25,000; 4,000 when
- * triangular); above it, 'auto' runs the loop kernels.
+ * triangular; 18,000 when triangular and solved from its source, as inverse dynamics is); above it,
+ * 'auto' runs the loop kernels.
  *
  * Sums in registers. The refactor of a block computes each column slot by slot: a slot's value is
  * read from C where it stands (C_bb is not scattered into X), its updates are subtracted in the

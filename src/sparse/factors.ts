@@ -115,11 +115,14 @@ export interface FactorOptions extends MatrixNames {
    * instead (default 25,000: below, straight-line code ran 2–15% faster than the loops on the
    * machine measured, from ~36,000 statements up to 3× slower; 4,000 for a triangular matrix, all
    * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts;
-   * 60,000 for a triangular matrix solved from its source (gather.solveFromSource), whose
+   * 18,000 for a triangular matrix solved from its source (gather.solveFromSource): alone, its
    * straight-line solve, one statement per slot and two per row, ran 20–25% faster than the loops
-   * on chains of 96 to 600 links (8,000 to 51,000 statements); at 1,000 links (85,000) it ran 1.3×
-   * faster once optimized, but in a benchmark with other modules compiling it ran 4× slower for
-   * the first seconds, before the engine had optimized it)
+   * on chains of 96 to 600 links (8,000 to 51,000 statements), but inverse dynamics runs it beside
+   * the generated kinematics and fill, and there (LuInverseDynamics per call, loop kernels and the
+   * fill's loop form against straight-line code) the loops are as fast from ~16,000 statements and
+   * faster above: a 192-link chain (16,356) 2.6% slower, 256 links (21,818) 8% faster, 320 links
+   * (27,278) 18%, 384 links (32,740) 30%; random trees of 128, 192 and 256 bodies (16,728,
+   * 24,992, 33,256 statements) 0.6%, 19% and 38% faster)
    */
   readonly compileLimit?: number;
 }
@@ -306,7 +309,7 @@ export class LUFactors {
     this.compileAfter = options.compileAfter ?? 16;
     // a triangular matrix solved from its source has no factor code: its solve alone is compiled
     const fromSource = options.gather?.solveFromSource === true && (options.scale ?? 'none') === 'none';
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 60000 : 4000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 18000 : 4000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
