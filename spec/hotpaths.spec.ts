@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { abaUnchecked, AbaWorkspace } from '../src/algorithms/aba.ts';
 import { crba, CrbaWorkspace } from '../src/algorithms/crba.ts';
+import { crbaWorld, CrbaWorldWorkspace } from '../src/algorithms/crba-world.ts';
 import { forwardKinematics, KinematicsWorkspace } from '../src/algorithms/kinematics.ts';
 import { rneaUnchecked, RneaWorkspace } from '../src/algorithms/rnea.ts';
 import { GeneratedRnea } from '../src/algorithms/rnea-code.ts';
@@ -95,7 +96,7 @@ describe('hot paths allocate nothing per call', () => {
   for (const [name, model] of [['humanoid floating', loadUrdf('models/humanoid.urdf', { floatingBase: true })], ['tree:40 (all joint types)', randomTree(40, 9, { floatingBase: true })], ['chain 12 (one-DoF joints)', chain(12)]] as const) {
     const s = randomState(model, new Rng(5));
     const kin = new KinematicsWorkspace(model);
-    const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model);
+    const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model), ww = new CrbaWorldWorkspace(model);
     const gkin = GeneratedKinematics.create(model)!;
     const grnea = GeneratedRnea.create(model)!, gaba = GeneratedAba.create(model)!, gcrba = GeneratedCrba.create(model)!, gminv = GeneratedMinv.create(model)!;
     const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
@@ -124,6 +125,7 @@ describe('hot paths allocate nothing per call', () => {
       ['Carpentier M⁻¹, generated code', () => { gminv.compute(s.q, 'upper'); }],
       ['aba', () => { abaUnchecked(model, aw, s.q, s.v, s.tau); }],
       ['crba (with its entry checks)', () => { crba(model, cw, s.q); }],
+      ['crba in world coordinates (with its entry checks)', () => { crbaWorld(model, ww, s.q); }],
       ['fillSystem', () => fillSystem(vals, s.q, s.v, y)],
       ['sparse forward dynamics step', () => { fd.solver.stepUnchecked(s.q, s.v, y); }],
       ['sparse inverse dynamics step', () => { id.solver.stepUnchecked(s.q, s.v, id.y); }],

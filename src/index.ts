@@ -13,7 +13,7 @@
  *   writer ({@link urdfFromSpec}), configurations ({@link neutral}, {@link randomConfiguration},
  *   {@link integrate}, {@link difference}).
  * - Gold standards, each with its workspace made once per model: {@link rnea}, {@link aba},
- *   {@link crba}, {@link computeMinverse} (Carpentier's M⁻¹; also {@link minvCarpentier}) and
+ *   {@link crba} (also in world coordinates: {@link crbaWorld}), {@link computeMinverse} (Carpentier's M⁻¹; also {@link minvCarpentier}) and
  *   {@link minvCholesky}, {@link forwardKinematics}; the same algorithms as WebAssembly generated
  *   per model, the model's constants folded in ({@link GeneratedRnea}, {@link GeneratedAba},
  *   {@link GeneratedCrba}, {@link GeneratedMinv}; experimental).
@@ -66,6 +66,7 @@ export { GeneratedCrba } from './algorithms/crba-code.ts';
 export { GeneratedMinv } from './algorithms/minv-code.ts';
 export { aba, AbaWorkspace, SingularJointInertiaError } from './algorithms/aba.ts';
 export { crba, CrbaWorkspace } from './algorithms/crba.ts';
+export { crbaWorld, CrbaWorldWorkspace } from './algorithms/crba-world.ts';
 export { minvCarpentier, minvCarpentier as computeMinverse, MinvCarpentierWorkspace } from './algorithms/minv-carpentier.ts';
 export { minvCholesky, MinvCholeskyWorkspace } from './algorithms/minv.ts';
 export {
