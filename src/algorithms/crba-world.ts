@@ -3,9 +3,8 @@
  * 6.2), with the composite inertias and the motion subspaces expressed in the world frame, as
  * Pinocchio's `crba(…, Convention::WORLD)` does:
  *
- *   ⁰R_i = ⁰R_λ ⁱE_λᵀ,  ⁰p_i = ⁰p_λ + ⁰R_λ r_i                       (each body's pose)
- *   ⁰I_i = the rigid inertia I_i about the world origin, in world axes;  ⁰I^c_λ += ⁰I^c_i
- *   ⁰S_i = ⁰X_i S_i
+ *   ⁱX_0 = ⁱX_λ ^λX_0,  ⁰I_i = ⁱX_0ᵀ I_i ⁱX_0,  ⁰S_i = ⁱX_0⁻¹ S_i         (world-frame.ts)
+ *   ⁰I^c_i = ⁰I_i;  for i = N_B..1: ⁰I^c_λ += ⁰I^c_i
  *   for i: F = ⁰I^c_i ⁰S_i;  M_ji = ⁰S_jᵀ F for j = i and each ancestor of i
  *
  * The local algorithm carries F up the tree, one spatial transform per (column, ancestor) pair (42
@@ -25,22 +24,14 @@
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
 import { checkConfiguration } from './validate.ts';
-import { placeInWorld } from './world-frame.ts';
+import { WorldPlacement } from './world-frame.ts';
 
 /** Everything one world-frame CRBA call computes: made once per model and reused; `crbaWorld` writes M(q) into `M`. */
 export class CrbaWorldWorkspace {
-  /** ⁱX_λ(i) of the last call (E row-major, then r: 12 per body) */
-  readonly X: Float64Array;
-  /** each body's ⁱX_λ(i) (views of X) */
-  readonly Xup: Float64Array[];
-  /** ⁰R_i: each body's orientation in the world (row-major, 9 per body) */
-  readonly R: Float64Array;
-  /** ⁰p_i: each body's origin in the world (3 per body) */
-  readonly p: Float64Array;
+  /** each body's transform from the world, inertia about the world origin and motion subspaces in world coordinates, of the last call */
+  readonly world: WorldPlacement;
   /** ⁰I^c_i: composite rigid inertia of the subtree rooted at body i, about the world origin in world axes (m, h, Ī: 10 per body) */
   readonly Ic: Float64Array;
-  /** ⁰S: each DoF's motion subspace column in world coordinates (6 per DoF) */
-  readonly S: Float64Array;
   /**
    * the DoF before each DoF up the tree: the previous DoF of the same joint, else the last DoF of the
    * nearest ancestor joint that has DoFs, else −1 (a column's ancestors' DoFs are walked by it)
@@ -55,12 +46,8 @@ export class CrbaWorldWorkspace {
 
   constructor(readonly model: Model) {
     const nb = model.nb;
-    this.X = new Float64Array(12 * nb);
-    this.Xup = Array.from({ length: nb }, (_, i) => this.X.subarray(12 * i, 12 * i + 12));
-    this.R = new Float64Array(9 * nb);
-    this.p = new Float64Array(3 * nb);
+    this.world = new WorldPlacement(model);
     this.Ic = new Float64Array(10 * nb);
-    this.S = new Float64Array(6 * model.nv);
     const children = new Int32Array(nb);
     let roots = 0;
     for (let i = 0; i < nb; i++) {
@@ -85,15 +72,16 @@ export function crbaWorld(model: Model, ws: CrbaWorldWorkspace, q: ArrayLike<num
   const fl = ws.flops;
   fl.reset();
   const nb = model.nb, nv = model.nv, parents = model.parents, ivs = model.iv, nvis = model.nvi;
-  const X = ws.X, R = ws.R, P = ws.p, IC = ws.Ic, SW = ws.S, M = ws.M, up = ws.up, both = triangle === 'full';
+  const IC = ws.Ic, SW = ws.world.Sflat, M = ws.M, up = ws.up, both = triangle === 'full';
   // structural zeros (entries of two DoFs neither of which is above the other): cleared, in the triangle written
   if (ws.branched) {
     if (both) M.fill(0);
     else for (let r = 0; r < nv; r++) M.fill(0, r * nv, r * nv + r + 1);
   }
   let mul = 0, add = 0;
-  // poses, world inertias (the composite inertias' start), world motion subspaces
-  placeInWorld(model, q, ws.Xup, X, R, P, IC, SW, fl);
+  // each body's transform from the world, inertia in the world (the composite inertias' start), motion subspaces in the world
+  ws.world.place(q, fl);
+  IC.set(ws.world.Iflat);
   // composite inertias: plain sums, from the leaves
   for (let i = nb - 1; i >= 0; i--) {
     const lam = parents[i];

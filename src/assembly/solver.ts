@@ -303,8 +303,8 @@ export class SparseSolver {
     // above, its loop form, which leaves the processor's instruction cache to the kernels (measured
     // per call beside the loops, straight-line fill against its loop form: forward dynamics of
     // chains of 48 links as fast, 64–96 links 2–5% slower, 192 links 13%, 384 links 15%; random
-    // trees of 128 and 256 bodies 7% and 12%; inverse dynamics of 96- to 384-link chains and trees
-    // 4–20%); beside the loops of a 1,000-body tree the straight-line fill also took the engine
+    // trees of 128 and 256 bodies 7% and 12%; inverse dynamics of chains and trees of 96 to 384
+    // bodies 4–21%); beside the loops of a 1,000-body tree the straight-line fill also took the engine
     // seconds to optimize in the benchmark (with other modules compiling), 3× slower until then
     const form = lu.compiledSize!.kind === 'straight' || this.sys.model.nb <= 64 ? 'straight' : 'loops';
     try {
