@@ -28,7 +28,7 @@ import { WorldPlacement } from './world-frame.ts';
 
 /** Everything one world-frame CRBA call computes: made once per model and reused; `crbaWorld` writes M(q) into `M`. */
 export class CrbaWorldWorkspace {
-  /** each body's transform from the world, inertia about the world origin and motion subspaces in world coordinates, of the last call */
+  /** each body's transform from the world, inertia about the world origin and motion subspaces in world coordinates, of the last call @internal */
   readonly world: WorldPlacement;
   /** ⁰I^c_i: composite rigid inertia of the subtree rooted at body i, about the world origin in world axes (m, h, Ī: 10 per body) */
   readonly Ic: Float64Array;
