@@ -1,5 +1,7 @@
 /** Test helpers: tolerance checks with explicit tolerances and informative messages. */
 import { expect } from 'vitest';
+import { rnea, RneaWorkspace } from '../src/algorithms/rnea.ts';
+import type { Model } from '../src/model/model.ts';
 
 /** max |a_k − b_k| / max(‖b‖∞, floor) ≤ tol */
 export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tol: number, what = 'value', floor = 1): void {
@@ -36,4 +38,17 @@ export function expectEntriesClose(got: ArrayLike<number>, ref: ArrayLike<number
     const d = Math.abs(got[k] - ref[k]);
     if (!(d <= tol * scale)) expect.fail(`${what}[${k}]: ${got[k]} against the reference's ${ref[k]} (scale ${scale})`);
   }
+}
+
+/** M(q) by its columns from RNEA, the reference of the CRBAs: M e_k = RNEA(q, 0, e_k) − RNEA(q, 0, 0) (nv×nv row-major) */
+export function massMatrixByRnea(model: Model, q: Float64Array): Float64Array {
+  const nv = model.nv, ws = new RneaWorkspace(model), zero = new Float64Array(nv);
+  const g = Float64Array.from(rnea(model, ws, q, zero, zero));
+  const M = new Float64Array(nv * nv), e = new Float64Array(nv);
+  for (let k = 0; k < nv; k++) {
+    e.fill(0); e[k] = 1;
+    const t = rnea(model, ws, q, zero, e);
+    for (let r = 0; r < nv; r++) M[r * nv + k] = t[r] - g[r];
+  }
+  return M;
 }

@@ -7,23 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { crba, CrbaWorkspace } from '../../src/algorithms/crba.ts';
-import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
+import { massMatrixByRnea } from '../helpers.ts';
 import { chain, humanoid, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { randomConfiguration } from '../../src/model/random.ts';
 import { Rng } from '../../src/model/rng.ts';
-
-function mByRnea(model: Model, q: Float64Array): Float64Array {
-  const nv = model.nv, ws = new RneaWorkspace(model), zero = new Float64Array(nv);
-  const g = Float64Array.from(rnea(model, ws, q, zero, zero));
-  const M = new Float64Array(nv * nv), e = new Float64Array(nv);
-  for (let k = 0; k < nv; k++) {
-    e.fill(0); e[k] = 1;
-    const t = rnea(model, ws, q, zero, e);
-    for (let r = 0; r < nv; r++) M[r * nv + k] = t[r] - g[r];
-  }
-  return M;
-}
 
 const models: [string, () => Model, boolean][] = [
   ['chain:12', () => chain(12), false],
@@ -40,7 +28,7 @@ describe('CRBA: both triangles, or the lower one', () => {
       expect(ws.branched).toBe(branched);
       for (let trial = 0; trial < 3; trial++) {
         const q = Float64Array.from(randomConfiguration(model, rng));
-        const ref = mByRnea(model, q);
+        const ref = massMatrixByRnea(model, q);
         const scale = Math.max(...ref.map(Math.abs));
         ws.M.fill(12345.678);
         const full = Float64Array.from(crba(model, ws, q));

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { crba, CrbaWorkspace } from '../../src/algorithms/crba.ts';
 import { crbaWorld, CrbaWorldWorkspace } from '../../src/algorithms/crba-world.ts';
-import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
+import { massMatrixByRnea } from '../helpers.ts';
 import { chain, humanoid, randomTree } from '../../src/model/generators.ts';
 import { jcalc } from '../../src/model/jcalc.ts';
 import type { Model } from '../../src/model/model.ts';
@@ -18,18 +18,6 @@ import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
 import { Flops } from '../../src/spatial/flops.ts';
 import { describeShared, shared } from '../shared.ts';
-
-function mByRnea(model: Model, q: Float64Array): Float64Array {
-  const nv = model.nv, ws = new RneaWorkspace(model), zero = new Float64Array(nv);
-  const g = Float64Array.from(rnea(model, ws, q, zero, zero));
-  const M = new Float64Array(nv * nv), e = new Float64Array(nv);
-  for (let k = 0; k < nv; k++) {
-    e.fill(0); e[k] = 1;
-    const t = rnea(model, ws, q, zero, e);
-    for (let r = 0; r < nv; r++) M[r * nv + k] = t[r] - g[r];
-  }
-  return M;
-}
 
 /** max |A − B| ÷ max |B| */
 function relErr(A: ArrayLike<number>, B: ArrayLike<number>): number {
@@ -55,7 +43,7 @@ function checkModel(name: string, model: Model): void {
         // garbage in M first: every entry must be written (or cleared)
         ws.M.fill(Number.NaN);
         const M = Float64Array.from(crbaWorld(model, ws, q));
-        expect(relErr(M, mByRnea(model, q)), 'against RNEA').toBeLessThan(1e-12);
+        expect(relErr(M, massMatrixByRnea(model, q)), 'against RNEA').toBeLessThan(1e-12);
         expect(relErr(M, crba(model, local, q)), 'against the local CRBA').toBeLessThan(1e-13);
         for (let r = 0; r < nv; r++) for (let c = 0; c < r; c++) expect(M[r * nv + c]).toBe(M[c * nv + r]);
         // the lower triangle alone: the same entries, the strictly upper triangle left as it was

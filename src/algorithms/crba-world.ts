@@ -23,6 +23,8 @@
  */
 import type { Model } from '../model/model.ts';
 import { Flops } from '../spatial/flops.ts';
+import { inertiaAdd, inertiaMulMotion } from '../spatial/inertia.ts';
+import { isBranched } from './crba.ts';
 import { checkConfiguration } from './validate.ts';
 import { WorldPlacement } from './world-frame.ts';
 
@@ -32,6 +34,10 @@ export class CrbaWorldWorkspace {
   readonly world: WorldPlacement;
   /** ⁰I^c_i: composite rigid inertia of the subtree rooted at body i, about the world origin in world axes (m, h, Ī: 10 per body) */
   readonly Ic: Float64Array;
+  /** each body's ⁰I^c_i (views of Ic) */
+  readonly IcV: Float64Array[];
+  /** F = ⁰I^c_i ⁰S of the column being written */
+  readonly F = new Float64Array(6);
   /**
    * the DoF before each DoF up the tree: the previous DoF of the same joint, else the last DoF of the
    * nearest ancestor joint that has DoFs, else −1 (a column's ancestors' DoFs are walked by it)
@@ -48,13 +54,8 @@ export class CrbaWorldWorkspace {
     const nb = model.nb;
     this.world = new WorldPlacement(model);
     this.Ic = new Float64Array(10 * nb);
-    const children = new Int32Array(nb);
-    let roots = 0;
-    for (let i = 0; i < nb; i++) {
-      if (model.parents[i] >= 0) children[model.parents[i]]++;
-      else roots++;
-    }
-    this.branched = roots > 1 || children.some((c) => c > 1);
+    this.branched = isBranched(model);
+    this.IcV = Array.from({ length: nb }, (_, i) => this.Ic.subarray(10 * i, 10 * i + 10));
     this.up = new Int32Array(model.nv);
     for (let i = 0; i < nb; i++) {
       let last = -1;
@@ -72,7 +73,7 @@ export function crbaWorld(model: Model, ws: CrbaWorldWorkspace, q: ArrayLike<num
   const fl = ws.flops;
   fl.reset();
   const nb = model.nb, nv = model.nv, parents = model.parents, ivs = model.iv, nvis = model.nvi;
-  const IC = ws.Ic, SW = ws.world.Sflat, M = ws.M, up = ws.up, both = triangle === 'full';
+  const IC = ws.Ic, SW = ws.world.Sflat, M = ws.M, F = ws.F, up = ws.up, both = triangle === 'full';
   // structural zeros (entries of two DoFs neither of which is above the other): cleared, in the triangle written
   if (ws.branched) {
     if (both) M.fill(0);
@@ -85,28 +86,15 @@ export function crbaWorld(model: Model, ws: CrbaWorldWorkspace, q: ArrayLike<num
   // composite inertias: plain sums, from the leaves
   for (let i = nb - 1; i >= 0; i--) {
     const lam = parents[i];
-    if (lam < 0) continue;
-    const o = 10 * i, l = 10 * lam;
-    for (let k = 0; k < 10; k++) IC[l + k] += IC[o + k];
-    add += 10;
+    if (lam >= 0) inertiaAdd(ws.IcV[lam], ws.IcV[lam], ws.IcV[i], fl);
   }
   // columns: F = ⁰I^c_i ⁰S_col, then M_r,col = ⁰S_rᵀ F for the DoFs r of joint i (r ≥ col) and of each ancestor
   for (let i = 0; i < nb; i++) {
-    const o = 10 * i;
-    const m = IC[o], hx = IC[o + 1], hy = IC[o + 2], hz = IC[o + 3];
-    const Ixx = IC[o + 4], Ixy = IC[o + 5], Ixz = IC[o + 6], Iyy = IC[o + 7], Iyz = IC[o + 8], Izz = IC[o + 9];
     const ni = nvis[i], iv = ivs[i];
     for (let k = 0; k < ni; k++) {
-      const col = iv + k, so = 6 * col;
-      const w0 = SW[so], w1 = SW[so + 1], w2 = SW[so + 2], v0 = SW[so + 3], v1 = SW[so + 4], v2 = SW[so + 5];
-      // F = I s: n = Ī ω + h × v, f = m v − h × ω (inertiaMulMotion)
-      const n0 = Ixx * w0 + Ixy * w1 + Ixz * w2 + (hy * v2 - hz * v1);
-      const n1 = Ixy * w0 + Iyy * w1 + Iyz * w2 + (hz * v0 - hx * v2);
-      const n2 = Ixz * w0 + Iyz * w1 + Izz * w2 + (hx * v1 - hy * v0);
-      const f0 = m * v0 - (hy * w2 - hz * w1);
-      const f1 = m * v1 - (hz * w0 - hx * w2);
-      const f2 = m * v2 - (hx * w1 - hy * w0);
-      mul += 24; add += 18;
+      const col = iv + k;
+      inertiaMulMotion(F, ws.IcV[i], ws.world.S[col], fl);
+      const n0 = F[0], n1 = F[1], n2 = F[2], f0 = F[3], f1 = F[4], f2 = F[5];
       // this joint's block: rows col … iv + ni − 1
       for (let r = col; r < iv + ni; r++) {
         const s = 6 * r;

@@ -58,14 +58,21 @@ export class CrbaWorkspace {
         if (row >= 0 && others === 0) { this.dofRow[model.iv[i] + k] = row; this.dofSign[model.iv[i] + k] = S[6 * k + row]; }
       }
     }
-    const children = new Int32Array(model.nb);
-    for (let i = 0; i < model.nb; i++) if (model.parents[i] >= 0) children[model.parents[i]]++;
-    let roots = 0;
-    for (let i = 0; i < model.nb; i++) if (model.parents[i] < 0) roots++;
-    this.branched = roots > 1 || children.some((c) => c > 1);
+    this.branched = isBranched(model);
     this.Ic = Array.from({ length: model.nb }, () => new Float64Array(10));
     this.M = new Float64Array(model.nv * model.nv);
   }
+}
+
+/** Whether some body of the model has two children or the model two roots (M then has structural zeros). */
+export function isBranched(model: Model): boolean {
+  const children = new Int32Array(model.nb);
+  let roots = 0;
+  for (let i = 0; i < model.nb; i++) {
+    if (model.parents[i] >= 0) children[model.parents[i]]++;
+    else roots++;
+  }
+  return roots > 1 || children.some((c) => c > 1);
 }
 
 /** M(q) = CRBA(q), written into and returned as ws.M (both triangles, or the lower one). Allocation free. */
