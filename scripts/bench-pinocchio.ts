@@ -161,9 +161,10 @@ for (const a of anchors.models) {
   for (let w = 0; w < 3000; w++) { grnea?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gaba?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); gcrba?.compute(S[w & 63].q, 'lower'); gminv?.compute(S[w & 63].q, 'upper'); grd?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].a); gad?.compute(S[w & 63].q, S[w & 63].v, S[w & 63].tau); luId.solve(S[w & 63].q, S[w & 63].v, S[w & 63].a); luFd.solve(S[w & 63].q, S[w & 63].v, S[w & 63].tau); }
   const [rnea_js, rnea_gen] = timeBoth((k) => { rnea(model, rw, S[k].q, S[k].v, S[k].a); }, grnea ? (k) => { grnea.compute(S[k].q, S[k].v, S[k].a); } : null);
   const [aba_js, aba_gen] = timeBoth((k) => { aba(model, aw, S[k].q, S[k].v, S[k].tau); }, gaba ? (k) => { gaba.compute(S[k].q, S[k].v, S[k].tau); } : null);
-  const [crba_js, crba_gen] = timeBoth((k) => { crba(model, cw, S[k].q, 'lower'); }, gcrba ? (k) => { gcrba.compute(S[k].q, 'lower'); } : null);
-  // the world-frame CRBA (crba-world.ts) in alternating rounds with the local one
-  const [, crba_w] = timeAlternating([(k) => { crba(model, cw, S[k].q, 'lower'); }, (k) => { crbaWorld(model, ww, S[k].q, 'lower'); }]);
+  // the local CRBA, the world-frame one (crba-world.ts) and the generated one, in alternating rounds
+  const crbaFns = [(k: number) => { crba(model, cw, S[k].q, 'lower'); }, (k: number) => { crbaWorld(model, ww, S[k].q, 'lower'); }];
+  if (gcrba) crbaFns.push((k) => { gcrba.compute(S[k].q, 'lower'); });
+  const [crba_js, crba_w, crba_gen = NaN] = timeAlternating(crbaFns);
   const [minv_js, minv_gen] = timeBoth((k) => { minvCarpentier(model, mw, S[k].q, 'upper'); }, gminv ? (k) => { gminv.compute(S[k].q, 'upper'); } : null);
   const [rd_js, rd_gen] = timeBoth((k) => { did.compute(S[k].q, S[k].v, S[k].a); }, grd ? (k) => { grd.compute(S[k].q, S[k].v, S[k].a); } : null);
   const [ad_js, ad_gen] = timeBoth((k) => { dfd.compute(S[k].q, S[k].v, S[k].tau); }, gad ? (k) => { gad.compute(S[k].q, S[k].v, S[k].tau); } : null);
