@@ -13,6 +13,7 @@ import { GeneratedRnea } from '../src/algorithms/rnea-code.ts';
 import { GeneratedAba } from '../src/algorithms/aba-code.ts';
 import { GeneratedCrba } from '../src/algorithms/crba-code.ts';
 import { GeneratedMinv } from '../src/algorithms/minv-code.ts';
+import { MINV_BODIES_CODE_LIMIT, MinvColumnsCode } from '../src/algorithms/minv-columns-code.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../src/assembly/dynamics.ts';
 import { GeneratedKinematics } from '../src/assembly/kinematics-code.ts';
 import { forwardDynamicsProblem } from '../src/assembly/problems.ts';
@@ -87,6 +88,13 @@ describe('the estimator allocates nothing per sample', () => {
 });
 
 describe('hot paths allocate nothing per call', () => {
+  it('M⁻¹ with the column work generated and the per-body work in JavaScript (a chain past the per-body code\'s limit)', () => {
+    const model = chain(MINV_BODIES_CODE_LIMIT + 8), code = MinvColumnsCode.create(model)!;
+    expect(code.bodiesGenerated).toBe(false);
+    const q = randomState(model, new Rng(6)).q;
+    expect(bytesPerCall(() => { code.compute(q, 'full'); }, 8)).toBeLessThan(8);
+  });
+
   it('the detector sees a small allocation (negative control)', () => {
     expect(bytesPerCall(() => { sink = new Float64Array(2); }, 8)).toBeGreaterThan(16);
     expect(sink).not.toBeNull();

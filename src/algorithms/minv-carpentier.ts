@@ -94,7 +94,19 @@ export class MinvCarpentierWorkspace {
   /** whether some body has two children, or the model several root bodies (M⁻¹ then has entries the passes only add to: cleared at each call) */
   readonly branched: boolean;
 
-  constructor(readonly model: Model, opts: { frame?: 'local' | 'world' } = {}) {
+  /**
+   * Where M⁻¹, F, P and the world-frame vectors (⁰U_i, ⁰S_i, ⁰U_i D_i⁻¹, ⁰S_i D_i⁻¹: body i's
+   * columns at 6 iv_i) lie in `store`, in doubles (minvStoreLayout). @internal
+   */
+  readonly at: MinvStoreLayout;
+  /** the one array that holds them (given to the constructor, or its own) @internal */
+  readonly store: Float64Array;
+
+  /**
+   * `opts.store` (internal): the array, at least minvStoreLayout(model).size long, in which M⁻¹, F, P
+   * and the world-frame vectors are kept (generated code's memory reads them there).
+   */
+  constructor(readonly model: Model, opts: { frame?: 'local' | 'world'; /** @internal */ store?: Float64Array } = {}) {
     const nb = model.nb, nv = model.nv;
     const frame = opts.frame ?? 'local';
     if (frame !== 'local' && frame !== 'world') throw new RangeError(`minvCarpentier: frame is "${String(frame)}", expected "local" or "world"`);
@@ -102,46 +114,76 @@ export class MinvCarpentierWorkspace {
     ({ unitRow: this.unitRow, unitSign: this.unitSign } = unitAxes(model));
     const mk = (n: (i: number) => number) => Array.from({ length: nb }, (_, i) => new Float64Array(n(i)));
     const w = frame === 'world';
+    const at = minvStoreLayout(model);
+    if (opts.store !== undefined && opts.store.length < at.size) throw new RangeError('minvCarpentier: the store given is too short');
+    const store = opts.store ?? new Float64Array(at.size);
+    this.at = at; this.store = store;
+    /** body i's 6×nv_i block of a region of 6 nv doubles (world frame only) */
+    const region = (o: number) => Array.from({ length: nb }, (_, i) => store.subarray(w ? o + 6 * model.iv[i] : 0, w ? o + 6 * (model.iv[i] + model.nvi[i]) : 0));
     this.oX = mk(() => (w ? 12 : 0));
-    this.Uw = mk((i) => (w ? 6 * model.nvi[i] : 0));
-    this.Sw = mk((i) => (w ? 6 * model.nvi[i] : 0));
-    this.UDw = mk((i) => (w ? 6 * model.nvi[i] : 0));
-    this.SDw = mk((i) => (w ? 6 * model.nvi[i] : 0));
+    this.Uw = region(at.Uw);
+    this.Sw = region(at.Sw);
+    this.UDw = region(at.UDw);
+    this.SDw = region(at.SDw);
     this.Xup = mk(() => 12);
     this.IA = mk(() => 36);
     this.U = mk((i) => 6 * model.nvi[i]);
     this.Dinv = mk((i) => model.nvi[i] * model.nvi[i]);
     this.UD = mk((i) => 6 * model.nvi[i]);
-    this.F = new Float64Array(6 * nv);
-    this.Minv = new Float64Array(nv * nv);
-    // subtree extents; depth-first numbering makes every subtree a contiguous body (and column) range
-    const last = Int32Array.from({ length: nb }, (_, i) => i);
-    for (let i = nb - 1; i >= 0; i--) {
-      const p = model.parents[i];
-      if (p >= 0 && last[i] > last[p]) last[p] = last[i];
-    }
-    const size = new Int32Array(nb).fill(1);
-    for (let i = nb - 1; i >= 0; i--) if (model.parents[i] >= 0) size[model.parents[i]] += size[i];
-    this.ivEnd = new Int32Array(nb);
-    this.rootEnd = new Int32Array(nb);
-    for (let i = 0; i < nb; i++) {
-      if (last[i] - i + 1 !== size[i]) {
-        throw new RangeError(`minvCarpentier: the bodies of model "${model.name}" are not numbered depth first (the subtree of body "${model.bodyNames[i]}" is not contiguous)`);
-      }
-      const e = last[i] + 1;
-      this.ivEnd[i] = e < nb ? model.iv[e] : nv;
-      const p = model.parents[i];
-      this.rootEnd[i] = p < 0 ? this.ivEnd[i] : this.rootEnd[p];
-    }
+    this.F = store.subarray(at.F, at.F + 6 * nv);
+    this.Minv = store.subarray(at.Minv, at.Minv + nv * nv);
+    this.ivEnd = at.ivEnd; this.rootEnd = at.rootEnd;
     let roots = 0;
     for (let i = 0; i < nb; i++) if (model.parents[i] < 0) roots++;
     this.branched = roots > 1 || model.children.some((c) => c.length > 1);
-    this.pOff = new Int32Array(nb + 1);
-    for (let i = 0; i < nb; i++) this.pOff[i + 1] = this.pOff[i] + (model.children[i].length > 0 ? 6 * (this.rootEnd[i] - model.iv[i]) : 0);
-    this.P = new Float64Array(this.pOff[nb]);
+    this.pOff = at.pOff;
+    this.P = store.subarray(at.P, at.P + this.pOff[nb]);
     this.Fcol = Array.from({ length: nv }, (_, j) => this.F.subarray(6 * j, 6 * j + 6));
     this.Pcol = Array.from({ length: this.P.length / 6 }, (_, k) => this.P.subarray(6 * k, 6 * k + 6));
   }
+}
+
+/**
+ * Where M⁻¹'s passes keep their per-column data in one array of `size` doubles: M⁻¹ (nv×nv
+ * row-major), F (6×nv), P (P_i's columns from pOff_i), and four regions of 6 nv for the world-frame
+ * vectors; every region starts on an even double (16 bytes). With the subtree extents (ivEnd,
+ * rootEnd). Throws when the bodies are not numbered depth first. @internal
+ */
+export interface MinvStoreLayout {
+  readonly Minv: number; readonly F: number; readonly P: number;
+  readonly Uw: number; readonly Sw: number; readonly UDw: number; readonly SDw: number;
+  readonly size: number;
+  readonly pOff: Int32Array; readonly ivEnd: Int32Array; readonly rootEnd: Int32Array;
+}
+
+/** The store's layout for a model (see MinvStoreLayout). @internal */
+export function minvStoreLayout(model: Model): MinvStoreLayout {
+  const nb = model.nb, nv = model.nv;
+  // subtree extents; depth-first numbering makes every subtree a contiguous body (and column) range
+  const last = Int32Array.from({ length: nb }, (_, i) => i);
+  for (let i = nb - 1; i >= 0; i--) {
+    const p = model.parents[i];
+    if (p >= 0 && last[i] > last[p]) last[p] = last[i];
+  }
+  const count = new Int32Array(nb).fill(1);
+  for (let i = nb - 1; i >= 0; i--) if (model.parents[i] >= 0) count[model.parents[i]] += count[i];
+  const ivEnd = new Int32Array(nb), rootEnd = new Int32Array(nb);
+  for (let i = 0; i < nb; i++) {
+    if (last[i] - i + 1 !== count[i]) {
+      throw new RangeError(`minvCarpentier: the bodies of model "${model.name}" are not numbered depth first (the subtree of body "${model.bodyNames[i]}" is not contiguous)`);
+    }
+    const e = last[i] + 1;
+    ivEnd[i] = e < nb ? model.iv[e] : nv;
+    const p = model.parents[i];
+    rootEnd[i] = p < 0 ? ivEnd[i] : rootEnd[p];
+  }
+  const pOff = new Int32Array(nb + 1);
+  for (let i = 0; i < nb; i++) pOff[i + 1] = pOff[i] + (model.children[i].length > 0 ? 6 * (rootEnd[i] - model.iv[i]) : 0);
+  let size = 0;
+  const take = (n: number) => { const o = size; size += n + (n & 1); return o; };
+  const Minv = take(nv * nv), F = take(6 * nv), P = take(pOff[nb]);
+  const Uw = take(6 * nv), Sw = take(6 * nv), UDw = take(6 * nv), SDw = take(6 * nv);
+  return { Minv, F, P, Uw, Sw, UDw, SDw, size, pOff, ivEnd, rootEnd };
 }
 
 /**
@@ -353,10 +395,24 @@ function clearUpper(Minv: Float64Array, nv: number, branched: boolean): void {
  * (powers are frame invariant: S_iᵀ f = ⁰S_iᵀ ⁰f).
  */
 function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): Float64Array {
+  minvWorldBodies(model, ws, q);
+  worldColumns(model, ws);
+  worldPass3(model, ws);
+  return ws.Minv;
+}
+
+/**
+ * The world-frame passes' work per body, which no column of F or P enters: clears what the column
+ * passes only add to, then pass 1 (ⁱX_λ, ⁱX_0, I^A_i = I_i) and pass 2's per-body part from the
+ * leaves (U_i, D_i⁻¹ into M⁻¹'s diagonal block, ⁰S_i, ⁰S_i D_i⁻¹, ⁰U_i, ⁰U_i D_i⁻¹, I^A_λ += λX*_i I^a_i ⁱX_λ).
+ * The column work of pass 2 and pass 3 (worldColumns, worldPass3, or generated code reading the
+ * store) follows. Throws SingularJointInertiaError naming the joint. @internal
+ */
+export function minvWorldBodies(model: Model, ws: MinvCarpentierWorkspace, q: ArrayLike<number>): void {
   const fl = ws.flops;
   fl.reset();
   const nb = model.nb, nv = model.nv;
-  const { Minv, F, P, pOff, ivEnd, rootEnd, Ia, w36, s6 } = ws;
+  const { Minv, Ia, w36, s6 } = ws;
   clearUpper(Minv, nv, ws.branched);
   // pass 1: ⁱX_λ, ⁱX_0 = ⁱX_λ ᵏX_0, I^A_i = I_i
   for (let i = 0; i < nb; i++) {
@@ -366,11 +422,11 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
     else xCompose(ws.oX[i], ws.Xup[i], ws.oX[p], fl);
     inertiaToMatrix(ws.IA[i], model.I[i]);
   }
-  // pass 2
+  // pass 2, per body
   for (let i = nb - 1; i >= 0; i--) {
-    const ni = model.nvi[i], iv = model.iv[i], e = ivEnd[i];
+    const ni = model.nvi[i], iv = model.iv[i];
     const S = model.S[i], IA = ws.IA[i], U = ws.U[i], Dinv = ws.Dinv[i], UD = ws.UD[i];
-    const Uw = ws.Uw[i], Sw = ws.Sw[i], UDw = ws.UDw[i], SDw = ws.SDw[i], oX = ws.oX[i];
+    const Uw = ws.Uw[i], Sw = ws.Sw[i], oX = ws.oX[i];
     const p = model.parents[i];
     const hasKids = model.children[i].length > 0;
     if (ni > 0) {
@@ -385,60 +441,16 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
           for (let r = 0; r < 6; r++) s6[r] = S[6 * a + r];
           motionToWorldAt(Sw, 6 * a, oX, s6, fl);
         }
-        rightMulD(SDw, Sw, Dinv, ni, fl);
+        rightMulD(ws.SDw[i], Sw, Dinv, ni, fl);
       }
       if (p >= 0) {
         for (let a = 0; a < ni; a++) forceToWorldAt(Uw, 6 * a, oX, U, 6 * a, fl);
-        rightMulD(UDw, Uw, Dinv, ni, fl);
+        rightMulD(ws.UDw[i], Uw, Dinv, ni, fl);
         rightMulD(UD, U, Dinv, ni, fl);
       }
-      if (ni === 1) {
-        // one DoF, written out: M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] (line 12) and, below a parent,
-        // F[:, j] += ⁰U_i M⁻¹[i, j] (line 14) in one pass over the subtree's columns
-        const s0 = SDw[0], s1 = SDw[1], s2 = SDw[2], s3 = SDw[3], s4 = SDw[4], s5 = SDw[5];
-        const u0 = Uw[0], u1 = Uw[1], u2 = Uw[2], u3 = Uw[3], u4 = Uw[4], u5 = Uw[5];
-        const mo = iv * nv, below = p >= 0;
-        if (below) {
-          const m = Minv[mo + iv], o = 6 * iv;
-          F[o] = u0 * m; F[o + 1] = u1 * m; F[o + 2] = u2 * m; F[o + 3] = u3 * m; F[o + 4] = u4 * m; F[o + 5] = u5 * m;
-        }
-        for (let j = iv + 1; j < e; j++) {
-          const o = 6 * j;
-          const f0 = F[o], f1 = F[o + 1], f2 = F[o + 2], f3 = F[o + 3], f4 = F[o + 4], f5 = F[o + 5];
-          const m = -(s0 * f0 + s1 * f1 + s2 * f2 + s3 * f3 + s4 * f4 + s5 * f5);
-          Minv[mo + j] = m;
-          if (below) { F[o] = f0 + u0 * m; F[o + 1] = f1 + u1 * m; F[o + 2] = f2 + u2 * m; F[o + 3] = f3 + u3 * m; F[o + 4] = f4 + u4 * m; F[o + 5] = f5 + u5 * m; }
-        }
-        const n = e - iv - 1;
-        fl.mul += 6 * n; fl.add += 5 * n;
-        if (below) { fl.mul += 6 * (n + 1); fl.add += 6 * n; }
-      }
-      // M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] on the strict subtree   (line 12)
-      const j0 = ni === 1 ? e : iv + ni;
-      for (let j = j0; j < e; j++) {
-        const o = 6 * j;
-        const f0 = F[o], f1 = F[o + 1], f2 = F[o + 2], f3 = F[o + 3], f4 = F[o + 4], f5 = F[o + 5];
-        for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) {
-          const d = 6 * a;
-          Minv[m] = -(SDw[d] * f0 + SDw[d + 1] * f1 + SDw[d + 2] * f2 + SDw[d + 3] * f3 + SDw[d + 4] * f4 + SDw[d + 5] * f5);
-        }
-      }
-      if (e > j0) { fl.mul += 6 * ni * (e - j0); fl.add += 5 * ni * (e - j0); }
     }
     if (p < 0) continue;
-    // F[:, j] += ⁰U_i M⁻¹[i, j] on subtree(i)   (line 14, world coordinates: no transform; one DoF: above)
-    if (ni > 1) {
-      for (let j = iv; j < e; j++) {
-        const o = 6 * j;
-        const own = j < iv + ni;
-        for (let r = 0; r < 6; r++) {
-          let acc = own ? 0 : F[o + r];
-          for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) acc += Uw[6 * a + r] * Minv[m];
-          F[o + r] = acc;
-        }
-      }
-      fl.mul += 6 * ni * (e - iv); fl.add += 6 * (ni - 1) * ni + 6 * ni * (e - iv - ni);
-    }
+    // I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ,  I^A_λ += λX*_i I^a_i ⁱX_λ   (lines 15–16)
     for (let k = 0; k < 36; k++) Ia[k] = IA[k];
     if (ni > 0) {
       for (let r = 0; r < 6; r++) {
@@ -453,7 +465,71 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
     }
     m6CongruenceAdd(ws.IA[p], ws.Xup[i], Ia, fl);
   }
-  // pass 3
+}
+
+/** pass 2's column work, from the leaves: M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] (line 12), F[:, j] += ⁰U_i M⁻¹[i, j] (line 14) */
+function worldColumns(model: Model, ws: MinvCarpentierWorkspace): void {
+  const fl = ws.flops;
+  const nb = model.nb, nv = model.nv;
+  const { Minv, F, ivEnd } = ws;
+  for (let i = nb - 1; i >= 0; i--) {
+    const ni = model.nvi[i], iv = model.iv[i], e = ivEnd[i];
+    const Uw = ws.Uw[i], SDw = ws.SDw[i];
+    const p = model.parents[i];
+    if (ni === 1) {
+      // one DoF, written out: M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] (line 12) and, below a parent,
+      // F[:, j] += ⁰U_i M⁻¹[i, j] (line 14) in one pass over the subtree's columns
+      const s0 = SDw[0], s1 = SDw[1], s2 = SDw[2], s3 = SDw[3], s4 = SDw[4], s5 = SDw[5];
+      const u0 = Uw[0], u1 = Uw[1], u2 = Uw[2], u3 = Uw[3], u4 = Uw[4], u5 = Uw[5];
+      const mo = iv * nv, below = p >= 0;
+      if (below) {
+        const m = Minv[mo + iv], o = 6 * iv;
+        F[o] = u0 * m; F[o + 1] = u1 * m; F[o + 2] = u2 * m; F[o + 3] = u3 * m; F[o + 4] = u4 * m; F[o + 5] = u5 * m;
+      }
+      for (let j = iv + 1; j < e; j++) {
+        const o = 6 * j;
+        const f0 = F[o], f1 = F[o + 1], f2 = F[o + 2], f3 = F[o + 3], f4 = F[o + 4], f5 = F[o + 5];
+        const m = -(s0 * f0 + s1 * f1 + s2 * f2 + s3 * f3 + s4 * f4 + s5 * f5);
+        Minv[mo + j] = m;
+        if (below) { F[o] = f0 + u0 * m; F[o + 1] = f1 + u1 * m; F[o + 2] = f2 + u2 * m; F[o + 3] = f3 + u3 * m; F[o + 4] = f4 + u4 * m; F[o + 5] = f5 + u5 * m; }
+      }
+      const n = e - iv - 1;
+      fl.mul += 6 * n; fl.add += 5 * n;
+      if (below) { fl.mul += 6 * (n + 1); fl.add += 6 * n; }
+      continue;
+    }
+    if (ni > 1) {
+      // M⁻¹[i, j] = −(⁰S_i D_i⁻¹)ᵀ F[:, j] on the strict subtree   (line 12)
+      for (let j = iv + ni; j < e; j++) {
+        const o = 6 * j;
+        const f0 = F[o], f1 = F[o + 1], f2 = F[o + 2], f3 = F[o + 3], f4 = F[o + 4], f5 = F[o + 5];
+        for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) {
+          const d = 6 * a;
+          Minv[m] = -(SDw[d] * f0 + SDw[d + 1] * f1 + SDw[d + 2] * f2 + SDw[d + 3] * f3 + SDw[d + 4] * f4 + SDw[d + 5] * f5);
+        }
+      }
+      if (e > iv + ni) { fl.mul += 6 * ni * (e - iv - ni); fl.add += 5 * ni * (e - iv - ni); }
+    }
+    if (p < 0 || ni === 0) continue;
+    // F[:, j] += ⁰U_i M⁻¹[i, j] on subtree(i)   (line 14, world coordinates: no transform)
+    for (let j = iv; j < e; j++) {
+      const o = 6 * j;
+      const own = j < iv + ni;
+      for (let r = 0; r < 6; r++) {
+        let acc = own ? 0 : F[o + r];
+        for (let a = 0, m = iv * nv + j; a < ni; a++, m += nv) acc += Uw[6 * a + r] * Minv[m];
+        F[o + r] = acc;
+      }
+    }
+    fl.mul += 6 * ni * (e - iv); fl.add += 6 * (ni - 1) * ni + 6 * ni * (e - iv - ni);
+  }
+}
+
+/** pass 3, from the root: M⁻¹[i, j] −= (⁰U_i D_i⁻¹)ᵀ P_λ[:, j] (line 22), P_i[:, j] = ⁰S_i M⁻¹[i, j] + P_λ[:, j] (lines 24–26) */
+function worldPass3(model: Model, ws: MinvCarpentierWorkspace): void {
+  const fl = ws.flops;
+  const nb = model.nb, nv = model.nv;
+  const { Minv, P, pOff, rootEnd } = ws;
   for (let i = 0; i < nb; i++) {
     const ni = model.nvi[i], iv = model.iv[i], end = rootEnd[i];
     const p = model.parents[i];
@@ -510,7 +586,6 @@ function minvCarpentierWorld(model: Model, ws: MinvCarpentierWorkspace, q: Array
     if (p >= 0) { fl.mul += 6 * ni * nj; fl.add += 6 * ni * nj; }
     if (keepP) { fl.mul += 6 * ni * nj; fl.add += (p >= 0 ? 6 * ni : 6 * (ni - 1)) * nj; }
   }
-  return Minv;
 }
 
 /** out = A D⁻¹ (6×ni column-major times ni×ni row-major). 6ni² mul, 6ni(ni−1) add. */

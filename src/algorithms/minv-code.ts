@@ -9,17 +9,56 @@
  * cos q and sin q and other joints' transforms from JavaScript (jcalc). M⁻¹ agrees with the reference
  * to rounding (tested). Its code grows with the (row, column) pairs of the passes: made up to
  * MINV_CODE_PAIRS of them. Allocation free per call; the engine optimizes the code after some calls.
+ *
+ * Where every joint has one degree of freedom, `GeneratedMinv` takes the other form
+ * (minv-columns-code.ts: Pinocchio's world-frame passes, the column work as loops), measured faster
+ * (µs per call, best of 9 rounds, alternating, after 3,000 calls; this form → that one): chain:6
+ * 0.44 → 0.42, chain:24 6.8 → 3.8, chain:40 16 → 7.2, a 30-body random tree 13.3 → 8.6, panda 1.26 →
+ * 0.85, ur5 0.46 → 0.44, talos_reduced 6.1 → 4.6, simple_humanoid 4.6 → 3.6, kinova 0.66 → 0.63;
+ * go1 (four legs from the trunk, 12 joints) 0.66 → 0.69. This one stays for floating bases and
+ * multi-DoF joints.
  */
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
+import { MinvColumnsCode } from './minv-columns-code.ts';
 import { addCongruence, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 
 /** largest number of (DoF, column) pairs of the passes for which the code is made */
 export const MINV_CODE_PAIRS = 2500;
 
-/** M⁻¹(q) by code generated for one model (see the file's comment). @experimental */
+/**
+ * M⁻¹(q) by code generated for one model: where every joint has one degree of freedom, the
+ * world-frame passes with their column work as loops (minv-columns-code.ts, measured faster at
+ * every size), otherwise the straight-line code of this file (see its comment). @experimental
+ */
 export class GeneratedMinv {
+  private constructor(readonly model: Model, private readonly code: MinvColumnsCode | StraightMinv, readonly form: 'columns' | 'straight') {}
+
+  /**
+   * The code for this model, or null (no WebAssembly; a body whose forward dynamics is not defined,
+   * bodies not numbered depth first; a joint with several degrees of freedom and more than
+   * MINV_CODE_PAIRS pairs).
+   */
+  static create(model: Model): GeneratedMinv | null {
+    const c = MinvColumnsCode.create(model);
+    if (c !== null) return new GeneratedMinv(model, c, 'columns');
+    const s = StraightMinv.create(model);
+    return s === null ? null : new GeneratedMinv(model, s, 'straight');
+  }
+
+  /**
+   * M⁻¹(q) (nv×nv row-major: both triangles, or with 'upper' the upper one), a view into the
+   * module's memory valid until the next call. Inputs are not validated (minvCarpentier's entry
+   * checks them).
+   */
+  compute(q: ArrayLike<number>, triangle: 'full' | 'upper' = 'full'): Float64Array {
+    return this.code.compute(q, triangle);
+  }
+}
+
+/** the straight-line code (see the file's comment) */
+class StraightMinv {
   private readonly mem: Float64Array;
   private readonly runs: Record<'full' | 'upper', () => void>;
   private readonly Minv: Float64Array;
@@ -41,7 +80,7 @@ export class GeneratedMinv {
    * The code for this model, or null (no WebAssembly, more than MINV_CODE_PAIRS pairs, bodies not
    * numbered depth first, a body whose forward dynamics is not defined).
    */
-  static create(model: Model): GeneratedMinv | null {
+  static create(model: Model): StraightMinv | null {
     const nb = model.nb, nv = model.nv;
     if (!canCompile() || nb === 0 || model.singularBodies.length > 0) return null;
     // subtrees as contiguous column ranges (depth-first numbering), root trees' ends
@@ -164,7 +203,7 @@ export class GeneratedMinv {
     try {
       const bytes = assemble([{ bodies: all, type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new GeneratedMinv(model, bytes, pages, entries, kinds, { CS, XG, MI });
+      return new StraightMinv(model, bytes, pages, entries, kinds, { CS, XG, MI });
     } catch {
       return null;
     }

@@ -113,6 +113,16 @@ export function invApplyMotion(g: Emitter, E: Val[], r: Val[], m: V6): V6 {
   ];
 }
 
+/** ᶜX_a = ᶜX_b ᵇX_a for transforms (E, r) (transform.ts's xCompose): E = E_cb E_ba, r = r_ba + E_baᵀ r_cb */
+export function compose(g: Emitter, E: Val[], r: Val[], Ep: Val[], rp: Val[]): { E: Val[]; r: Val[] } {
+  const E0 = Array.from({ length: 9 }, (_, e) => {
+    const row = Math.floor(e / 3), col = e % 3;
+    return g.add(g.add(g.mul(E[3 * row], Ep[col]), g.mul(E[3 * row + 1], Ep[3 + col])), g.mul(E[3 * row + 2], Ep[6 + col]));
+  });
+  const r0 = [0, 1, 2].map((c) => g.add(g.add(g.add(rp[c], g.mul(Ep[c], r[0])), g.mul(Ep[3 + c], r[1])), g.mul(Ep[6 + c], r[2])));
+  return { E: E0, r: r0 };
+}
+
 /** ⁱX_λᵀ f = (Eᵀ n + r × Eᵀ f, Eᵀ f) */
 export function transposeApplyForce(g: Emitter, E: Val[], r: Val[], f: V6): V6 {
   const col = (k: number, x: Val, y: Val, z: Val) => g.add(g.add(g.mul(E[k], x), g.mul(E[3 + k], y)), g.mul(E[6 + k], z));

@@ -15,8 +15,8 @@
  * M itself is never formed. Same outputs and layout as RecursiveForwardDynamicsDerivatives (nv×nv
  * row-major, tangent directions in velocity order; a floating base's twist in its own frame), equal
  * to rounding (tested). No flop counters. Allocation free per call. Made where the three generated
- * kernels are (not for a model with a body whose forward dynamics is not defined, nor past the
- * generated M⁻¹'s size limit).
+ * kernels are (not for a model with a body whose forward dynamics is not defined), up to
+ * ABA_DERIVATIVES_CODE_NV degrees of freedom (the products' nv³ outweighs what the kernels save).
  *
  * The other route, the articulated-body factorization of M in world coordinates and its solves
  * (minv-solve.ts, as recursive.ts does them; tried with the generated RNEA derivatives writing the
@@ -48,7 +48,7 @@
  * computeABADerivatives (its times measured on this machine kind): chain:6 10.2 → 2.91 (1.01), chain:24 42.6 →
  * 21.6 (1.55), panda floating 35.2 → 8.84 (1.40), kinova floating 24.8 → 6.58 (1.49), go1 floating
  * 42.2 → 10.6 (1.37), talos_reduced floating 122 → 38.8 (1.71), simple_humanoid floating 109 → 28.9
- * (1.44). The 96-link chain is past the generated M⁻¹'s limit (the JavaScript, 305 µs: 2.1).
+ * (1.44). The 96-link chain is past the size limit (the JavaScript, 305 µs: 2.1).
  */
 import { GeneratedAba } from '../algorithms/aba-code.ts';
 import { GeneratedMinv } from '../algorithms/minv-code.ts';
@@ -58,6 +58,13 @@ import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
 import type { DynamicsDerivatives } from './dynamics.ts';
 import { GeneratedRneaDerivatives } from './rnea-derivatives-code.ts';
+
+/**
+ * largest nv for which the code is made: the dense products grow with nv³ (measured, µs per call,
+ * this code against RecursiveForwardDynamicsDerivatives, chains: 24 links 17.5 / 33.4, 48: 68 / 88,
+ * 64: 138 / 137, 96: 444 / 267)
+ */
+export const ABA_DERIVATIVES_CODE_NV = 48;
 
 /**
  * q̈, ∂q̈/∂q, ∂q̈/∂q̇ and M⁻¹ by the generated ABA, RNEA derivatives and M⁻¹ and dense products
@@ -93,9 +100,9 @@ export class GeneratedAbaDerivatives implements DynamicsDerivatives {
     this.dv = mem.subarray(4 * n2, 5 * n2);
   }
 
-  /** The kernels for this model, or null (where the generated ABA, RNEA derivatives or M⁻¹ are not made, or nv < 2). */
+  /** The kernels for this model, or null (where the generated ABA, RNEA derivatives or M⁻¹ are not made, nv < 2 or nv > ABA_DERIVATIVES_CODE_NV). */
   static create(model: Model): GeneratedAbaDerivatives | null {
-    if (model.singularBodies.length > 0 || !canCompile() || model.nv < 2) return null;
+    if (model.singularBodies.length > 0 || !canCompile() || model.nv < 2 || model.nv > ABA_DERIVATIVES_CODE_NV) return null;
     const aba = GeneratedAba.create(model), minv = aba ? GeneratedMinv.create(model) : null, rnea = minv ? GeneratedRnea.create(model) : null;
     if (!aba || !minv || !rnea) return null;
     const { code, tables } = negProducts(model);

@@ -45,7 +45,7 @@
  * panda floating 14.3 → 3.67 (0.89), kinova floating 10.5 → 2.62 (0.89), go1 floating 16.8 → 4.41
  * (0.88), talos_reduced floating 41.1 → 11.3 (0.85), simple_humanoid floating 38.2 → 9.58 (0.78).
  */
-import { type Emitter, ChunkedCode, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
+import { type Emitter, ChunkedCode, compose, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
@@ -197,14 +197,7 @@ export class GeneratedRneaDerivatives {
       const { E, r } = transformOf(g, model, kinds, { CS, XG, XS }, i, true);
       // ⁰X_i = ⁱX_λ ⁰X_λ (transform.ts's xCompose)
       let E0: Val[] = E, r0: Val[] = r;
-      if (p >= 0) {
-        const Ep = gets(X0 + 12 * p, 9), rp = gets(X0 + 12 * p + 9, 3);
-        E0 = Array.from({ length: 9 }, (_, e) => {
-          const row = Math.floor(e / 3), col = e % 3;
-          return g.add(g.add(g.mul(E[3 * row], Ep[col]), g.mul(E[3 * row + 1], Ep[3 + col])), g.mul(E[3 * row + 2], Ep[6 + col]));
-        });
-        r0 = [0, 1, 2].map((c) => g.add(g.add(g.add(rp[c], g.mul(Ep[c], r[0])), g.mul(Ep[3 + c], r[1])), g.mul(Ep[6 + c], r[2])));
-      }
+      if (p >= 0) ({ E: E0, r: r0 } = compose(g, E, r, gets(X0 + 12 * p, 9), gets(X0 + 12 * p + 9, 3)));
       if (hasKids[i]) { puts(X0 + 12 * i, E0); puts(X0 + 12 * i + 9, r0); }
       const vp = p >= 0 ? gets(VS + 6 * p, 6) : Z6, ap = p >= 0 ? gets(AS + 6 * p, 6) : a0;
       let v: V6 = vp, a: V6 = ap;
