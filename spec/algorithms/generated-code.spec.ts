@@ -78,9 +78,12 @@ describe('generated RNEA, ABA, CRBA and M⁻¹ = the JavaScript references', () 
   it('each kernel is refused past its size limit (the JavaScript runs)', () => {
     expect(GeneratedAba.create(chain(300))).toBeNull();
     expect(GeneratedCrba.create(chain(120))).toBeNull();
-    expect(GeneratedMinv.create(chain(60, { floatingBase: true }))).toBeNull();
-    // one DoF per joint: the column form, whose code grows with the bodies (minv-columns-code.spec.ts)
+    // a tree with multi-DoF joints below its root: the straight-line form only, refused past its limit
+    expect(GeneratedMinv.create(randomTree(80, 5))).toBeNull();
+    expect(GeneratedMinv.create(randomTree(40, 5))!.form).toBe('straight');
+    // one DoF per joint but the root's: the column form, whose code grows with the bodies (minv-columns-code.spec.ts)
     expect(GeneratedMinv.create(chain(60))!.form).toBe('columns');
+    expect(GeneratedMinv.create(chain(60, { floatingBase: true }))!.form).toBe('columns');
     expect(GeneratedRnea.create(chain(300))).not.toBeNull();
   });
 

@@ -2,7 +2,8 @@
  * M⁻¹ by the world-frame passes with their column work generated (minv-columns-code.ts, the form
  * GeneratedMinv takes where every joint has one DoF) against the JavaScript's passes in body
  * coordinates (minv-carpentier.ts, 'local': another frame, another order of operations) and against
- * M from the CRBA (M⁻¹ M = 1): chains and branched trees, with the per-body work generated (up to
+ * M from the CRBA (M⁻¹ M = 1): chains and branched trees, fixed and floating (a root joint of six
+ * DoF), with the per-body work generated (up to
  * MINV_BODIES_CODE_LIMIT bodies) and in JavaScript (past it), both triangles and one, each
  * configuration after another one (the entries a branched tree's passes only add to start at zero
  * at every call), and TALOS' arms and legs.
@@ -61,18 +62,22 @@ describe('M⁻¹ with the column work generated = the JavaScript passes in body 
     check(model, true, 3);
   });
   it('a branched tree past the per-body code\'s limit', () => check(randomTree(MINV_BODIES_CODE_LIMIT + 20, 4, oneDof), false, 4));
-  it('is the form GeneratedMinv takes where every joint has one DoF, not otherwise', () => {
+  it('a 40-link chain on a floating base (the root\'s six DoF)', () => check(chain(40, { floatingBase: true }), true, 6));
+  it(`a branched tree on a floating base past the per-body code's limit`, () => check(randomTree(MINV_BODIES_CODE_LIMIT + 10, 7, { ...oneDof, floatingBase: true }), false, 7));
+  it('is the form GeneratedMinv takes where every joint below the root has one DoF, not otherwise', () => {
     expect(GeneratedMinv.create(chain(6))!.form).toBe('columns');
     expect(GeneratedMinv.create(randomTree(20, 5, oneDof))!.form).toBe('columns');
-    expect(MinvColumnsCode.create(chain(6, { floatingBase: true }))).toBeNull();
-    expect(GeneratedMinv.create(chain(6, { floatingBase: true }))!.form).toBe('straight');
-    expect(MinvColumnsCode.create(randomTree(24, 5))).toBeNull();
+    expect(GeneratedMinv.create(chain(6, { floatingBase: true }))!.form).toBe('columns');
+    const multi = randomTree(24, 5);
+    expect(multi.nvi.some((n, i) => n > 1 && multi.parents[i] >= 0)).toBe(true);
+    expect(MinvColumnsCode.create(multi)).toBeNull();
+    expect(GeneratedMinv.create(multi)!.form).toBe('straight');
   });
 });
 
 describeShared('M⁻¹ with the column work generated on a real robot', () => {
-  it('TALOS (arms, legs, torso: 32 joints, branched)', () => {
-    const model = loadUrdf(shared('models/talos_reduced.urdf'));
-    check(model, true, 5);
+  it('TALOS (arms, legs, torso: 32 joints, branched), fixed and floating', () => {
+    check(loadUrdf(shared('models/talos_reduced.urdf')), true, 5);
+    check(loadUrdf(shared('models/talos_reduced.urdf'), { floatingBase: true }), true, 8);
   });
 });

@@ -10,13 +10,16 @@
  * to rounding (tested). Its code grows with the (row, column) pairs of the passes: made up to
  * MINV_CODE_PAIRS of them. Allocation free per call; the engine optimizes the code after some calls.
  *
- * Where every joint has one degree of freedom, `GeneratedMinv` takes the other form
- * (minv-columns-code.ts: Pinocchio's world-frame passes, the column work as loops), measured faster
- * (µs per call, best of 9 rounds, alternating, after 3,000 calls; this form → that one): chain:6
- * 0.44 → 0.42, chain:24 6.8 → 3.8, chain:40 16 → 7.2, a 30-body random tree 13.3 → 8.6, panda 1.26 →
- * 0.85, ur5 0.46 → 0.44, talos_reduced 6.1 → 4.6, simple_humanoid 4.6 → 3.6, kinova 0.66 → 0.63;
- * go1 (four legs from the trunk, 12 joints) 0.66 → 0.69. This one stays for floating bases and
- * multi-DoF joints.
+ * Where every joint below a root has one degree of freedom (a root's may have more: a floating
+ * base), `GeneratedMinv` takes the other form (minv-columns-code.ts: Pinocchio's world-frame passes,
+ * the column work as loops), measured faster (µs per call, best of 9 rounds, alternating, after
+ * 3,000 calls; this form → that one). Fixed bases: chain:6 0.44 → 0.42, chain:24 6.8 → 3.8, chain:40
+ * 16 → 7.2, a 30-body random tree 13.3 → 8.6, panda 1.26 → 0.85, ur5 0.46 → 0.44, talos_reduced 6.1 →
+ * 4.6, simple_humanoid 4.6 → 3.6, kinova 0.66 → 0.63; go1 (four legs from the trunk, 12 joints)
+ * 0.66 → 0.69. Floating bases (another run, the machine slower): chain:24 8.6 → 4.9, chain:40 21.9 →
+ * 9.5, talos_reduced 10.8 → 6.4, simple_humanoid 7.9 → 5.0, panda 2.3 → 1.36, kinova 1.83 → 1.12,
+ * go1 2.63 → 2.2, solo12 2.63 → 2.13; chain:6 0.74 → 0.80 and ur5 0.79 → 0.87 (the root's six rows
+ * one after the other outweigh the rest). This one stays for multi-DoF joints below the root.
  */
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
@@ -28,17 +31,18 @@ import { addCongruence, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, j
 export const MINV_CODE_PAIRS = 2500;
 
 /**
- * M⁻¹(q) by code generated for one model: where every joint has one degree of freedom, the
- * world-frame passes with their column work as loops (minv-columns-code.ts, measured faster at
- * every size), otherwise the straight-line code of this file (see its comment). @experimental
+ * M⁻¹(q) by code generated for one model: where every joint below a root has one degree of
+ * freedom, the world-frame passes with their column work as loops (minv-columns-code.ts, measured
+ * faster on all but the smallest floating models), otherwise the straight-line code of this file
+ * (see its comment). @experimental
  */
 export class GeneratedMinv {
   private constructor(readonly model: Model, private readonly code: MinvColumnsCode | StraightMinv, readonly form: 'columns' | 'straight') {}
 
   /**
    * The code for this model, or null (no WebAssembly; a body whose forward dynamics is not defined,
-   * bodies not numbered depth first; a joint with several degrees of freedom and more than
-   * MINV_CODE_PAIRS pairs).
+   * bodies not numbered depth first; a joint with several degrees of freedom below a root and more
+   * than MINV_CODE_PAIRS pairs).
    */
   static create(model: Model): GeneratedMinv | null {
     const c = MinvColumnsCode.create(model);

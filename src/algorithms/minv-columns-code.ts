@@ -12,9 +12,10 @@
  * The loop bounds and addresses are constants per body (the code grows with the bodies, not with
  * the (row, column) pairs). The products and sums of F and P are the JavaScript's, element for
  * element; the 6-term dot products are summed in another order (two lanes of three, then the lanes),
- * so M⁻¹ equals the JavaScript's to rounding (tested). Made where every joint has one degree of
- * freedom (columns are bodies) and the bodies are numbered depth first, up to MINV_COLUMNS_CODE_LIMIT
- * of them; otherwise null. Allocation free per call.
+ * so M⁻¹ equals the JavaScript's to rounding (tested). Made where every joint below a root has one
+ * degree of freedom (a root's joint may have several: a floating base, whose rows are done one after
+ * the other) and the bodies are numbered depth first, up to MINV_COLUMNS_CODE_LIMIT of them; otherwise
+ * null. Allocation free per call.
  */
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
@@ -60,8 +61,9 @@ export class MinvColumnsCode {
   /** The code for this model, or null (see the file's comment; no WebAssembly SIMD). */
   static create(model: Model): MinvColumnsCode | null {
     const nb = model.nb, nv = model.nv;
-    if (!canCompile() || nb === 0 || nb !== nv || nb > MINV_COLUMNS_CODE_LIMIT || model.singularBodies.length > 0) return null;
-    for (let i = 0; i < nb; i++) if (model.nvi[i] !== 1 || model.iv[i] !== i) return null;
+    if (!canCompile() || nb === 0 || nb > MINV_COLUMNS_CODE_LIMIT || model.singularBodies.length > 0) return null;
+    // one DoF per joint, but a root's (a floating base)
+    for (let i = 0; i < nb; i++) if (model.nvi[i] !== 1 && !(model.parents[i] < 0 && model.nvi[i] > 1)) return null;
     let at: MinvStoreLayout;
     try { at = minvStoreLayout(model); } catch { return null; }
     const gen = nb <= MINV_BODIES_CODE_LIMIT;
@@ -100,8 +102,8 @@ export class MinvColumnsCode {
 }
 
 /**
- * minvWorldBodies as straight-line code (every joint with one DoF; M⁻¹'s entries that the column
- * passes only add to are cleared by them): from the root ⁱX_λ and
+ * minvWorldBodies as straight-line code (one DoF per joint below a root; M⁻¹'s entries that the
+ * column passes only add to are cleared by them): from the root ⁱX_λ and
  * ⁱX_0 = ⁱX_λ ᵏX_0; from the leaves U_i, D_i⁻¹ (into M⁻¹'s diagonal), ⁰S_i and ⁰S_i D_i⁻¹ (a body
  * with children), ⁰U_i and ⁰U_i D_i⁻¹ (below a parent), I^A_λ += λX*_i (I^A_i − U_i D_i⁻¹ U_iᵀ) ⁱX_λ.
  */
@@ -125,23 +127,26 @@ function bodiesCode(model: Model, at: MinvStoreLayout, o: { CS: number; XG: numb
   }
   for (let i = nb - 1; i >= 0; i--) {
     next();
-    const p = model.parents[i], S = Array.from(model.S[i].subarray(0, 6));
+    const p = model.parents[i], ni = model.nvi[i], c0 = model.iv[i];
     const M: Val[] = hasKids(i) ? new Array(36) : inertiaMatrix(model.I[i]);
     if (hasKids(i)) { const L = loads(o.IA + 21 * i, 21); for (let k = 0; k < 36; k++) M[k] = L[SYM[k]]; }
-    const { U, Dinv } = jointInertia(g, M, model.S[i], 1);
-    const d = Dinv[0];
-    g.store(at.Minv + i * nv + i, d);
+    const { U, Dinv } = jointInertia(g, M, model.S[i], ni);
+    for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) g.store(at.Minv + (c0 + a) * nv + c0 + b, Dinv[ni * a + b]);
     if (!hasKids(i) && p < 0) continue;
     const E0 = loads(o.OX + 12 * i, 9), r0 = loads(o.OX + 12 * i + 9, 3);
+    /** A D⁻¹ for 6×ni column-major A (rightMulD's sums) */
+    const timesD = (A: Val[]) => Array.from({ length: 6 * ni }, (_, k) => g.dot(Array.from({ length: ni }, (_, c) => A[6 * c + (k % 6)]), Array.from({ length: ni }, (_, c) => Dinv[ni * c + Math.floor(k / 6)])));
     if (hasKids(i)) {
-      const Sw = invApplyMotion(g, E0, r0, S);
-      stores(at.Sw + 6 * i, Sw);
-      stores(at.SDw + 6 * i, Sw.map((x) => g.mul(x, d)));
+      const Sw = Array.from({ length: ni }, (_, a) => invApplyMotion(g, E0, r0, Array.from(model.S[i].subarray(6 * a, 6 * a + 6)))).flat();
+      stores(at.Sw + 6 * c0, Sw);
+      stores(at.SDw + 6 * c0, timesD(Sw));
     }
     if (p < 0) continue;
+    // below a parent: one DoF
+    const d = Dinv[0];
     const Uw = transposeApplyForce(g, E0, r0, U);
-    stores(at.Uw + 6 * i, Uw);
-    stores(at.UDw + 6 * i, Uw.map((x) => g.mul(x, d)));
+    stores(at.Uw + 6 * c0, Uw);
+    stores(at.UDw + 6 * c0, Uw.map((x) => g.mul(x, d)));
     const UD = U.map((x) => g.mul(x, d));
     const Ia: Val[] = M.slice();
     for (let a = 0; a < 6; a++) for (let c = a; c < 6; c++) { const x = g.sub(M[6 * a + c], g.mul(UD[a], U[c])); Ia[6 * a + c] = x; Ia[6 * c + a] = x; }
@@ -175,45 +180,55 @@ function columnsBody(model: Model, at: MinvStoreLayout): Uint8Array {
     for (const [l, d] of [[J, 48] as [number, number], ...steps]) e.get(l).i32(d).op(I32_ADD).set(l);
     e.get(J).i32(endJ).op(I32_NE, BR_IF, 0, END);
   };
+  const iv = model.iv, nvi = model.nvi;
+  /** M⁻¹[r, c]'s byte address */
+  const mi = (r: number, c: number) => 8 * (at.Minv + r * nv + c);
   // a branched tree: the entries after a body's subtree start at zero (pass 3 only adds to them)
   for (let i = 0; i < nb; i++) {
-    const n = nv - ivEnd[i], o = 8 * (at.Minv + i * nv + ivEnd[i]);
+    const n = nv - ivEnd[i];
     if (n === 0) continue;
-    if (n <= 8) { for (let k = 0; k < n; k++) e.i32(0).f64(0).stf(o + 8 * k); continue; }
-    e.i32(o).set(J);
-    e.op(LOOP, VOID);
-    e.get(J).f64(0).stf(0);
-    e.get(J).i32(8).op(I32_ADD).tee(J).i32(o + 8 * n).op(I32_NE, BR_IF, 0, END);
-  }
-  // pass 2, from the leaves
-  for (let i = nb - 1; i >= 0; i--) {
-    const end = ivEnd[i], below = model.parents[i] >= 0;
-    if (end > i + 1) vec(at.SDw + 6 * i, S);
-    if (below) {
-      // F[:, i] = ⁰U_i M⁻¹[i, i]
-      vec(at.Uw + 6 * i, U);
-      e.i32(0).ldf(8 * (at.Minv + i * nv + i)).v(V.splat).set(MV);
-      for (let k = 0; k < 3; k++) e.i32(0).get(U + k).get(MV).v(V.mul).stv(8 * (at.F + 6 * i) + 16 * k);
+    for (let a = 0; a < nvi[i]; a++) {
+      const o = mi(iv[i] + a, ivEnd[i]);
+      if (n <= 8) { for (let k = 0; k < n; k++) e.i32(0).f64(0).stf(o + 8 * k); continue; }
+      e.i32(o).set(J);
+      e.op(LOOP, VOID);
+      e.get(J).f64(0).stf(0);
+      e.get(J).i32(8).op(I32_ADD).tee(J).i32(o + 8 * n).op(I32_NE, BR_IF, 0, END);
     }
-    if (end <= i + 1) continue;
-    e.i32(8 * (at.F + 6 * (i + 1))).set(J).i32(8 * (at.Minv + i * nv + i + 1)).set(MA);
-    loop(8 * (at.F + 6 * end), () => {
-      loadX();
-      dot(S);
-      e.op(F64_NEG).set(MF);
-      e.get(MA).get(MF).stf(0);
-      if (below) axpy(J);
-    }, [[MA, 8]]);
+  }
+  // pass 2, from the leaves (a body below a parent has one DoF, column c; a root ni)
+  for (let i = nb - 1; i >= 0; i--) {
+    const end = ivEnd[i], below = model.parents[i] >= 0, c = iv[i], ni = nvi[i];
+    if (below) {
+      // F[:, c] = ⁰U_i M⁻¹[c, c]
+      vec(at.Uw + 6 * c, U);
+      e.i32(0).ldf(mi(c, c)).v(V.splat).set(MV);
+      for (let k = 0; k < 3; k++) e.i32(0).get(U + k).get(MV).v(V.mul).stv(8 * (at.F + 6 * c) + 16 * k);
+    }
+    if (end <= c + ni) continue;
+    // M⁻¹[c + a, j] = −(⁰S_i D_i⁻¹)_aᵀ F[:, j] for the strict subtree's columns j (and F[:, j] += ⁰U_i M⁻¹[c, j] below a parent)
+    for (let a = 0; a < ni; a++) {
+      vec(at.SDw + 6 * (c + a), S);
+      e.i32(8 * (at.F + 6 * (c + ni))).set(J).i32(mi(c + a, c + ni)).set(MA);
+      loop(8 * (at.F + 6 * end), () => {
+        loadX();
+        dot(S);
+        e.op(F64_NEG).set(MF);
+        e.get(MA).get(MF).stf(0);
+        if (below) axpy(J);
+      }, [[MA, 8]]);
+    }
   }
   // pass 3, from the root
   for (let i = 0; i < nb; i++) {
-    const end = rootEnd[i], p = model.parents[i], keepP = model.children[i].length > 0;
-    if (keepP) vec(at.Sw + 6 * i, U);
-    e.i32(8 * (at.Minv + i * nv + i)).set(MA).i32(8 * (at.P + pOff[i])).set(PA);
+    const end = rootEnd[i], p = model.parents[i], keepP = model.children[i].length > 0, c = iv[i], ni = nvi[i];
     if (p >= 0) {
-      vec(at.UDw + 6 * i, S);
-      const pp = at.P + pOff[p] - 6 * p;
-      e.i32(8 * (pp + 6 * i)).set(J);
+      if (keepP) vec(at.Sw + 6 * c, U);
+      e.i32(mi(c, c)).set(MA).i32(8 * (at.P + pOff[i])).set(PA);
+      vec(at.UDw + 6 * c, S);
+      // P_λ[:, j] at pp + 6 j
+      const pp = at.P + pOff[p] - 6 * iv[p];
+      e.i32(8 * (pp + 6 * c)).set(J);
       loop(8 * (pp + 6 * end), () => {
         loadX();
         e.get(MA).ldf(0);
@@ -223,12 +238,21 @@ function columnsBody(model: Model, at: MinvStoreLayout): Uint8Array {
         if (keepP) axpy(PA);
       }, keepP ? [[MA, 8], [PA, 48]] : [[MA, 8]]);
     } else if (keepP) {
-      // a root: P_i[:, j] = ⁰S_i M⁻¹[i, j]; J runs over P_i's columns
-      e.get(PA).set(J);
-      loop(8 * (at.P + pOff[i] + 6 * (end - i)), () => {
-        e.get(MA).ldf(0).v(V.splat).set(MV);
-        for (let k = 0; k < 3; k++) e.get(J).get(U + k).get(MV).v(V.mul).stv(16 * k);
-      }, [[MA, 8]]);
+      // a root: P_i[:, j] = Σ_a ⁰S_i,a M⁻¹[c + a, j]; J runs over P_i's columns
+      for (let a = 0; a < ni; a++) {
+        vec(at.Sw + 6 * (c + a), U);
+        e.i32(mi(c + a, c)).set(MA).i32(8 * (at.P + pOff[i])).set(J);
+        loop(8 * (at.P + pOff[i] + 6 * (end - c)), () => {
+          e.get(MA).ldf(0).set(MF);
+          if (a === 0) {
+            e.get(MF).v(V.splat).set(MV);
+            for (let k = 0; k < 3; k++) e.get(J).get(U + k).get(MV).v(V.mul).stv(16 * k);
+          } else {
+            loadX();
+            axpy(J);
+          }
+        }, [[MA, 8]]);
+      }
     }
   }
   return e.finishWith(LOCALS);
