@@ -6,8 +6,9 @@
  * tree transforms of fixed joints and the constant rows of revolute joints about a frame axis are
  * written once into the code's memory, the rows the rotation mixes are computed from cos q and
  * sin q, the transforms of other joints come from jcalc (JavaScript), and the velocity recursion
- * runs in the generated code. The cosines and sines are taken in JavaScript (WebAssembly has no
- * trigonometric instruction).
+ * runs in the generated code. The cosines and sines come from trig-code.ts (fdlibm's algorithms,
+ * as the engine's Math.cos and Math.sin: the same values bit for bit), in the same module, or from
+ * Math.cos and Math.sin for an angle beyond its range.
  *
  * The outputs have kinematics.ts's layout (ⁱX_λ: E row-major then r, 12 per body; v_i, v_J,i, c_i:
  * 6 per body), in views of the code's memory (X, V, VJ, C). Same equations as forwardKinematics,
@@ -21,6 +22,7 @@
  */
 import { forwardKinematics, KinematicsWorkspace } from '../algorithms/kinematics.ts';
 import { add6, applyMotion, ChunkedCode, crossMotion, type Kind, kindsOf, transformOf, type V6, writeTransforms } from '../algorithms/spatial-code.ts';
+import { anglesIn, sinCosBody } from '../algorithms/trig-code.ts';
 import { jcalc } from '../model/jcalc.ts';
 import type { Model } from '../model/model.ts';
 import { neutral } from '../model/neutral.ts';
@@ -46,6 +48,8 @@ export class GeneratedKinematics {
   private readonly mem: Float64Array;
   private readonly runX: () => void;
   private readonly runV: () => void;
+  /** cos q and sin q of the bodies' angles at QA into CS (trig-code.ts) */
+  private readonly trig: () => void;
   private readonly fl = new Flops();
   /** the revolute joints about a frame axis (their q index), and the joints whose transforms jcalc computes (views of X where it writes them) */
   private readonly axisBody: Int32Array;
@@ -54,14 +58,15 @@ export class GeneratedKinematics {
   private readonly jcalcX: Float64Array[];
 
   private constructor(
-    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: [number, number],
-    kinds: Kind[], private readonly o: { CS: number; QD: number; X: number; V: number; VJ: number; C: number },
+    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: [number, number, number],
+    kinds: Kind[], private readonly o: { CS: number; QD: number; X: number; V: number; VJ: number; C: number; QA: number },
   ) {
     const nb = model.nb;
     const memory = new WebAssembly.Memory({ initial: pages });
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.runX = ex[`f${entries[0]}`];
     this.runV = ex[`f${entries[1]}`];
+    this.trig = ex[`f${entries[2]}`];
     this.mem = new Float64Array(memory.buffer);
     this.X = this.mem.subarray(o.X, o.X + 12 * nb);
     this.V = this.mem.subarray(o.V, o.V + 6 * nb);
@@ -98,9 +103,9 @@ export class GeneratedKinematics {
     const nb = model.nb, nv = model.nv;
     if (!canCompile() || nb === 0 || nb > KINEMATICS_CODE_LIMIT) return null;
     const kinds = kindsOf(model);
-    // memory, in f64 slots: cos/sin, q̇, then ⁱX_λ (jcalc's transforms written there by JavaScript), v, v_J, c
-    const CS = 0, QD = CS + 2 * nb, X = QD + nv, V = X + 12 * nb, VJ = V + 6 * nb, C = VJ + 6 * nb;
-    const pages = Math.max(1, Math.ceil((8 * (C + 6 * nb)) / 65536));
+    // memory, in f64 slots: cos/sin, q̇, then ⁱX_λ (jcalc's transforms written there by JavaScript), v, v_J, c, the angles (one per body)
+    const CS = 0, QD = CS + 2 * nb, X = QD + nv, V = X + 12 * nb, VJ = V + 6 * nb, C = VJ + 6 * nb, QA = C + 6 * nb;
+    const pages = Math.max(1, Math.ceil((8 * (QA + nb)) / 65536));
     const slots = { CS, XG: X, XS: X };
     // without q̇: the transforms of the revolute joints about a frame axis (the others are constants or jcalc's)
     const pos = new ChunkedCode();
@@ -135,9 +140,10 @@ export class GeneratedKinematics {
     }
     try {
       const velBodies = vel.finish(posBodies.length);
-      const bytes = assemble([{ bodies: [...posBodies, ...velBodies], type: 1 }], pages);
+      const bytes = assemble([{ bodies: [...posBodies, ...velBodies, sinCosBody(QA, CS, nb)], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new GeneratedKinematics(model, bytes, pages, [posBodies.length - 1, posBodies.length + velBodies.length - 1], kinds, { CS, QD, X, V, VJ, C });
+      const n = posBodies.length + velBodies.length;
+      return new GeneratedKinematics(model, bytes, pages, [posBodies.length - 1, n - 1, n], kinds, { CS, QD, X, V, VJ, C, QA });
     } catch {
       return null;
     }
@@ -148,10 +154,14 @@ export class GeneratedKinematics {
     const mem = this.mem, o = this.o, fl = this.fl, model = this.model;
     fl.reset();
     // the inputs of the code (as writeTransforms, without its copies): cos q, sin q; jcalc's transforms into X
+    // (by the code, the same values as Math.cos and Math.sin, but for angles beyond its range)
     const ab = this.axisBody, aq = this.axisQ, cs = o.CS;
-    for (let k = 0; k < ab.length; k++) {
-      const x = q[aq[k]], s = cs + 2 * ab[k];
-      mem[s] = Math.cos(x); mem[s + 1] = Math.sin(x);
+    if (ab.length > 0 && anglesIn(mem, o.QA, ab, aq, q)) this.trig();
+    else {
+      for (let k = 0; k < ab.length; k++) {
+        const x = q[aq[k]], s = cs + 2 * ab[k];
+        mem[s] = Math.cos(x); mem[s + 1] = Math.sin(x);
+      }
     }
     const jb = this.jcalcBody, jx = this.jcalcX;
     for (let k = 0; k < jb.length; k++) jcalc(jx[k], model, jb[k], q, fl);
