@@ -56,12 +56,25 @@ export function checkVector(model: Model, name: string, x: ArrayLike<number>, us
   }
 }
 
+/** the bodies whose joint carries a quaternion (free-flyer, spherical), listed once per model (checkConfiguration runs once per call) */
+const quaternionBodies = new WeakMap<Model, Int32Array>();
+function quaternionBodiesOf(model: Model): Int32Array {
+  let b = quaternionBodies.get(model);
+  if (b === undefined) {
+    const list: number[] = [];
+    for (let i = 0; i < model.nb; i++) if (model.jtype[i] === JT_FLOATING || model.jtype[i] === JT_SPHERICAL) list.push(i);
+    b = Int32Array.from(list);
+    quaternionBodies.set(model, b);
+  }
+  return b;
+}
+
 /** Throws unless every quaternion block of q has unit norm (to 1e-6). */
 export function checkConfiguration(model: Model, q: ArrayLike<number>): void {
   checkVector(model, 'q', q, true);
-  for (let i = 0; i < model.nb; i++) {
-    const t = model.jtype[i];
-    if (t !== JT_FLOATING && t !== JT_SPHERICAL) continue;
+  const bodies = quaternionBodiesOf(model);
+  for (let k = 0; k < bodies.length; k++) {
+    const i = bodies[k], t = model.jtype[i];
     const o = model.iq[i] + (t === JT_FLOATING ? 3 : 0);
     const nrm = Math.sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3]);
     if (Math.abs(nrm - 1) > 1e-6) {
