@@ -18,7 +18,8 @@ import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
-import { add6, addCongruence, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { add6, addCongruence, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, moduleTrig, type ModuleTrig, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { sinCosBody } from './trig-code.ts';
 
 /**
  * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
@@ -35,13 +36,16 @@ export class GeneratedAba {
   private readonly scratch = new Float64Array(12);
   private readonly fl = new Flops();
   private fallback: AbaWorkspace | null = null;
+  private readonly trig: ModuleTrig;
 
   private constructor(
     readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entry: number,
-    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; TAU: number; QDD: number },
+    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; TAU: number; QDD: number; QA: number },
   ) {
     const memory = new WebAssembly.Memory({ initial: pages });
-    this.run = (new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>)[`f${entry}`];
+    const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
+    this.run = ex[`f${entry}`];
+    this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entry + 1}`]);
     this.mem = new Float64Array(memory.buffer);
     this.qdd = this.mem.subarray(o.QDD, o.QDD + model.nv);
   }
@@ -60,6 +64,7 @@ export class GeneratedAba {
     const VS = take(6 * nb), CC = take(6 * nb), PA = take(6 * nb), IA = take(21 * nb), XS = take(12 * nb), AS = take(6 * nb);
     const US = new Int32Array(nb), DS = new Int32Array(nb), UU = new Int32Array(nb);
     for (let i = 0; i < nb; i++) { const ni = model.nvi[i]; US[i] = take(6 * ni); DS[i] = take(ni * ni); UU[i] = take(ni); }
+    const QA = take(nb);
     const pages = Math.max(1, Math.ceil((8 * slot) / 65536));
     const code = new ChunkedCode();
     let g = code.g;
@@ -152,9 +157,9 @@ export class GeneratedAba {
     }
     try {
       const bodies = code.finish();
-      const bytes = assemble([{ bodies, type: 1 }], pages);
+      const bytes = assemble([{ bodies: [...bodies, sinCosBody(QA, CS, nb)], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new GeneratedAba(model, bytes, pages, bodies.length - 1, kinds, { CS, XG, QD, TAU, QDD });
+      return new GeneratedAba(model, bytes, pages, bodies.length - 1, kinds, { CS, XG, QD, TAU, QDD, QA });
     } catch {
       return null;
     }
@@ -167,7 +172,7 @@ export class GeneratedAba {
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>): Float64Array {
     const model = this.model, mem = this.mem, o = this.o;
-    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl, this.trig);
     const nv = model.nv;
     if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
     for (let k = 0; k < nv; k++) mem[o.TAU + k] = tau[k];

@@ -12,7 +12,8 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { ChunkedCode, inertiaMul, type Kind, kindsOf, rigidCongruence, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { ChunkedCode, inertiaMul, type Kind, kindsOf, moduleTrig, type ModuleTrig, rigidCongruence, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { sinCosBody } from './trig-code.ts';
 
 /** largest number of (DoF, ancestor joint) pairs of the model for which the code is made */
 export const CRBA_CODE_PAIRS = 5000;
@@ -24,14 +25,16 @@ export class GeneratedCrba {
   private readonly M: Float64Array;
   private readonly scratch = new Float64Array(12);
   private readonly fl = new Flops();
+  private readonly trig: ModuleTrig;
 
   private constructor(
-    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: { full: number; lower: number },
-    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; M: number },
+    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: { full: number; lower: number; trig: number },
+    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; M: number; QA: number },
   ) {
     const memory = new WebAssembly.Memory({ initial: pages });
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.runs = { full: ex[`f${entries.full}`], lower: ex[`f${entries.lower}`] };
+    this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entries.trig}`]);
     this.mem = new Float64Array(memory.buffer);
     this.M = this.mem.subarray(o.M, o.M + model.nv * model.nv);
   }
@@ -52,7 +55,7 @@ export class GeneratedCrba {
     for (let i = nb - 1; i >= 0; i--) if (model.parents[i] >= 0) mass[model.parents[i]] += mass[i];
     let slot = 0;
     const take = (n: number) => { const s = slot; slot += n; return s; };
-    const CS = take(2 * nb), XG = take(12 * nb), XS = take(12 * nb), IC = take(10 * nb), MO = take(nv * nv);
+    const CS = take(2 * nb), XG = take(12 * nb), XS = take(12 * nb), IC = take(10 * nb), MO = take(nv * nv), QA = take(nb);
     const pages = Math.max(1, Math.ceil((8 * slot) / 65536));
     const bodies: { full: number; lower: number } = { full: 0, lower: 0 };
     const allBodies: Uint8Array[] = [];
@@ -111,9 +114,9 @@ export class GeneratedCrba {
       bodies[triangle] = allBodies.length - 1;
     }
     try {
-      const bytes = assemble([{ bodies: allBodies, type: 1 }], pages);
+      const bytes = assemble([{ bodies: [...allBodies, sinCosBody(QA, CS, nb)], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new GeneratedCrba(model, bytes, pages, bodies, kinds, { CS, XG, M: MO });
+      return new GeneratedCrba(model, bytes, pages, { ...bodies, trig: allBodies.length }, kinds, { CS, XG, M: MO, QA });
     } catch {
       return null;
     }
@@ -126,7 +129,7 @@ export class GeneratedCrba {
    */
   compute(q: ArrayLike<number>, triangle: 'full' | 'lower' = 'full'): Float64Array {
     const model = this.model, mem = this.mem, o = this.o;
-    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl, this.trig);
     this.runs[triangle]();
     return this.M;
   }

@@ -25,7 +25,8 @@ import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { MinvColumnsCode } from './minv-columns-code.ts';
-import { addCongruence, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { addCongruence, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, moduleTrig, type ModuleTrig, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { sinCosBody } from './trig-code.ts';
 
 /** largest number of (DoF, column) pairs of the passes for which the code is made */
 export const MINV_CODE_PAIRS = 2500;
@@ -68,14 +69,16 @@ class StraightMinv {
   private readonly Minv: Float64Array;
   private readonly scratch = new Float64Array(12);
   private readonly fl = new Flops();
+  private readonly trig: ModuleTrig;
 
   private constructor(
-    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: { full: number; upper: number },
-    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; MI: number },
+    readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: { full: number; upper: number; trig: number },
+    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; MI: number; QA: number },
   ) {
     const memory = new WebAssembly.Memory({ initial: pages });
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.runs = { full: ex[`f${entries.full}`], upper: ex[`f${entries.upper}`] };
+    this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entries.trig}`]);
     this.mem = new Float64Array(memory.buffer);
     this.Minv = this.mem.subarray(o.MI, o.MI + model.nv * model.nv);
   }
@@ -111,6 +114,7 @@ class StraightMinv {
     const CS = take(2 * nb), XG = take(12 * nb), XS = take(12 * nb), IA = take(21 * nb), FF = take(6 * nv), MI = take(nv * nv);
     const UD = new Int32Array(nb), PP = new Int32Array(nb);
     for (let i = 0; i < nb; i++) { UD[i] = take(6 * model.nvi[i]); PP[i] = take(hasKids[i] ? 6 * (rootEnd[i] - model.iv[i]) : 0); }
+    const QA = take(nb);
     const pages = Math.max(1, Math.ceil((8 * slot) / 65536));
     const entries = { full: 0, upper: 0 };
     const all: Uint8Array[] = [];
@@ -205,9 +209,9 @@ class StraightMinv {
       entries[triangle] = all.length - 1;
     }
     try {
-      const bytes = assemble([{ bodies: all, type: 1 }], pages);
+      const bytes = assemble([{ bodies: [...all, sinCosBody(QA, CS, nb)], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new StraightMinv(model, bytes, pages, entries, kinds, { CS, XG, MI });
+      return new StraightMinv(model, bytes, pages, { ...entries, trig: all.length }, kinds, { CS, XG, MI, QA });
     } catch {
       return null;
     }
@@ -220,7 +224,7 @@ class StraightMinv {
    */
   compute(q: ArrayLike<number>, triangle: 'full' | 'upper' = 'full'): Float64Array {
     const model = this.model, mem = this.mem, o = this.o;
-    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl, this.trig);
     this.runs[triangle]();
     return this.Minv;
   }

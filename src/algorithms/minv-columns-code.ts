@@ -22,7 +22,8 @@ import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
 import { minvStoreLayout, MinvCarpentierWorkspace, minvWorldBodies, type MinvStoreLayout } from './minv-carpentier.ts';
-import { addCongruence, ChunkedCode, compose, type Emitter, inertiaMatrix, invApplyMotion, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type Val, writeTransforms } from './spatial-code.ts';
+import { addCongruence, ChunkedCode, compose, type Emitter, inertiaMatrix, invApplyMotion, jointInertia, type Kind, kindsOf, moduleTrig, type ModuleTrig, SYM, transformOf, transposeApplyForce, type Val, writeTransforms } from './spatial-code.ts';
+import { sinCosBody } from './trig-code.ts';
 
 /** largest number of bodies for which the code is made (its memory holds M⁻¹, nv×nv) */
 export const MINV_COLUMNS_CODE_LIMIT = 2000;
@@ -46,8 +47,9 @@ export class MinvColumnsCode {
   private readonly kinds: Kind[];
   private readonly scratch = new Float64Array(12);
   private readonly fl = new Flops();
+  private readonly trig: ModuleTrig | null;
 
-  private constructor(readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, f: { bodies: number; columns: number }, private readonly slots: { CS: number; XG: number } | null) {
+  private constructor(readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, f: { bodies: number; columns: number }, private readonly slots: { CS: number; XG: number; QA: number } | null) {
     const memory = new WebAssembly.Memory({ initial: pages });
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.bodies = f.bodies >= 0 ? ex[`f${f.bodies}`] : null;
@@ -55,6 +57,7 @@ export class MinvColumnsCode {
     this.mirror = ex[`f${f.columns + 1}`];
     this.mem = new Float64Array(memory.buffer);
     this.kinds = kindsOf(model);
+    this.trig = slots === null ? null : moduleTrig(model, this.kinds, slots.QA, ex[`f${f.columns + 2}`]);
     this.ws = new MinvCarpentierWorkspace(model, { frame: 'world', store: this.mem });
   }
 
@@ -67,14 +70,14 @@ export class MinvColumnsCode {
     let at: MinvStoreLayout;
     try { at = minvStoreLayout(model); } catch { return null; }
     const gen = nb <= MINV_BODIES_CODE_LIMIT;
-    // the per-body code's slots after the store: cos q, sin q; jcalc's transforms; the axis joints' rotations; ⁱX_0; I^A (21 each)
-    const CS = at.size, XG = CS + 2 * nb, XS = XG + 12 * nb, OX = XS + 12 * nb, IA = OX + 12 * nb;
-    const pages = Math.max(1, Math.ceil((8 * (gen ? IA + 21 * nb : at.size)) / 65536));
+    // the per-body code's slots after the store: cos q, sin q; jcalc's transforms; the axis joints' rotations; ⁱX_0; I^A (21 each); the angles
+    const CS = at.size, XG = CS + 2 * nb, XS = XG + 12 * nb, OX = XS + 12 * nb, IA = OX + 12 * nb, QA = IA + 21 * nb;
+    const pages = Math.max(1, Math.ceil((8 * (gen ? QA + nb : at.size)) / 65536));
     try {
       const bodies = gen ? bodiesCode(model, at, { CS, XG, XS, OX, IA }) : [];
-      const bytes = assemble([{ bodies: [...bodies, columnsBody(model, at), mirrorBody(nv, at)], type: 1 }], pages);
+      const bytes = assemble([{ bodies: [...bodies, columnsBody(model, at), mirrorBody(nv, at), ...(gen ? [sinCosBody(QA, CS, nb)] : [])], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new MinvColumnsCode(model, bytes, pages, { bodies: bodies.length - 1, columns: bodies.length }, gen ? { CS, XG } : null);
+      return new MinvColumnsCode(model, bytes, pages, { bodies: bodies.length - 1, columns: bodies.length }, gen ? { CS, XG, QA } : null);
     } catch {
       return null;
     }
@@ -90,7 +93,7 @@ export class MinvColumnsCode {
    */
   compute(q: ArrayLike<number>, triangle: 'full' | 'upper' = 'full'): Float64Array {
     if (this.bodies !== null) {
-      writeTransforms(this.model, this.kinds, this.mem, this.slots!, q, this.scratch, this.fl);
+      writeTransforms(this.model, this.kinds, this.mem, this.slots!, q, this.scratch, this.fl, this.trig);
       this.bodies();
     } else {
       minvWorldBodies(this.model, this.ws, q);

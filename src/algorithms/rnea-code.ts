@@ -19,7 +19,8 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, writeTransforms } from './spatial-code.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, type Kind, kindsOf, moduleTrig, type ModuleTrig, transformOf, transposeApplyForce, type V6, writeTransforms } from './spatial-code.ts';
+import { sinCosBody } from './trig-code.ts';
 
 /** largest number of bodies the code is made for (its size grows linearly: about 2 kB per body) */
 export const RNEA_CODE_LIMIT = 4000;
@@ -31,13 +32,16 @@ export class GeneratedRnea {
   private readonly tau: Float64Array;
   private readonly scratch = new Float64Array(12);
   private readonly fl = new Flops();
+  private readonly trig: ModuleTrig;
 
   private constructor(
     readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entry: number,
-    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; QDD: number; TAU: number },
+    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; QDD: number; TAU: number; QA: number },
   ) {
     const memory = new WebAssembly.Memory({ initial: pages });
-    this.run = (new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>)[`f${entry}`];
+    const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
+    this.run = ex[`f${entry}`];
+    this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entry + 1}`]);
     this.mem = new Float64Array(memory.buffer);
     this.tau = this.mem.subarray(o.TAU, o.TAU + model.nv);
   }
@@ -49,7 +53,7 @@ export class GeneratedRnea {
     const kinds = kindsOf(model);
     // memory, in f64 slots: cos/sin, jcalc's transforms, q̇, q̈, τ, then v, a, f and the computed transform entries per body
     const CS = 0, XG = CS + 2 * nb, QD = XG + 12 * nb, QDD = QD + nv, TAU = QDD + nv, VS = TAU + nv, AS = VS + 6 * nb, FS = AS + 6 * nb, XS = FS + 6 * nb;
-    const slots = XS + 12 * nb;
+    const QA = XS + 12 * nb, slots = QA + nb;
     const pages = Math.max(1, Math.ceil((8 * slots) / 65536));
     const code = new ChunkedCode();
     let g = code.g;
@@ -102,9 +106,9 @@ export class GeneratedRnea {
     }
     try {
       const bodies = code.finish();
-      const bytes = assemble([{ bodies, type: 1 }], pages);
+      const bytes = assemble([{ bodies: [...bodies, sinCosBody(QA, CS, nb)], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
-      return new GeneratedRnea(model, bytes, pages, bodies.length - 1, kinds, { CS, XG, QD, QDD, TAU });
+      return new GeneratedRnea(model, bytes, pages, bodies.length - 1, kinds, { CS, XG, QD, QDD, TAU, QA });
     } catch {
       return null;
     }
@@ -116,7 +120,7 @@ export class GeneratedRnea {
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>): Float64Array {
     const model = this.model, mem = this.mem, o = this.o;
-    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl, this.trig);
     const nv = model.nv;
     if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
     for (let k = 0; k < nv; k++) mem[o.QDD + k] = qdd[k];

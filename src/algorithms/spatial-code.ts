@@ -5,6 +5,7 @@
  * values — the same formulas as the JavaScript kernels (spatial/), term by term.
  */
 import { jcalc } from '../model/jcalc.ts';
+import { anglesIn } from './trig-code.ts';
 import { JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { Bytes } from '../sparse/compiled.ts';
@@ -326,11 +327,18 @@ export function transformOf(g: Emitter, model: Model, kinds: Kind[], slots: { CS
   return { E, r: [Xt[9], Xt[10], Xt[11]] };
 }
 
-/** The generated code's inputs for q: cos q and sin q at CS, jcalc's transforms at XG (no allocation). */
-export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, slots: { CS: number; XG: number }, q: ArrayLike<number>, scratch: Float64Array, fl: Flops): void {
+/**
+ * The generated code's inputs for q: cos q and sin q at CS, jcalc's transforms at XG (no
+ * allocation). With `trig` (the module's own cosines and sines, trig-code.ts) the angles go to its
+ * slots and its function writes CS, unless an angle is beyond its range.
+ */
+export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, slots: { CS: number; XG: number }, q: ArrayLike<number>, scratch: Float64Array, fl: Flops, trig: ModuleTrig | null = null): void {
+  const byCode = trig !== null && trig.body.length > 0 && anglesIn(mem, trig.QA, trig.body, trig.qi, q);
+  if (byCode) trig.run();
   for (let i = 0; i < kinds.length; i++) {
     const kd = kinds[i];
     if (kd.t === 'axis') {
+      if (byCode) continue;
       const x = q[model.iq[i]];
       mem[slots.CS + 2 * i] = Math.cos(x); mem[slots.CS + 2 * i + 1] = Math.sin(x);
     } else if (kd.t === 'jcalc') {
@@ -404,4 +412,13 @@ export function rigidCongruence(g: Emitter, E: Val[], r: Val[], I: ArrayLike<Val
     g.sub(g.sub(g.add(j11, d), g.mul(g.mul(2, g1), r1)), g.mul(mr1, r1)),
     g.sub(g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.mul(mr1, r2)),
     g.sub(g.sub(g.add(j22, d), g.mul(g.mul(2, g2), r2)), g.mul(mr2, r2))];
+}
+
+/** A generated module's cosines and sines (trig-code.ts): its angles' first slot, its function, the revolute joints about a frame axis (body, q index). */
+export interface ModuleTrig { readonly QA: number; readonly run: () => void; readonly body: Int32Array; readonly qi: Int32Array }
+
+/** The ModuleTrig of a module whose function `run` is sinCosBody(QA, CS, nb) (its angles at QA + body index) */
+export function moduleTrig(model: Model, kinds: Kind[], QA: number, run: () => void): ModuleTrig {
+  const axis = kinds.flatMap((k, i) => (k.t === 'axis' ? [i] : []));
+  return { QA, run, body: Int32Array.from(axis), qi: Int32Array.from(axis, (i) => model.iq[i]) };
 }

@@ -45,7 +45,8 @@
  * panda floating 14.3 → 3.67 (0.89), kinova floating 10.5 → 2.62 (0.89), go1 floating 16.8 → 4.41
  * (0.88), talos_reduced floating 41.1 → 11.3 (0.85), simple_humanoid floating 38.2 → 9.58 (0.78).
  */
-import { type Emitter, ChunkedCode, compose, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
+import { type Emitter, ChunkedCode, compose, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, moduleTrig, type ModuleTrig, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
+import { sinCosBody } from '../algorithms/trig-code.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
@@ -80,7 +81,7 @@ export function rneaDerivativePairs(model: Model): number {
 }
 
 /** memory offsets (f64 slots) that compute reads and writes */
-interface Offsets { CS: number; XG: number; QD: number; QDD: number; TAU: number; DQ: number; DV: number; MM: number }
+interface Offsets { CS: number; XG: number; QD: number; QDD: number; TAU: number; DQ: number; DV: number; MM: number; QA: number }
 
 /** Options of GeneratedRneaDerivatives.create. @experimental */
 export interface GeneratedRneaDerivativesOptions {
@@ -108,6 +109,7 @@ export class GeneratedRneaDerivatives {
   private readonly run: () => void;
   private readonly scratch = new Float64Array(12);
   private readonly fl = new Flops();
+  private readonly trig: ModuleTrig;
 
   private constructor(
     readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entry: number, loopEntry: number,
@@ -118,6 +120,7 @@ export class GeneratedRneaDerivatives {
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     const main = ex[`f${entry}`];
     if (loopEntry >= 0) { const pairs = ex[`f${loopEntry}`]; this.run = () => { main(); pairs(); }; } else this.run = main;
+    this.trig = moduleTrig(model, kinds, o.QA, ex[`f${Math.max(entry, loopEntry) + 1}`]);
     this.loop = loopEntry >= 0;
     const mem = this.mem = new Float64Array(memory.buffer);
     // the values the code knows as constants (it does not store them), for the loop that reads them
@@ -329,6 +332,7 @@ export class GeneratedRneaDerivatives {
     }
     // the tables as i32 in TB's slots: START at byte 8·TB, UP after it (nv slots hold 2 nv i32); the items at 8·IB
     const items = loop ? loopItems(nv, start, up) : new Int32Array(0);
+    const QA = take(nb);
     const pagesAll = Math.max(1, Math.ceil((8 * slot) / 65536));
     try {
       const bodies = code.finish();
@@ -336,11 +340,12 @@ export class GeneratedRneaDerivatives {
       if (loop) {
         groups.push({ bodies: [pairsLoop(nv, items.length / (GROUP + 1), withM, 8 * RB, 8 * IB, 8 * TB, 8 * TB + 4 * nv, 8 * DQ, 8 * DV, 8 * MM)], type: 1 });
       }
+      groups.push({ bodies: [sinCosBody(QA, CS, nb)], type: 1 });
       const bytes = assemble(groups, pagesAll);
       if (!WebAssembly.validate(bytes)) return null;
       const consts: [number, number][] = [];
       for (let s = 0; s < slot; s++) if (isKnown[s]) consts.push([s, known[s]]);
-      return new GeneratedRneaDerivatives(model, bytes, pagesAll, bodies.length - 1, loop ? bodies.length : -1, kinds, { CS, XG, QD, QDD, TAU, DQ, DV, MM }, withM, consts, 2 * TB, start, up, 2 * IB, items);
+      return new GeneratedRneaDerivatives(model, bytes, pagesAll, bodies.length - 1, loop ? bodies.length : -1, kinds, { CS, XG, QD, QDD, TAU, DQ, DV, MM, QA }, withM, consts, 2 * TB, start, up, 2 * IB, items);
     } catch {
       return null;
     }
@@ -352,7 +357,7 @@ export class GeneratedRneaDerivatives {
    */
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, qdd: ArrayLike<number>): this {
     const model = this.model, mem = this.mem, o = this.o, nv = model.nv;
-    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl);
+    writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl, this.trig);
     if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
     for (let k = 0; k < nv; k++) mem[o.QDD + k] = qdd[k];
     this.run();
