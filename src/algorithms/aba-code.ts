@@ -18,8 +18,8 @@ import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
-import { add6, addCongruence, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, moduleTrig, type ModuleTrig, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
-import { sinCosBody } from './trig-code.ts';
+import { add6, addCongruence, articulatedInertiaOf, articulatedLess, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { moduleTrig, type ModuleTrig, sinCosBody } from './trig-code.ts';
 
 /**
  * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
@@ -100,8 +100,7 @@ export class GeneratedAba {
       split();
       g.reset();
       const p = model.parents[i], ni = model.nvi[i];
-      const M: Val[] = hasKids[i] ? Array.from({ length: 36 }, () => 0 as Val) : inertiaMatrix(model.I[i]);
-      if (hasKids[i]) { const L = loads(IA + 21 * i, 21); for (let k = 0; k < 36; k++) M[k] = L[SYM[k]]; }
+      const M = articulatedInertiaOf(g, model, i, hasKids[i] === 1, IA + 21 * i);
       const pA = loads(PA + 6 * i, 6);
       let U: Val[] = [], Dinv: Val[] = [], u: Val[] = [];
       if (ni > 0) {
@@ -115,17 +114,12 @@ export class GeneratedAba {
       }
       if (p < 0) continue;
       // I^a = I^A − U D⁻¹ Uᵀ,  p^a = p^A + I^a c + U D⁻¹ u
-      const Ia: Val[] = M.slice();
+      let Ia: Val[] = M;
       let pa: V6 = pA.slice();
       if (ni > 0) {
         const UD: Val[] = new Array(6 * ni);
         for (let b = 0; b < ni; b++) for (let rr = 0; rr < 6; rr++) UD[6 * b + rr] = g.dot(Array.from({ length: ni }, (_, c) => U[6 * c + rr]), Array.from({ length: ni }, (_, c) => Dinv[ni * c + b]));
-        for (let rr = 0; rr < 6; rr++) {
-          for (let cc = rr; cc < 6; cc++) {
-            const x = g.sub(M[6 * rr + cc], g.dot(Array.from({ length: ni }, (_, k) => UD[6 * k + rr]), Array.from({ length: ni }, (_, k) => U[6 * k + cc])));
-            Ia[6 * rr + cc] = x; Ia[6 * cc + rr] = x;
-          }
-        }
+        Ia = articulatedLess(g, M, UD, U, ni);
         if (!cZero(i)) {
           const c = loads(CC + 6 * i, 6);
           pa = add6(g, pa, Array.from({ length: 6 }, (_, rr) => g.dot([0, 1, 2, 3, 4, 5].map((k) => Ia[6 * rr + k]), c)));

@@ -12,8 +12,8 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { ChunkedCode, inertiaMul, type Kind, kindsOf, moduleTrig, type ModuleTrig, rigidCongruence, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
-import { sinCosBody } from './trig-code.ts';
+import { ChunkedCode, inertiaMul, type Kind, kindsOf, rigidCongruence, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { moduleTrig, type ModuleTrig, sinCosBody } from './trig-code.ts';
 
 /** largest number of (DoF, ancestor joint) pairs of the model for which the code is made */
 export const CRBA_CODE_PAIRS = 5000;

@@ -25,8 +25,8 @@ import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { MinvColumnsCode } from './minv-columns-code.ts';
-import { addCongruence, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, moduleTrig, type ModuleTrig, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
-import { sinCosBody } from './trig-code.ts';
+import { addCongruence, articulatedInertiaOf, articulatedLess, applyMotion, ChunkedCode, type Emitter, inertiaMatrix, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
+import { moduleTrig, type ModuleTrig, sinCosBody } from './trig-code.ts';
 
 /** largest number of (DoF, column) pairs of the passes for which the code is made */
 export const MINV_CODE_PAIRS = 2500;
@@ -133,8 +133,7 @@ class StraightMinv {
       for (let i = nb - 1; i >= 0; i--) {
         next();
         const ni = model.nvi[i], iv = model.iv[i], e = ivEnd[i], p = model.parents[i];
-        const M: Val[] = hasKids[i] ? new Array(36) : inertiaMatrix(model.I[i]);
-        if (hasKids[i]) { const L = loads(IA + 21 * i, 21); for (let k = 0; k < 36; k++) M[k] = L[SYM[k]]; }
+        const M = articulatedInertiaOf(g, model, i, hasKids[i] === 1, IA + 21 * i);
         let U: Val[] = [], Dinv: Val[] = [], UDv: Val[] = [];
         if (ni > 0) {
           ({ U, Dinv } = jointInertia(g, M, model.S[i], ni));
@@ -164,15 +163,7 @@ class StraightMinv {
           for (let k = 0; k < 6; k++) g.store(FF + 6 * j + k, up[k]);
         }
         // I^a = I^A − U D⁻¹ Uᵀ,  I^A_λ += Xᵀ I^a X
-        const Ia: Val[] = M.slice();
-        if (ni > 0) {
-          for (let rr = 0; rr < 6; rr++) {
-            for (let cc = rr; cc < 6; cc++) {
-              const x = g.sub(M[6 * rr + cc], g.dot(Array.from({ length: ni }, (_, k) => UDv[6 * k + rr]), Array.from({ length: ni }, (_, k) => U[6 * k + cc])));
-              Ia[6 * rr + cc] = x; Ia[6 * cc + rr] = x;
-            }
-          }
-        }
+        const Ia = ni > 0 ? articulatedLess(g, M, UDv, U, ni) : M.slice();
         addCongruence(g, E, r, Ia, IA + 21 * p);
       }
       // pass 3

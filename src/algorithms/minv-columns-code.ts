@@ -22,8 +22,8 @@ import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
 import { minvStoreLayout, MinvCarpentierWorkspace, minvWorldBodies, type MinvStoreLayout } from './minv-carpentier.ts';
-import { addCongruence, ChunkedCode, compose, type Emitter, inertiaMatrix, invApplyMotion, jointInertia, type Kind, kindsOf, moduleTrig, type ModuleTrig, SYM, transformOf, transposeApplyForce, type Val, writeTransforms } from './spatial-code.ts';
-import { sinCosBody } from './trig-code.ts';
+import { addCongruence, articulatedInertiaOf, articulatedLess, ChunkedCode, compose, type Emitter, inertiaMatrix, invApplyMotion, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type Val, writeTransforms } from './spatial-code.ts';
+import { moduleTrig, type ModuleTrig, sinCosBody } from './trig-code.ts';
 
 /** largest number of bodies for which the code is made (its memory holds M⁻¹, nv×nv) */
 export const MINV_COLUMNS_CODE_LIMIT = 2000;
@@ -131,8 +131,7 @@ function bodiesCode(model: Model, at: MinvStoreLayout, o: { CS: number; XG: numb
   for (let i = nb - 1; i >= 0; i--) {
     next();
     const p = model.parents[i], ni = model.nvi[i], c0 = model.iv[i];
-    const M: Val[] = hasKids(i) ? new Array(36) : inertiaMatrix(model.I[i]);
-    if (hasKids(i)) { const L = loads(o.IA + 21 * i, 21); for (let k = 0; k < 36; k++) M[k] = L[SYM[k]]; }
+    const M = articulatedInertiaOf(g, model, i, hasKids(i), o.IA + 21 * i);
     const { U, Dinv } = jointInertia(g, M, model.S[i], ni);
     for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) g.store(at.Minv + (c0 + a) * nv + c0 + b, Dinv[ni * a + b]);
     if (!hasKids(i) && p < 0) continue;
@@ -150,9 +149,7 @@ function bodiesCode(model: Model, at: MinvStoreLayout, o: { CS: number; XG: numb
     const Uw = transposeApplyForce(g, E0, r0, U);
     stores(at.Uw + 6 * c0, Uw);
     stores(at.UDw + 6 * c0, Uw.map((x) => g.mul(x, d)));
-    const UD = U.map((x) => g.mul(x, d));
-    const Ia: Val[] = M.slice();
-    for (let a = 0; a < 6; a++) for (let c = a; c < 6; c++) { const x = g.sub(M[6 * a + c], g.mul(UD[a], U[c])); Ia[6 * a + c] = x; Ia[6 * c + a] = x; }
+    const Ia = articulatedLess(g, M, U.map((x) => g.mul(x, d)), U, 1);
     const X = transformOf(g, model, kinds, o, i, false);
     addCongruence(g, X.E, X.r, Ia, o.IA + 21 * p);
   }

@@ -19,8 +19,8 @@
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
-import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, type Kind, kindsOf, moduleTrig, type ModuleTrig, transformOf, transposeApplyForce, type V6, writeTransforms } from './spatial-code.ts';
-import { sinCosBody } from './trig-code.ts';
+import { add6, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMul, type Kind, kindsOf, transformOf, transposeApplyForce, type V6, writeTransforms } from './spatial-code.ts';
+import { moduleTrig, type ModuleTrig, sinCosBody } from './trig-code.ts';
 
 /** largest number of bodies the code is made for (its size grows linearly: about 2 kB per body) */
 export const RNEA_CODE_LIMIT = 4000;

@@ -5,7 +5,7 @@
  * values — the same formulas as the JavaScript kernels (spatial/), term by term.
  */
 import { jcalc } from '../model/jcalc.ts';
-import { anglesIn } from './trig-code.ts';
+import { cosSinInto, type ModuleTrig } from './trig-code.ts';
 import { JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { Bytes } from '../sparse/compiled.ts';
@@ -333,12 +333,11 @@ export function transformOf(g: Emitter, model: Model, kinds: Kind[], slots: { CS
  * slots and its function writes CS, unless an angle is beyond its range.
  */
 export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, slots: { CS: number; XG: number }, q: ArrayLike<number>, scratch: Float64Array, fl: Flops, trig: ModuleTrig | null = null): void {
-  const byCode = trig !== null && trig.body.length > 0 && anglesIn(mem, trig.QA, trig.body, trig.qi, q);
-  if (byCode) trig.run();
+  if (trig !== null) cosSinInto(mem, slots.CS, trig, q);
   for (let i = 0; i < kinds.length; i++) {
     const kd = kinds[i];
     if (kd.t === 'axis') {
-      if (byCode) continue;
+      if (trig !== null) continue;
       const x = q[model.iq[i]];
       mem[slots.CS + 2 * i] = Math.cos(x); mem[slots.CS + 2 * i + 1] = Math.sin(x);
     } else if (kd.t === 'jcalc') {
@@ -359,6 +358,28 @@ export function jointInertia(g: Emitter, IA: Val[], S: Float64Array, ni: number)
   const D: Val[] = new Array(ni * ni);
   for (let a = 0; a < ni; a++) for (let b = 0; b < ni; b++) D[ni * a + b] = g.dot(R.map((r) => S[6 * a + r]), R.map((r) => U[6 * b + r]));
   return { U, Dinv: spdInverse(g, D, ni) };
+}
+
+/**
+ * I^A_i as its 36 values: a body with children (which add theirs) loads its 21 slots at `slot`,
+ * another is its rigid inertia (constants)
+ */
+export function articulatedInertiaOf(g: Emitter, model: Model, i: number, hasKids: boolean, slot: number): Val[] {
+  if (!hasKids) return inertiaMatrix(model.I[i]);
+  const L = Array.from({ length: 21 }, (_, k) => g.load(slot + k));
+  return Array.from({ length: 36 }, (_, k) => L[SYM[k]]);
+}
+
+/** I^a = I^A − (U D⁻¹) Uᵀ for the 6×ni column-major U and U D⁻¹ (its upper triangle computed, mirrored) */
+export function articulatedLess(g: Emitter, M: Val[], UD: Val[], U: Val[], ni: number): Val[] {
+  const Ia = M.slice();
+  for (let r = 0; r < 6; r++) {
+    for (let c = r; c < 6; c++) {
+      const x = g.sub(M[6 * r + c], g.dot(Array.from({ length: ni }, (_, k) => UD[6 * k + r]), Array.from({ length: ni }, (_, k) => U[6 * k + c])));
+      Ia[6 * r + c] = x; Ia[6 * c + r] = x;
+    }
+  }
+  return Ia;
 }
 
 /**
@@ -412,13 +433,4 @@ export function rigidCongruence(g: Emitter, E: Val[], r: Val[], I: ArrayLike<Val
     g.sub(g.sub(g.add(j11, d), g.mul(g.mul(2, g1), r1)), g.mul(mr1, r1)),
     g.sub(g.sub(j12, g.add(g.mul(g1, r2), g.mul(r1, g2))), g.mul(mr1, r2)),
     g.sub(g.sub(g.add(j22, d), g.mul(g.mul(2, g2), r2)), g.mul(mr2, r2))];
-}
-
-/** A generated module's cosines and sines (trig-code.ts): its angles' first slot, its function, the revolute joints about a frame axis (body, q index). */
-export interface ModuleTrig { readonly QA: number; readonly run: () => void; readonly body: Int32Array; readonly qi: Int32Array }
-
-/** The ModuleTrig of a module whose function `run` is sinCosBody(QA, CS, nb) (its angles at QA + body index) */
-export function moduleTrig(model: Model, kinds: Kind[], QA: number, run: () => void): ModuleTrig {
-  const axis = kinds.flatMap((k, i) => (k.t === 'axis' ? [i] : []));
-  return { QA, run, body: Int32Array.from(axis), qi: Int32Array.from(axis, (i) => model.iq[i]) };
 }

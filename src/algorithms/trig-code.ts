@@ -21,6 +21,7 @@
  * 0.599 → 0.565, 1.42 → 1.31; a 24-link chain 1.20 → 0.83, 3.67 → 3.38, 2.00 → 1.73, 3.66 → 3.36,
  * 6.97 → 6.64.
  */
+import type { Model } from '../model/model.ts';
 import { Bytes } from '../sparse/compiled.ts';
 import { Body } from '../sparse/loops.ts';
 
@@ -196,6 +197,26 @@ function reduce(e: Body, f: (x: number) => void, expOf: (y: number) => void): vo
   e.get(Y0).op(OP.f64Neg).set(Y0).get(Y1).op(OP.f64Neg).set(Y1).i32(0).get(N).op(OP.i32Sub).set(N);
   e.op(OP.end);
   e.op(OP.end);
+}
+
+/** A generated module's cosines and sines: its angles' first slot, its function, the revolute joints about a frame axis (body, q index). */
+export interface ModuleTrig { readonly QA: number; readonly run: () => void; readonly body: Int32Array; readonly qi: Int32Array }
+
+/** The ModuleTrig of a module whose function `run` is sinCosBody(QA, CS, nb) (kinds: spatial-code.ts's kindsOf) */
+export function moduleTrig(model: Model, kinds: readonly { t: string }[], QA: number, run: () => void): ModuleTrig {
+  const axis = kinds.flatMap((k, i) => (k.t === 'axis' ? [i] : []));
+  return { QA, run, body: Int32Array.from(axis), qi: Int32Array.from(axis, (i) => model.iq[i]) };
+}
+
+/** cos q and sin q of the module's joints into its slots CS + 2 body: by its code, or by Math.cos and Math.sin for an angle beyond its range */
+export function cosSinInto(mem: Float64Array, CS: number, t: ModuleTrig, q: ArrayLike<number>): void {
+  const body = t.body, qi = t.qi;
+  if (body.length === 0) return;
+  if (anglesIn(mem, t.QA, body, qi, q)) { t.run(); return; }
+  for (let k = 0; k < body.length; k++) {
+    const x = q[qi[k]], s = CS + 2 * body[k];
+    mem[s] = Math.cos(x); mem[s + 1] = Math.sin(x);
+  }
 }
 
 /**

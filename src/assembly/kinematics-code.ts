@@ -22,7 +22,7 @@
  */
 import { forwardKinematics, KinematicsWorkspace } from '../algorithms/kinematics.ts';
 import { add6, applyMotion, ChunkedCode, crossMotion, type Kind, kindsOf, transformOf, type V6, writeTransforms } from '../algorithms/spatial-code.ts';
-import { anglesIn, sinCosBody } from '../algorithms/trig-code.ts';
+import { cosSinInto, moduleTrig, type ModuleTrig, sinCosBody } from '../algorithms/trig-code.ts';
 import { jcalc } from '../model/jcalc.ts';
 import type { Model } from '../model/model.ts';
 import { neutral } from '../model/neutral.ts';
@@ -48,12 +48,10 @@ export class GeneratedKinematics {
   private readonly mem: Float64Array;
   private readonly runX: () => void;
   private readonly runV: () => void;
-  /** cos q and sin q of the bodies' angles at QA into CS (trig-code.ts) */
-  private readonly trig: () => void;
+  /** cos q and sin q of the revolute joints about a frame axis (trig-code.ts) */
+  private readonly trig: ModuleTrig;
   private readonly fl = new Flops();
-  /** the revolute joints about a frame axis (their q index), and the joints whose transforms jcalc computes (views of X where it writes them) */
-  private readonly axisBody: Int32Array;
-  private readonly axisQ: Int32Array;
+  /** the joints whose transforms jcalc computes (views of X where it writes them) */
   private readonly jcalcBody: Int32Array;
   private readonly jcalcX: Float64Array[];
 
@@ -66,15 +64,13 @@ export class GeneratedKinematics {
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.runX = ex[`f${entries[0]}`];
     this.runV = ex[`f${entries[1]}`];
-    this.trig = ex[`f${entries[2]}`];
+    this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entries[2]}`]);
     this.mem = new Float64Array(memory.buffer);
     this.X = this.mem.subarray(o.X, o.X + 12 * nb);
     this.V = this.mem.subarray(o.V, o.V + 6 * nb);
     this.VJ = this.mem.subarray(o.VJ, o.VJ + 6 * nb);
     this.C = this.mem.subarray(o.C, o.C + 6 * nb);
-    const axis = kinds.flatMap((k, i) => (k.t === 'axis' ? [i] : [])), js = kinds.flatMap((k, i) => (k.t === 'jcalc' ? [i] : []));
-    this.axisBody = Int32Array.from(axis);
-    this.axisQ = Int32Array.from(axis, (i) => model.iq[i]);
+    const js = kinds.flatMap((k, i) => (k.t === 'jcalc' ? [i] : []));
     this.jcalcBody = Int32Array.from(js);
     this.jcalcX = js.map((i) => this.X.subarray(12 * i, 12 * i + 12));
     // the constant entries of ⁱX_λ, once: the tree transform of a fixed joint; r and the row along
@@ -155,14 +151,7 @@ export class GeneratedKinematics {
     fl.reset();
     // the inputs of the code (as writeTransforms, without its copies): cos q, sin q; jcalc's transforms into X
     // (by the code, the same values as Math.cos and Math.sin, but for angles beyond its range)
-    const ab = this.axisBody, aq = this.axisQ, cs = o.CS;
-    if (ab.length > 0 && anglesIn(mem, o.QA, ab, aq, q)) this.trig();
-    else {
-      for (let k = 0; k < ab.length; k++) {
-        const x = q[aq[k]], s = cs + 2 * ab[k];
-        mem[s] = Math.cos(x); mem[s + 1] = Math.sin(x);
-      }
-    }
+    cosSinInto(mem, o.CS, this.trig, q);
     const jb = this.jcalcBody, jx = this.jcalcX;
     for (let k = 0; k < jb.length; k++) jcalc(jx[k], model, jb[k], q, fl);
     const base = qd === null ? this.base : this.baseWithVelocity, out = this.flops;

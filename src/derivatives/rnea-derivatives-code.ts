@@ -45,8 +45,8 @@
  * panda floating 14.3 → 3.67 (0.89), kinova floating 10.5 → 2.62 (0.89), go1 floating 16.8 → 4.41
  * (0.88), talos_reduced floating 41.1 → 11.3 (0.85), simple_humanoid floating 38.2 → 9.58 (0.78).
  */
-import { type Emitter, ChunkedCode, compose, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, moduleTrig, type ModuleTrig, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
-import { sinCosBody } from '../algorithms/trig-code.ts';
+import { type Emitter, ChunkedCode, compose, crossForce, crossMotion, inertiaMul, invApplyMotion, type Kind, kindsOf, rigidCongruence, transformOf, type V6, type Val, writeTransforms } from '../algorithms/spatial-code.ts';
+import { moduleTrig, type ModuleTrig, sinCosBody } from '../algorithms/trig-code.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
