@@ -22,8 +22,8 @@
  * 6.97 → 6.64.
  */
 import type { Model } from '../model/model.ts';
-import { Bytes } from '../sparse/compiled.ts';
-import { Body } from '../sparse/loops.ts';
+import { Body, O } from '../sparse/loops.ts';
+import { SimdBody } from '../sparse/wasm-simd.ts';
 
 /** largest |x| whose cosine and sine the code takes (below 2²⁰·π/2, where fdlibm's medium reduction ends) */
 export const TRIG_CODE_RANGE = 1e6;
@@ -37,11 +37,9 @@ const PIO2_1 = 1.57079632673412561417e+00, PIO2_1T = 6.07710050650619224932e-11;
 const PIO2_2 = 6.07710050630396597660e-11, PIO2_2T = 2.02226624879595063154e-21;
 const PIO2_3 = 2.02226624871116645580e-21, PIO2_3T = 8.47842766036889956997e-32;
 
+/** the loop kernels' opcodes (loops.ts) and the few more this code needs */
 const OP = {
-  block: 0x02, loop: 0x03, if: 0x04, else: 0x05, end: 0x0b, brIf: 0x0d, void: 0x40, f64: 0x7c,
-  i32Eqz: 0x45, i32Ne: 0x47, i32LtS: 0x48, i32GtS: 0x4a, i32LeS: 0x4c,
-  i32Add: 0x6a, i32Sub: 0x6b, i32And: 0x71, i32ShrS: 0x75,
-  f64Abs: 0x99, f64Neg: 0x9a, f64Add: 0xa0, f64Sub: 0xa1, f64Mul: 0xa2,
+  ...O, else: 0x05, f64: 0x7c, i32Ne: 0x47, i32ShrS: 0x75,
   i32WrapI64: 0xa7, i32TruncF64S: 0xaa, i64ExtendI32U: 0xad, f64ConvertI32S: 0xb7,
   i64ReinterpretF64: 0xbd, f64ReinterpretI64: 0xbf, i64Const: 0x42, i64ShrU: 0x88, i64Shl: 0x86,
 } as const;
@@ -52,7 +50,7 @@ const X = 7, Y0 = 8, Y1 = 9, Z = 10, V = 11, R = 12, W = 13, T = 14, FN = 15, S 
 
 /** a function body (no parameters, no result) computing cos and sin of the angles at slots QA..QA+n into CS (see the file's comment) */
 export function sinCosBody(QA: number, CS: number, n: number): Uint8Array {
-  const e = new Body();
+  const e = new SimdBody();
   const f = (x: number) => e.f64(x);
   /** the high word of the f64 on the stack */
   const high = () => { e.op(OP.i64ReinterpretF64, OP.i64Const, 32, OP.i64ShrU, OP.i32WrapI64); };
@@ -62,7 +60,7 @@ export function sinCosBody(QA: number, CS: number, n: number): Uint8Array {
     e.i32(0).set(I);
     e.op(OP.loop, OP.void);
     // x = QA[i]; hx, ix
-    e.get(I).i32(3).op(0x74).ldf(8 * QA).set(X);
+    e.get(I).i32(3).op(OP.i32Shl).ldf(8 * QA).set(X);
     e.get(X); high(); e.tee(HX).i32(0x7fffffff).op(OP.i32And).set(IX);
     e.get(IX).i32(0x3fe921fb).op(OP.i32LeS);
     e.op(OP.if, OP.void);
@@ -123,23 +121,19 @@ export function sinCosBody(QA: number, CS: number, n: number): Uint8Array {
     e.op(OP.end);
     e.set(C);
     // the quadrant n & 3: (cos, sin) = (c, s), (−s, c), (−c, −s), (s, −c)
-    e.get(I).i32(4).op(0x74).set(J); // byte offset of CS + 2i: 16 i
+    e.get(I).i32(4).op(OP.i32Shl).set(J); // byte offset of CS + 2i: 16 i
     e.get(N).i32(3).op(OP.i32And).set(N);
     const put = (cosOf: () => void, sinOf: () => void) => { e.get(J); cosOf(); e.stf(8 * CS); e.get(J); sinOf(); e.stf(8 * CS + 8); };
     const pos = (l: number) => () => { e.get(l); }, neg = (l: number) => () => { e.get(l).op(OP.f64Neg); };
     e.get(N).op(OP.i32Eqz, OP.if, OP.void); put(pos(C), pos(S));
-    e.op(OP.else); e.get(N).i32(1).op(0x46, OP.if, OP.void); put(neg(S), pos(C));
-    e.op(OP.else); e.get(N).i32(2).op(0x46, OP.if, OP.void); put(neg(C), neg(S));
+    e.op(OP.else); e.get(N).i32(1).op(OP.i32Eq, OP.if, OP.void); put(neg(S), pos(C));
+    e.op(OP.else); e.get(N).i32(2).op(OP.i32Eq, OP.if, OP.void); put(neg(C), neg(S));
     e.op(OP.else); put(pos(S), neg(C));
     e.op(OP.end, OP.end, OP.end);
     e.get(I).i32(1).op(OP.i32Add).tee(I).i32(n).op(OP.i32LtS, OP.brIf, 0);
     e.op(OP.end);
   }
-  e.op(OP.end);
-  const b = new Bytes();
-  b.u32(2); b.u32(7); b.byte(0x7f); b.u32(11); b.byte(0x7c);
-  b.bytes(e.c.view());
-  return b.view().slice();
+  return e.finishWith([[7, 0x7f], [11, 0x7c]]);
 }
 
 /** __ieee754_rem_pio2 for π/4 < |x| ≤ TRIG_CODE_RANGE: n into N, x − n π/2 as y0 + y1 */
