@@ -193,7 +193,7 @@ const md = [
   '|---|---:|',
   `| parse an NDJSON row (JSON.parse, validation, layout of the readings) | ${f1(breakdown.parseNdjson)} |`,
   `| parse a CSV row | ${f1(breakdown.parseCsv)} |`,
-  `| write an estimate as NDJSON text (${schema ? '~270 numbers printed' : ''}) | ${f1(breakdown.ndjsonText)} |`,
+  `| write an estimate as NDJSON text (${schema ? '~270 numbers printed, by WebAssembly where the engine has it' : ''}) | ${f1(breakdown.ndjsonText)} |`,
   `| write an estimate as a CSV line | ${f1(breakdown.csvLine)} |`,
   `| Parquet: the estimate's numbers into a row (nothing printed) | ${f1(breakdown.parquetNumbers)} |`,
   `| Parquet: the row into its row group, and the group's encoding (${f0(parquetBytesPerRow)} bytes per row, SNAPPY) | ${f1(breakdown.parquetRow)} |`,

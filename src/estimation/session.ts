@@ -29,6 +29,7 @@ import type { EstimationSystem } from './setup.ts';
 import { inputsFromReadings } from './synthesize.ts';
 import { BASE_CSV, type Sample } from './sample.ts';
 import { closestName } from '../text/names.ts';
+import { JsonLines } from '../text/json-lines.ts';
 import { PlausibilityCheck, type Implausible, type PlausibilityOptions } from './plausibility.ts';
 import { SingularPivotError } from '../sparse/errors.ts';
 
@@ -508,8 +509,21 @@ export class EstimationSession {
     return { ...head, ...r.estimate, ...tail };
   }
 
-  /** JSON.stringify(toJson(r)), written part by part (the same text; this runs once per sample). */
+  /**
+   * JSON.stringify(toJson(r)), the same text: the numbers printed by WebAssembly (json-lines.ts,
+   * the digits of String(x)) where the engine has it, else written part by part (this runs once per
+   * sample).
+   */
   toJsonText(r: EstimateRecord): string {
+    const lines = this.lines === undefined ? (this.lines = JsonLines.create()) : this.lines;
+    if (lines !== null) {
+      // toJson's three parts, each of one shape whatever the record (an absent field undefined: left out)
+      const parts = this.jsonParts;
+      parts[0] = { t: r.t, line: r.line, condition: r.condition, near_singular: r.near_singular };
+      parts[1] = r.estimate;
+      parts[2] = { sensors: r.sensors, mode: r.mode, bad_data: r.bad_data || undefined, implausible: r.implausible || undefined };
+      return lines.textOf(parts);
+    }
     let head = `{"t":${JSON.stringify(r.t)},"line":${JSON.stringify(r.line)}`;
     if (r.condition !== undefined) head += `,"condition":${JSON.stringify(r.condition)}`;
     if (r.near_singular !== undefined) head += `,"near_singular":${JSON.stringify(r.near_singular)}`;
@@ -571,8 +585,9 @@ export class EstimationSession {
   /**
    * The CSV line of a record under `columns()`, without the line break: the same text as `cells(r)`
    * with a cell quoted when it holds a comma, a quote or a line break, joined by commas. The numbers
-   * go through one JSON.stringify of a list (the same digits as String(x) for a finite number, and
-   * the fastest way to format them); a record with a missing or non-finite value takes `cells`.
+   * are printed by WebAssembly (json-lines.ts: the digits of String(x)) where the engine has it, else
+   * by one JSON.stringify of a list (the same digits); a record with a missing or non-finite value
+   * takes `cells`.
    */
   csvLine(r: EstimateRecord): string {
     const e = r.estimate, nums = this.numBuf;
@@ -604,13 +619,18 @@ export class EstimationSession {
     for (const n of this.allSensors) put(e.residuals[n]);
     if (this.opts.covariance) dofs(e.tau_std);
     if (!ok) return this.cells(r).map(csvQuote).join(',');
-    if (nums.length !== n) nums.length = n;
-    const head = JSON.stringify(nums);
+    const lines = this.lines === undefined ? (this.lines = JsonLines.create()) : this.lines;
+    let head: string;
+    if (lines !== null) head = lines.list(nums, n);
+    else {
+      if (nums.length !== n) nums.length = n;
+      head = JSON.stringify(nums).slice(1, -1);
+    }
     let tail = '';
     if (this.full.badData || this.opts.confidence > 0) {
       tail += `,${r.bad_data ? String(r.bad_data.chi2) : ''},${r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : ''},${csvQuote(r.bad_data?.suspect ?? '')}`;
     }
-    return `${head.slice(1, -1)}${tail},${r.implausible ? csvQuote(r.implausible.join('; ')) : ''},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
+    return `${head}${tail},${r.implausible ? csvQuote(r.implausible.join('; ')) : ''},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
   }
 
   /**
@@ -675,6 +695,10 @@ export class EstimationSession {
 
   /** the numbers of one CSV line (reused line after line) */
   private readonly numBuf: number[] = [];
+  /** the lines' numbers printed by WebAssembly (null: none in this engine; undefined: not made yet) */
+  private lines?: JsonLines | null;
+  /** the parts of an NDJSON line (reused line after line) */
+  private readonly jsonParts: object[] = [{}, {}, {}];
 
   /** the model's moving joints (listed once) */
   private joints?: ReturnType<EstimationSystem['model']['movingJoints']>;
