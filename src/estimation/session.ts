@@ -515,7 +515,7 @@ export class EstimationSession {
    * sample).
    */
   toJsonText(r: EstimateRecord): string {
-    const lines = this.lines === undefined ? (this.lines = JsonLines.create()) : this.lines;
+    const lines = this.jsonLines();
     if (lines !== null) {
       // toJson's three parts, each of one shape whatever the record (an absent field undefined: left out)
       const parts = this.jsonParts;
@@ -619,7 +619,7 @@ export class EstimationSession {
     for (const n of this.allSensors) put(e.residuals[n]);
     if (this.opts.covariance) dofs(e.tau_std);
     if (!ok) return this.cells(r).map(csvQuote).join(',');
-    const lines = this.lines === undefined ? (this.lines = JsonLines.create()) : this.lines;
+    const lines = this.jsonLines();
     let head: string;
     if (lines !== null) head = lines.list(nums, n);
     else {
@@ -697,6 +697,10 @@ export class EstimationSession {
   private readonly numBuf: number[] = [];
   /** the lines' numbers printed by WebAssembly (null: none in this engine; undefined: not made yet) */
   private lines?: JsonLines | null;
+  private jsonLines(): JsonLines | null {
+    if (this.lines === undefined) this.lines = JsonLines.create();
+    return this.lines;
+  }
   /** the parts of an NDJSON line (reused line after line) */
   private readonly jsonParts: object[] = [{}, {}, {}];
 

@@ -1,7 +1,9 @@
 /**
- * JSON.stringify(value), the same text, with the numbers printed by WebAssembly
+ * JSON.stringify of a record, the same text, with the numbers printed by WebAssembly
  * (shortest-code.ts: Schubfach, the digits of String(x)) instead of the engine: for the lines of an
- * NDJSON output, whose ~270 numbers a line V8 prints at ~150 ns each. A line's shape (its keys in
+ * NDJSON output, whose ~270 numbers a line V8 prints at ~150 ns each (and a CSV line's numbers,
+ * `list`). A record is given as its parts (`textOf`: the object they would spread into is never
+ * made). A line's shape (its keys in
  * order, its arrays' lengths, its strings, booleans and nulls) is kept as a template: the text
  * between two numbers is a literal segment, copied by the printer, so only the numbers are printed
  * per line. Each line is walked once, its numbers gathered into the printer's slots and its shape
@@ -33,7 +35,6 @@ class Shape {
 }
 
 const A_NUMBER = new Shape(NUMBER);
-const EMPTY = {};
 
 /** numbers a line may have (more: JSON.stringify) */
 const CAPACITY = 8192;
@@ -41,8 +42,8 @@ const CAPACITY = 8192;
 /** templates kept besides the current one (lines of a few shapes alternating) */
 const KEPT = 8;
 
-/** a line's template: its shape, its literal segments (UTF-8), its number of numbers, whether all its bytes are ASCII, whether it is of parts (`textOf`) or of one value */
-interface Template { shape: Shape; segments: Uint8Array[]; count: number; ascii: boolean; parts: boolean }
+/** a line's template: its shape, its literal segments (UTF-8), its number of numbers, whether all its bytes are ASCII */
+interface Template { shape: Shape; segments: Uint8Array[]; count: number; ascii: boolean }
 
 /** JSON lines with the numbers printed by WebAssembly (see the file's comment). @internal */
 export class JsonLines {
@@ -56,8 +57,6 @@ export class JsonLines {
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
   private readonly latin1 = new TextDecoder('latin1');
-  /** the one part of `text` */
-  private readonly one: object[] = [EMPTY];
 
   private constructor(printer: ShortestPrinter) {
     this.printer = printer;
@@ -80,7 +79,7 @@ export class JsonLines {
     if (t === null || t.count !== n) {
       const comma = this.encoder.encode(',');
       const segments = Array.from({ length: n + 1 }, (_, k) => (k === 0 || k === n ? new Uint8Array(0) : comma));
-      t = this.commas = { shape: A_NUMBER, segments, count: n, ascii: true, parts: false };
+      t = this.commas = { shape: A_NUMBER, segments, count: n, ascii: true };
     }
     if (this.current !== t) {
       this.printer.setTemplate(t.segments);
@@ -92,39 +91,23 @@ export class JsonLines {
     return this.latin1.decode(this.printer.out.subarray(0, this.printer.line()));
   }
 
-  /** JSON.stringify(value) for plain data (see the file's comment) */
-  text(value: object): string {
-    if (Array.isArray(value)) return this.textAny(value, false);
-    const one = this.one;
-    one[0] = value;
-    const t = this.textAny(one, true);
-    one[0] = EMPTY;
-    return t;
-  }
-
   /**
    * JSON.stringify({ ...parts[0], ...parts[1], … }), the same text, without making that object: the
    * parts' keys must be distinct (a key in two parts would be written twice). Each part a plain
    * object (see the file's comment).
    */
   textOf(parts: readonly object[]): string {
-    return this.textAny(parts, true);
-  }
-
-  /** x: the parts of one object (parts true), or one value */
-  private textAny(x: unknown, parts: boolean): string {
     let t = this.current;
-    if (t === null || !this.fits(x, parts, t)) {
+    if (t === null || !this.fits(parts, t)) {
       t = null;
-      for (const k of this.templates) if (k !== this.current && this.fits(x, parts, k)) { t = k; break; }
-      if (t === null) t = this.make(x, parts);
-      const whole = () => JSON.stringify(parts ? Object.assign({}, ...(x as object[])) : x);
-      if (t.count > this.printer.capacity) return whole();
+      for (const k of this.templates) if (k !== this.current && this.fits(parts, k)) { t = k; break; }
+      if (t === null) t = this.make(parts);
+      if (t.count > this.printer.capacity) return JSON.stringify(Object.assign({}, ...parts));
       this.printer.setTemplate(t.segments);
       this.nums = this.printer.nums;
       this.current = t;
       // gather again into the (possibly new) slots
-      if (!this.fits(x, parts, t)) return whole();
+      if (!this.fits(parts, t)) return JSON.stringify(Object.assign({}, ...parts));
     }
     const len = this.printer.line();
     const bytes = this.printer.out.subarray(0, len);
@@ -132,12 +115,10 @@ export class JsonLines {
   }
 
   /** whether the parts have the template's shape (one object of their keys); their numbers into the slots as it goes */
-  private fits(x: unknown, asParts: boolean, t: Template): boolean {
+  private fits(parts: readonly object[], t: Template): boolean {
     this.n = 0;
-    if (t.count > this.nums.length || t.parts !== asParts) return false;
     const s = t.shape;
-    if (!asParts) return this.walk(x, s);
-    const parts = x as readonly object[];
+    if (t.count > this.nums.length || s.kind !== OBJECT) return false;
     let i = 0;
     for (let p = 0; p < parts.length && i >= 0; p++) i = this.keysFrom(parts[p], s, i);
     return i === s.keys.length;
@@ -187,8 +168,8 @@ export class JsonLines {
     return v === s.value;
   }
 
-  /** a template made from the shape of the parts (one object of their keys), or of one value */
-  private make(x: unknown, asParts: boolean): Template {
+  /** a template made from the shape of the parts (one object of their keys) */
+  private make(parts: readonly object[]): Template {
     const segs: string[] = [];
     let lit = '';
     const shapeOf = (v: unknown): Shape => {
@@ -225,22 +206,12 @@ export class JsonLines {
       }
     };
     const keys: string[] = [], kids: Shape[] = [];
-    if (!asParts) {
-      const shape = shapeOf(x);
-      segs.push(lit);
-      return this.keep(shape, segs, false);
-    }
     lit += '{';
-    for (const o of x as readonly object[]) membersOf(o, keys, kids);
+    for (const o of parts) membersOf(o, keys, kids);
     lit += '}';
     segs.push(lit);
-    return this.keep(new Shape(OBJECT, keys, kids), segs, true);
-  }
-
-  /** a new template, kept with the last few */
-  private keep(shape: Shape, segs: string[], parts: boolean): Template {
-    const segments = segs.map((s) => this.encoder.encode(s));
-    const t: Template = { shape, segments, count: segs.length - 1, ascii: segments.every((b) => b.every((c) => c < 0x80)), parts };
+    const segments = segs.map((x) => this.encoder.encode(x));
+    const t: Template = { shape: new Shape(OBJECT, keys, kids), segments, count: segs.length - 1, ascii: segments.every((b) => b.every((c) => c < 0x80)) };
     this.templates.push(t);
     if (this.templates.length > KEPT) this.templates.shift();
     return t;
