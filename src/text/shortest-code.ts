@@ -62,7 +62,7 @@ const OP = {
   i64Eqz: 0x50, i64Eq: 0x51, i64LtS: 0x53, i64LtU: 0x54, i64GtU: 0x56, i64LeU: 0x58,
   i32Add: 0x6a, i32Sub: 0x6b, i32Mul: 0x6c, i32And: 0x71, i32Or: 0x72, i32Xor: 0x73, i32Shl: 0x74, i32ShrU: 0x76,
   i64Clz: 0x79, i64Ctz: 0x7a, i64Add: 0x7c, i64Sub: 0x7d, i64Mul: 0x7e, i64And: 0x83, i64Or: 0x84,
-  i64Xor: 0x85, i64Shl: 0x86, i64ShrU: 0x88,
+  i64Shl: 0x86, i64ShrU: 0x88,
   i32WrapI64: 0xa7, i64ExtendI32U: 0xad, i64ReinterpretF64: 0xbd,
 } as const;
 
@@ -89,11 +89,6 @@ class Bytes {
       if (n !== 0) b |= 0x80;
       this.byte(b);
     } while (n !== 0);
-  }
-  f64(x: number): void {
-    const d = new DataView(new ArrayBuffer(8));
-    d.setFloat64(0, x, true);
-    for (let i = 0; i < 8; i++) this.byte(d.getUint8(i));
   }
   /** signed LEB128 of a 64-bit value (taken modulo 2⁶⁴) */
   s64(v: bigint): void {
