@@ -3,14 +3,16 @@
  * forwardKinematics: ⁱX_λ, v_i, v_J,i, c_i to rounding and the same flop counts, on chains, trees
  * with every joint type, fixed and floating bases, q̇ = null; LuInverseDynamics / LuForwardDynamics
  * running it (once their fill is compiled) against RNEA / ABA, on those models and on the corpus;
- * the option off by default (the estimator's SparseSolver keeps forwardKinematics).
+ * the option off by default (the estimator's SparseSolver keeps forwardKinematics); the code placed
+ * in another module's memory (as the solvers place it in their factorization's) computing the same
+ * values bit for bit and writing nothing outside the slots it was given.
  */
 import { describe, expect, it } from 'vitest';
 import { aba, AbaWorkspace } from '../../src/algorithms/aba.ts';
 import { forwardKinematics, KinematicsWorkspace } from '../../src/algorithms/kinematics.ts';
 import { rnea, RneaWorkspace } from '../../src/algorithms/rnea.ts';
 import { LuForwardDynamics, LuInverseDynamics } from '../../src/assembly/dynamics.ts';
-import { GeneratedKinematics } from '../../src/assembly/kinematics-code.ts';
+import { GeneratedKinematics, kinematicsOwnSlots } from '../../src/assembly/kinematics-code.ts';
 import { inverseDynamicsProblem } from '../../src/assembly/problems.ts';
 import { SparseSolver } from '../../src/assembly/solver.ts';
 import { SymbolicSystem } from '../../src/assembly/system.ts';
@@ -61,6 +63,46 @@ describe('generated kinematics = forwardKinematics', () => {
       }
     });
   }
+});
+
+describe('generated kinematics placed in another memory', () => {
+  for (const [name, make] of models) {
+    it(`${name}: the same values bit for bit as in a memory of its own, nothing written outside its slots`, () => {
+      const model = make(), rng = new Rng(3 + name.length), nb = model.nb;
+      const memory = new WebAssembly.Memory({ initial: Math.ceil((8 * (60 * nb + 2 * model.nv + 64)) / 65536) });
+      const all = new Float64Array(memory.buffer);
+      const SENTINEL = -7.25e77;
+      all.fill(SENTINEL);
+      // the regions apart, each after a gap, in an order other than the code's own
+      const C = 5, X = C + 6 * nb + 3, own = X + 12 * nb + 7, V = own + kinematicsOwnSlots(model) + 2;
+      const placed = GeneratedKinematics.create(model, { memory, X, V, C, own })!, alone = GeneratedKinematics.create(model)!;
+      expect(placed.inPlace).toBe(true);
+      expect(alone.inPlace).toBe(false);
+      expect(placed.X.byteOffset).toBe(8 * X);
+      for (let t = 0; t < 4; t++) {
+        const { q, v } = randomState(model, rng);
+        for (const qd of [v, null]) {
+          placed.run(q, qd);
+          alone.run(q, qd);
+          expect(Array.from(placed.X)).toEqual(Array.from(alone.X));
+          if (qd !== null) {
+            expect(Array.from(placed.V)).toEqual(Array.from(alone.V));
+            expect(Array.from(placed.C)).toEqual(Array.from(alone.C));
+          }
+          expect({ ...placed.flops }).toEqual({ ...alone.flops });
+        }
+      }
+      const inside = (k: number) => (k >= X && k < X + 12 * nb) || (k >= V && k < V + 6 * nb) || (k >= C && k < C + 6 * nb) || (k >= own && k < own + kinematicsOwnSlots(model));
+      const outside: number[] = [];
+      for (let k = 0; k < all.length; k++) if (!inside(k) && all[k] !== SENTINEL) outside.push(k);
+      expect(outside).toEqual([]);
+    });
+  }
+
+  it('refuses a placement beyond its memory', () => {
+    const model = chain(4), memory = new WebAssembly.Memory({ initial: 1 });
+    expect(() => GeneratedKinematics.create(model, { memory, X: 8192 - 20, V: 0, C: 100, own: 200 })).toThrow(RangeError);
+  });
 });
 
 describe('LU inverse/forward dynamics with the generated kinematics = RNEA/ABA', () => {

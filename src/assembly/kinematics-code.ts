@@ -11,7 +11,9 @@
  * Math.cos and Math.sin for an angle beyond its range.
  *
  * The outputs have kinematics.ts's layout (ⁱX_λ: E row-major then r, 12 per body; v_i, v_J,i, c_i:
- * 6 per body), in views of the code's memory (X, V, VJ, C). Same equations as forwardKinematics,
+ * 6 per body), in views of the code's memory (X, V, VJ, C). That memory is its own, or another
+ * module's (KinematicsPlacement): the sparse solvers place the code in their factorization's
+ * memory, where it writes ⁱX_λ, v_i and c_i into the regions their generated fill reads (no copy). Same equations as forwardKinematics,
  * the JavaScript reference (the oracle of the tests); the sums of one entry are taken in the same
  * order, so the values agree to rounding (tested against it). The code counts no flops; `flops`
  * holds forwardKinematics's counts for the last run: the jcalc calls count their own (jcalc's
@@ -32,6 +34,23 @@ import { Flops } from '../spatial/flops.ts';
 /** largest number of bodies the code is made for (as RNEA_CODE_LIMIT) */
 export const KINEMATICS_CODE_LIMIT = 4000;
 
+/**
+ * Where generated kinematics work, when not in a memory of their own: another module's memory
+ * (a factorization's, whose generated fill reads ⁱX_λ, v_i and c_i where the kinematics write them,
+ * with no copy), the slots (f64 indices) of ⁱX_λ, v_i and c_i there (12, 6, 6 per body, in
+ * kinematics.ts's layout), and of KINEMATICS_OWN_SLOTS(model) slots for the code's own values.
+ */
+export interface KinematicsPlacement {
+  memory: WebAssembly.Memory;
+  X: number;
+  V: number;
+  C: number;
+  own: number;
+}
+
+/** the slots the generated kinematics keep for their own values (cos/sin, q̇, v_J, the angles): 9 nb + nv */
+export const kinematicsOwnSlots = (model: Model): number => 9 * model.nb + model.nv;
+
 /** ⁱX_λ, v_i, v_J,i, c_i by code generated for one model (see the file's comment). */
 export class GeneratedKinematics {
   /** ⁱX_λ of the last run, 12 per body (KinematicsWorkspace.XupFlat's layout) */
@@ -40,6 +59,11 @@ export class GeneratedKinematics {
   readonly V: Float64Array;
   readonly VJ: Float64Array;
   readonly C: Float64Array;
+  /**
+   * made with a placement (KinematicsPlacement): X, V and C are where its maker (a sparse solver)
+   * asked, the regions its generated fill reads
+   */
+  readonly inPlace: boolean;
   /** flops of forwardKinematics for the last run (the counts this code stands for) */
   readonly flops = new Flops();
   /** forwardKinematics's counts but the jcalc calls made in JavaScript, without and with q̇ */
@@ -58,14 +82,19 @@ export class GeneratedKinematics {
   private constructor(
     readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: [number, number, number],
     kinds: Kind[], private readonly o: { CS: number; QD: number; X: number; V: number; VJ: number; C: number; QA: number },
+    placed?: WebAssembly.Memory,
   ) {
     const nb = model.nb;
-    const memory = new WebAssembly.Memory({ initial: pages });
+    const memory = placed ?? new WebAssembly.Memory({ initial: pages });
+    this.inPlace = placed !== undefined;
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.runX = ex[`f${entries[0]}`];
     this.runV = ex[`f${entries[1]}`];
     this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entries[2]}`]);
     this.mem = new Float64Array(memory.buffer);
+    // placed: its own slots (cos/sin, q̇, v_J, the angles) from zero, as a memory of its own starts
+    // (the sines and cosines are taken of every body's slot, written or not)
+    if (placed !== undefined) this.mem.fill(0, o.CS, o.CS + kinematicsOwnSlots(model));
     this.X = this.mem.subarray(o.X, o.X + 12 * nb);
     this.V = this.mem.subarray(o.V, o.V + 6 * nb);
     this.VJ = this.mem.subarray(o.VJ, o.VJ + 6 * nb);
@@ -86,7 +115,7 @@ export class GeneratedKinematics {
     // forwardKinematics's counts from one JavaScript run each, less its jcalc calls of the joints
     // whose transforms JavaScript still computes (writeTransforms counts those per run)
     const ws = new KinematicsWorkspace(model), q0 = neutral(model), jf = new Flops();
-    writeTransforms(model, kinds, new Float64Array(o.C), { CS: o.CS, XG: o.X }, q0, new Float64Array(12), jf);
+    writeTransforms(model, kinds, new Float64Array(14 * nb), { CS: 0, XG: 2 * nb }, q0, new Float64Array(12), jf);
     const less = (f: Flops) => { const r = new Flops(); r.mul = f.mul - jf.mul; r.add = f.add - jf.add; r.div = f.div - jf.div; r.fn = f.fn - jf.fn; return r; };
     forwardKinematics(ws, q0, null);
     this.base = less(ws.flops);
@@ -94,14 +123,25 @@ export class GeneratedKinematics {
     this.baseWithVelocity = less(ws.flops);
   }
 
-  /** The code for this model, or null (no WebAssembly, no body, more than KINEMATICS_CODE_LIMIT bodies). */
-  static create(model: Model): GeneratedKinematics | null {
+  /**
+   * The code for this model, or null (no WebAssembly, no body, more than KINEMATICS_CODE_LIMIT
+   * bodies). `at`: in another module's memory (KinematicsPlacement); by default a memory of its own.
+   */
+  static create(model: Model, at?: KinematicsPlacement): GeneratedKinematics | null {
     const nb = model.nb, nv = model.nv;
     if (!canCompile() || nb === 0 || nb > KINEMATICS_CODE_LIMIT) return null;
     const kinds = kindsOf(model);
-    // memory, in f64 slots: cos/sin, q̇, then ⁱX_λ (jcalc's transforms written there by JavaScript), v, v_J, c, the angles (one per body)
-    const CS = 0, QD = CS + 2 * nb, X = QD + nv, V = X + 12 * nb, VJ = V + 6 * nb, C = VJ + 6 * nb, QA = C + 6 * nb;
-    const pages = Math.max(1, Math.ceil((8 * (QA + nb)) / 65536));
+    // memory, in f64 slots: cos/sin, q̇, then ⁱX_λ (jcalc's transforms written there by JavaScript), v, v_J, c, the angles (one per body);
+    // placed: ⁱX_λ, v and c where the placement says, the others from its own slots on
+    let CS, QD, X, V, VJ, C, QA, pages;
+    if (at === undefined) {
+      CS = 0; QD = CS + 2 * nb; X = QD + nv; V = X + 12 * nb; VJ = V + 6 * nb; C = VJ + 6 * nb; QA = C + 6 * nb;
+      pages = Math.max(1, Math.ceil((8 * (QA + nb)) / 65536));
+    } else {
+      CS = at.own; QD = CS + 2 * nb; VJ = QD + nv; QA = VJ + 6 * nb; X = at.X; V = at.V; C = at.C;
+      pages = at.memory.buffer.byteLength / 65536;
+      if (8 * Math.max(QA + nb, X + 12 * nb, V + 6 * nb, C + 6 * nb) > at.memory.buffer.byteLength) throw new RangeError('GeneratedKinematics.create: the placement lies beyond its memory');
+    }
     const slots = { CS, XG: X, XS: X };
     // without q̇: the transforms of the revolute joints about a frame axis (the others are constants or jcalc's)
     const pos = new ChunkedCode();
@@ -139,7 +179,7 @@ export class GeneratedKinematics {
       const bytes = assemble([{ bodies: [...posBodies, ...velBodies, sinCosBody(QA, CS, nb)], type: 1 }], pages);
       if (!WebAssembly.validate(bytes)) return null;
       const n = posBodies.length + velBodies.length;
-      return new GeneratedKinematics(model, bytes, pages, [posBodies.length - 1, n - 1, n], kinds, { CS, QD, X, V, VJ, C, QA });
+      return new GeneratedKinematics(model, bytes, pages, [posBodies.length - 1, n - 1, n], kinds, { CS, QD, X, V, VJ, C, QA }, at?.memory);
     } catch {
       return null;
     }

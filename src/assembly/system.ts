@@ -304,13 +304,16 @@ export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: numb
  * being D's transform entries; `skew`: 9 per body, −E r× row-major; and, for the generated fill
  * (fill-code.ts), `v` and `c`: 6 per body, v_i and c_i as the kinematics store them, and `y`: the
  * known inputs (sys.knownRow's), so that each is one copy; then the inertias and a table of rows
- * and term codes, written once, for the fill's loop form.
+ * and term codes, written once, for the fill's loop form; then `kin`: 9 nb + nv slots for generated
+ * kinematics that write x, v and c where they stand (kinematicsOwnSlots, kinematics-code.ts).
  */
-export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v: number; c: number; y: number; inertia: number; table: number; size: number } {
+export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v: number; c: number; y: number; inertia: number; table: number; kin: number; size: number } {
   const nb = sys.model.nb, x = sys.nnz, skew = x + 12 * nb, v = skew + 9 * nb, c = v + 6 * nb, y = c + 6 * nb;
   // and for the generated fill's loop form: the inertias (10 per body) and a table of 16 i32 per body
   const inertia = y + sys.knownRow.length, table = inertia + 10 * nb;
-  return { x, skew, v, c, y, inertia, table, size: table + 8 * nb };
+  // and the generated kinematics' own values, when they write x, v and c in place (kinematics-code.ts)
+  const kin = table + 8 * nb;
+  return { x, skew, v, c, y, inertia, table, kin, size: kin + 9 * nb + sys.model.nv };
 }
 
 /**
@@ -349,6 +352,8 @@ export interface GeneratedKinematicsLike {
   readonly X: Float64Array;
   readonly V: Float64Array;
   readonly C: Float64Array;
+  /** X, V and C are the source's own regions (x, v, c of sourceRegions): nothing to copy */
+  readonly inPlace: boolean;
   run(q: ArrayLike<number>, qd: ArrayLike<number> | null): void;
 }
 
@@ -358,7 +363,8 @@ export interface GeneratedKinematicsLike {
  * regions (sourceRegions), and the code computes −E r× there and the rest of b (c_i, ν_i, the
  * zero rows, −y) into `b`, the factorization's right-hand side buffer, which receives all of b
  * (vals.b is not written). Same values bit for bit, same flops. With `kinCode`, the kinematics
- * are that generated code's (same values to rounding), vals.kin and its flops are not written.
+ * are that generated code's (same values to rounding), vals.kin and its flops are not written; when
+ * its X, V and C are the source's regions themselves (`inPlace`), nothing is copied.
  */
 export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: GeneratedFill, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, kinCode: GeneratedKinematicsLike | null = null): void {
   const sys = vals.sys, kin = vals.kin, fl = vals.flops;
@@ -369,12 +375,15 @@ export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Flo
     kinCode.run(q, qd);
     X = kinCode.X; V = kinCode.V; C = kinCode.C;
   }
-  // the kinematics and the known inputs, one copy each, where the generated code reads them
+  // the kinematics and the known inputs, one copy each, where the generated code reads them (the
+  // generated kinematics may have written them there: in place, no copy)
   const R = code.regions, nk = sys.knownRow.length;
-  src.set(X, R.x);
-  if (qd !== null) {
-    src.set(V, R.v);
-    src.set(C, R.c);
+  if (kinCode === null || !kinCode.inPlace) {
+    src.set(X, R.x);
+    if (qd !== null) {
+      src.set(V, R.v);
+      src.set(C, R.c);
+    }
   }
   if (y.length === nk) src.set(y, R.y);
   else for (let k = 0; k < nk; k++) src[R.y + k] = y[k];
