@@ -13,7 +13,10 @@
  *    (median µs of the estimate and of the condition check; median and mean of the bad-data test, whose
  *    mean carries the search for the suspect where the test fires) give the ratio wall ÷ solve.
  * 2. Scaling: the same log repeated to BIG samples (100,200 by default, 390 MB of NDJSON), NDJSON →
- *    NDJSON and NDJSON → Parquet, --jobs 1 and 2: wall, speed-up, peak memory.
+ *    NDJSON and NDJSON → Parquet, --jobs 1 and 2: wall, speed-up, peak memory; and the machine's
+ *    ceiling for two jobs: two one-job runs started together (each on the whole log), whose speed-up
+ *    2 T(1 job) / T(both) no --jobs 2 run can pass. Each round runs the three in turn (medians of
+ *    --big-runs rounds).
  * 3. Breakdown, in this process: per sample, parsing an NDJSON row and a CSV row, and writing an
  *    estimate as NDJSON text, a CSV line and a Parquet row (numbers, and the row group's encoding),
  *    over 5,000 samples estimated beforehand (best of 5 passes).
@@ -22,7 +25,7 @@
  * [--runs 3] [--big 100200] [--big-runs 1] (needs `npm run build`). Other processes on the machine slow
  * it: the load average is given with the figures.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +75,24 @@ function once(data: string, out: string, jobs: number): { wall: number; rss: num
   return { wall, rss: Number(/peak-rss-kb (\d+)/.exec(e)![1]) / 1024, s: { est: Number(m[1]), cond: Number(m[2]), badMed: Number(m[3]), badMean: Number(m[4]) } };
 }
 
+/** two one-job runs at once on the same log, each writing its own output: the wall of the later to end (s) */
+async function pairAtOnce(data: string, out: string): Promise<number> {
+  const t0 = performance.now();
+  const one = (k: number) => new Promise<number>((resolve, reject) => {
+    const args = ['bin/sparsedyn.mjs', 'estimate', PROBLEM, '--data', data, '--out', `${out}.${k}`, '--no-html', '--jobs', '1'];
+    const c = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr.on('data', (b: Buffer) => { err = (err + b.toString()).slice(-2000); });
+    c.on('exit', (code) => {
+      rmSync(`${out}.${k}`, { force: true });
+      if (code !== 0 && code !== 3) reject(new Error(`estimate exited with ${code}: ${err.slice(-600)}`));
+      else resolve((performance.now() - t0) / 1000);
+    });
+  });
+  const walls = await Promise.all([one(1), one(2)]);
+  return Math.max(...walls);
+}
+
 const median = (a: number[]) => [...a].sort((x, y) => x - y)[a.length >> 1];
 const f1 = (x: number) => x.toFixed(1), f0 = (x: number) => x.toFixed(0), f2 = (x: number) => x.toFixed(2);
 const load0 = loadavg()[0];
@@ -108,6 +129,7 @@ const bigLines = ndjsonLines(BIG);
 const bigFile = join(dir, `log-${BIG}.ndjson`);
 writeFileSync(bigFile, bigLines.join('\n') + '\n');
 const bigBytes = readFileSync(bigFile).length;
+/** jobs 0: two one-job processes at once (each on the whole log) */
 interface ScaleRow { output: string; jobs: number; wall: number; rss: number }
 const scale: ScaleRow[] = [];
 for (const output of ['ndjson', 'parquet']) {
@@ -117,6 +139,9 @@ for (const output of ['ndjson', 'parquet']) {
       scale.push({ output, jobs, wall: x.wall, rss: x.rss });
       process.stderr.write(`${BIG} samples, ${output}, --jobs ${jobs}: ${f1(x.wall)} s, ${f0(x.rss)} MB\n`);
     }
+    const pair = await pairAtOnce(bigFile, join(dir, `pair.${output}`));
+    scale.push({ output, jobs: 0, wall: pair, rss: 0 });
+    process.stderr.write(`${BIG} samples, ${output}, two one-job processes at once: ${f1(pair)} s\n`);
   }
 }
 rmSync(bigFile, { force: true });
@@ -181,9 +206,11 @@ const md = [
   '',
   `${BIG.toLocaleString('en-US')} samples, ${(bigBytes / 1e6).toFixed(0)} MB of NDJSON, one file; with 2 jobs each worker thread reads and parses its own ranges of the log and formats its own estimates (this machine has ${cpus().length} cores; the main thread shares them).`,
   '',
-  '| output | --jobs 1 s | --jobs 2 s | speed-up | samples/s with 2 jobs | peak memory MB (1 job / 2 jobs) |',
-  '|---|---:|---:|---:|---:|---:|',
-  ...['ndjson', 'parquet'].map((o) => `| ${o} | ${f1(wall(o, 1))} | ${f1(wall(o, 2))} | ${f2(wall(o, 1) / wall(o, 2))} | ${f0(BIG / wall(o, 2))} | ${f0(mem(o, 1))} / ${f0(mem(o, 2))} |`),
+  '| output | --jobs 1 s | --jobs 2 s | speed-up | samples/s with 2 jobs | peak memory MB (1 job / 2 jobs) | two one-job processes at once: s, speed-up |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...['ndjson', 'parquet'].map((o) => `| ${o} | ${f1(wall(o, 1))} | ${f1(wall(o, 2))} | ${f2(wall(o, 1) / wall(o, 2))} | ${f0(BIG / wall(o, 2))} | ${f0(mem(o, 1))} / ${f0(mem(o, 2))} | ${f1(wall(o, 0))}, ${f2(2 * wall(o, 1) / wall(o, 0))} |`),
+  '',
+  'The last column is the machine\'s own ceiling for two jobs: two independent processes, each estimating the whole log with one job, started together; the speed-up is twice the one-job wall over the time both take. They share nothing but the machine (its memory bandwidth, its caches, and the garbage collectors\' helper threads, which a process alone runs on the idle core), so no `--jobs 2` run can do better (within the noise of these runs: a few per cent from run to run).',
   '',
   '## Besides the solve: µs per sample, in one process',
   '',
