@@ -16,8 +16,7 @@
  * and around every task's `sparsedyn` gives their CPU seconds, from which the report derives what the
  * cluster would take on 2 cores left to it (the machine is shared: wall times carry other jobs' load).
  * Each task pays a process's start-up (about a CPU second: Node, the problem's analysis, the typical
- * uncertainties), so the shards must be large; the one process over the whole log must stay under
- * about 120,000 samples (past that its summary fails: `Math.max(...)` over one value per sample).
+ * uncertainties), so the shards must be large (8 × 100,000 samples in one process ran, 2026-11-29).
  *
  * Writes reports/bench-dask.md. Run: npx tsx scripts/bench-dask.ts [--shards 8] [--per 12500]
  * [--runs 3] [--python /usr/bin/python3] (needs `npm run build` and Dask's distributed for that
