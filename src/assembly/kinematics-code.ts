@@ -38,7 +38,7 @@ export const KINEMATICS_CODE_LIMIT = 4000;
  * Where generated kinematics work, when not in a memory of their own: another module's memory
  * (a factorization's, whose generated fill reads ⁱX_λ, v_i and c_i where the kinematics write them,
  * with no copy), the slots (f64 indices) of ⁱX_λ, v_i and c_i there (12, 6, 6 per body, in
- * kinematics.ts's layout), and of KINEMATICS_OWN_SLOTS(model) slots for the code's own values.
+ * kinematics.ts's layout), and of kinematicsOwnSlots(model) slots for the code's own values.
  */
 export interface KinematicsPlacement {
   memory: WebAssembly.Memory;
