@@ -30,6 +30,7 @@ import type { Model } from '../model/model.ts';
 import { neutral } from '../model/neutral.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
+import { kinematicsOwnSlots } from './system.ts';
 
 /** largest number of bodies the code is made for (as RNEA_CODE_LIMIT) */
 export const KINEMATICS_CODE_LIMIT = 4000;
@@ -47,9 +48,6 @@ export interface KinematicsPlacement {
   C: number;
   own: number;
 }
-
-/** the slots the generated kinematics keep for their own values (cos/sin, q̇, v_J, the angles): 9 nb + nv */
-export const kinematicsOwnSlots = (model: Model): number => 9 * model.nb + model.nv;
 
 /** ⁱX_λ, v_i, v_J,i, c_i by code generated for one model (see the file's comment). */
 export class GeneratedKinematics {

@@ -305,7 +305,7 @@ export function sourceGather(sys: SymbolicSystem): { map: Int32Array; size: numb
  * (fill-code.ts), `v` and `c`: 6 per body, v_i and c_i as the kinematics store them, and `y`: the
  * known inputs (sys.knownRow's), so that each is one copy; then the inertias and a table of rows
  * and term codes, written once, for the fill's loop form; then `kin`: 9 nb + nv slots for generated
- * kinematics that write x, v and c where they stand (kinematicsOwnSlots, kinematics-code.ts).
+ * kinematics that write x, v and c where they stand (kinematicsOwnSlots).
  */
 export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v: number; c: number; y: number; inertia: number; table: number; kin: number; size: number } {
   const nb = sys.model.nb, x = sys.nnz, skew = x + 12 * nb, v = skew + 9 * nb, c = v + 6 * nb, y = c + 6 * nb;
@@ -313,8 +313,11 @@ export function sourceRegions(sys: SymbolicSystem): { x: number; skew: number; v
   const inertia = y + sys.knownRow.length, table = inertia + 10 * nb;
   // and the generated kinematics' own values, when they write x, v and c in place (kinematics-code.ts)
   const kin = table + 8 * nb;
-  return { x, skew, v, c, y, inertia, table, kin, size: kin + 9 * nb + sys.model.nv };
+  return { x, skew, v, c, y, inertia, table, kin, size: kin + kinematicsOwnSlots(sys.model) };
 }
+
+/** the slots generated kinematics keep for their own values (cos/sin, q̇, v_J, the angles; kinematics-code.ts): 9 nb + nv */
+export const kinematicsOwnSlots = (model: Model): number => 9 * model.nb + model.nv;
 
 /**
  * fillSystem for a gathered factorization (sourceGather): the transform values go to the
