@@ -107,6 +107,8 @@ describe('hot paths allocate nothing per call', () => {
     const rw = new RneaWorkspace(model), aw = new AbaWorkspace(model), cw = new CrbaWorkspace(model), ww = new CrbaWorldWorkspace(model);
     const gkin = GeneratedKinematics.create(model)!;
     const grnea = GeneratedRnea.create(model)!, gaba = GeneratedAba.create(model)!, gcrba = GeneratedCrba.create(model)!, gminv = GeneratedMinv.create(model)!;
+    // the loops' form of the generated ABA where the joints allow it (one-DoF revolute, prismatic, helical)
+    const gabaLoops = GeneratedAba.create(model, { form: 'loops' });
     const sys = new SymbolicSystem(model, forwardDynamicsProblem(model));
     const vals = new SystemValues(sys);
     const y = new Float64Array(sys.ny);
@@ -129,6 +131,7 @@ describe('hot paths allocate nothing per call', () => {
       ['rnea', () => { rneaUnchecked(model, rw, s.q, s.v, s.a); }],
       ['rnea, generated code', () => { grnea.compute(s.q, s.v, s.a); }],
       ['aba, generated code', () => { gaba.compute(s.q, s.v, s.tau); }],
+      ...(gabaLoops === null ? [] : [['aba, generated loops', () => { gabaLoops.compute(s.q, s.v, s.tau); }] as [string, () => void]]),
       ['crba, generated code', () => { gcrba.compute(s.q, 'lower'); }],
       ['Carpentier M⁻¹, generated code', () => { gminv.compute(s.q, 'upper'); }],
       ['aba', () => { abaUnchecked(model, aw, s.q, s.v, s.tau); }],

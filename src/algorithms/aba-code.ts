@@ -13,23 +13,40 @@
  * Allocation free per call. The engine runs new WebAssembly through its baseline compiler first and
  * optimizes it after some calls (measured: about a thousand calls, or 0.1 s, for a 96-link chain;
  * until then a call takes several times the JavaScript's): the code pays for long runs.
+ *
+ * From ABA_LOOPS_FROM bodies on, where every joint is revolute, prismatic or helical, the code is
+ * the loops' form instead (aba-loops-code.ts: the same passes as loops over a table of bodies, no
+ * constant folded, a few kB of code whatever the model), which straight-line code, past the
+ * processor's caches, no longer beats.
  */
+import { JT_HELICAL } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { Flops } from '../spatial/flops.ts';
+import { abaLoopsModule } from './aba-loops-code.ts';
 import { abaUnchecked, AbaWorkspace } from './aba.ts';
 import { add6, addCongruence, articulatedInertiaOf, articulatedLess, applyMotion, ChunkedCode, crossForce, crossMotion, inertiaMatrix, inertiaMul, jointInertia, type Kind, kindsOf, SYM, transformOf, transposeApplyForce, type V6, type Val, writeTransforms } from './spatial-code.ts';
 import { moduleTrig, type ModuleTrig, sinCosBody } from './trig-code.ts';
 
 /**
- * largest number of bodies the code is made for: its machine code grows by about 10 kB a body, and
- * past this size instruction fetches outweigh what folding saves (measured, generated ÷ JavaScript,
- * chains after warm-up: 64 links 0.5, 128: 0.55, 192: 0.66, 256: 0.8, 384: 1.6)
+ * largest number of bodies the straight-line code is made for: its machine code grows by about 10 kB
+ * a body, and past this size instruction fetches outweigh what folding saves (measured, generated ÷
+ * JavaScript, chains after warm-up: 64 links 0.5, 128: 0.55, 192: 0.66, 256: 0.8, 384: 1.6)
  */
 export const ABA_CODE_LIMIT = 256;
 
+/**
+ * from this number of bodies on, the loops' form (aba-loops-code.ts) where the model allows it:
+ * measured (µs per call, best of 15 rounds after 3,000 warm-up calls, chains; straight-line /
+ * loops / JavaScript), 24 links 3.44 / 4.09 / 7.35, 96: 15.3 / 17.1 / 29.0, 160: 26.5 / 28.7 /
+ * 48.6, 192: 35.4 / 34.7 / 59.8, 256: 73.5 / 46.0 / 79.4, 384: — / 70.4 / 116
+ */
+export const ABA_LOOPS_FROM = 192;
+
 /** q̈ = ABA(q, q̇, τ) by code generated for one model (see the file's comment). @experimental */
 export class GeneratedAba {
+  /** 'straight': straight-line code, body after body; 'loops': the passes as loops over a table of bodies (aba-loops-code.ts, past ABA_CODE_LIMIT bodies) */
+  readonly form: 'straight' | 'loops';
   private readonly mem: Float64Array;
   private readonly run: () => void;
   private readonly qdd: Float64Array;
@@ -40,20 +57,35 @@ export class GeneratedAba {
 
   private constructor(
     readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entry: number,
-    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; TAU: number; QDD: number; QA: number },
+    private readonly kinds: Kind[], private readonly o: { CS: number; XG: number; QD: number; TAU: number; QDD: number; QA: number; DQ?: number },
+    /** the loops' form: the bodies whose transform takes d (prismatic: q, helical: pitch·q), and the table's values */
+    private readonly linear: Int32Array | null = null, init: ((mem: Float64Array) => void) | null = null,
   ) {
+    this.form = linear === null ? 'straight' : 'loops';
     const memory = new WebAssembly.Memory({ initial: pages });
     const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
     this.run = ex[`f${entry}`];
     this.trig = moduleTrig(model, kinds, o.QA, ex[`f${entry + 1}`]);
     this.mem = new Float64Array(memory.buffer);
     this.qdd = this.mem.subarray(o.QDD, o.QDD + model.nv);
+    init?.(this.mem);
   }
 
-  /** The code for this model, or null (no WebAssembly, too many bodies, a body whose forward dynamics is not defined). */
-  static create(model: Model): GeneratedAba | null {
+  /**
+   * The code for this model, or null (no WebAssembly, a body whose forward dynamics is not defined;
+   * in the loops' form, a joint that is not revolute, prismatic or helical with one DoF; in the
+   * straight-line form, more than ABA_CODE_LIMIT bodies). The form: from ABA_LOOPS_FROM bodies on
+   * the loops where the model allows them, otherwise straight-line code, unless `opts.form` says.
+   */
+  static create(model: Model, opts: { form?: 'straight' | 'loops' } = {}): GeneratedAba | null {
     const nb = model.nb, nv = model.nv;
-    if (!canCompile() || nb === 0 || nb > ABA_CODE_LIMIT || model.singularBodies.length > 0) return null;
+    if (!canCompile() || nb === 0 || model.singularBodies.length > 0) return null;
+    if (opts.form === 'loops') return GeneratedAba.loops(model);
+    if (opts.form === undefined && nb >= ABA_LOOPS_FROM) {
+      const loops = GeneratedAba.loops(model);
+      if (loops !== null) return loops;
+    }
+    if (nb > ABA_CODE_LIMIT) return null;
     const kinds = kindsOf(model);
     const hasKids = new Uint8Array(nb);
     for (let i = 0; i < nb; i++) if (model.parents[i] >= 0) hasKids[model.parents[i]] = 1;
@@ -159,6 +191,20 @@ export class GeneratedAba {
     }
   }
 
+  /** the loops' form (aba-loops-code.ts), or null where it is not made */
+  private static loops(model: Model): GeneratedAba | null {
+    const m = abaLoopsModule(model);
+    if (m === null) return null;
+    try {
+      const pages = Math.max(1, Math.ceil((8 * m.slots) / 65536));
+      const bytes = assemble([{ bodies: [m.body, sinCosBody(m.o.QA, m.o.CS, model.nb)], type: 1 }], pages);
+      if (!WebAssembly.validate(bytes)) return null;
+      return new GeneratedAba(model, bytes, pages, 0, m.kinds, m.o, m.linear, m.init);
+    } catch {
+      return null;
+    }
+  }
+
   /**
    * q̈ = ABA(q, q̇, τ) (q̇ null: zero), as a view into the module's memory, valid until the next call.
    * Inputs are not validated (aba's entry checks them); a joint inertia that is not positive
@@ -167,6 +213,13 @@ export class GeneratedAba {
   compute(q: ArrayLike<number>, qd: ArrayLike<number> | null, tau: ArrayLike<number>): Float64Array {
     const model = this.model, mem = this.mem, o = this.o;
     writeTransforms(model, this.kinds, mem, o, q, this.scratch, this.fl, this.trig);
+    const lin = this.linear;
+    if (lin !== null) {
+      for (let k = 0; k < lin.length; k++) {
+        const i = lin[k], x = q[model.iq[i]];
+        mem[o.DQ! + i] = model.jtype[i] === JT_HELICAL ? model.pitch[i] * x : x;
+      }
+    }
     const nv = model.nv;
     if (qd === null) mem.fill(0, o.QD, o.QD + nv); else for (let k = 0; k < nv; k++) mem[o.QD + k] = qd[k];
     for (let k = 0; k < nv; k++) mem[o.TAU + k] = tau[k];

@@ -22,6 +22,13 @@ export class Emitter {
   readonly e = new Body();
   private n = 0;
   maxLocals = 0;
+  /**
+   * the i32 local whose value `load` and `store` add to their slot's byte address (code over a
+   * table of records, aba-loops-code.ts); −1: slots are absolute
+   */
+  base = -1;
+  /** @param firstLocal index of the first f64 local (the function's i32 locals come before) */
+  constructor(readonly firstLocal = 0) {}
   /** the temporaries of the next body start again from the first local */
   reset(): void { this.n = 0; }
   /** the locals in use (for `release`) */
@@ -29,7 +36,7 @@ export class Emitter {
   /** the locals taken after `mark` are free again (the values made since then must not be used after) */
   release(mark: number): void { this.n = mark; }
   private fresh(): { l: number } {
-    const l = this.n++;
+    const l = this.firstLocal + this.n++;
     if (this.n > this.maxLocals) this.maxLocals = this.n;
     return { l };
   }
@@ -43,8 +50,9 @@ export class Emitter {
     this.push(a); this.push(b); this.e.op(code);
     const t = this.fresh(); this.set(t.l); return t;
   }
-  load(slot: number): Val { this.e.i32(0).ldf(8 * slot); const t = this.fresh(); this.set(t.l); return t; }
-  store(slot: number, v: Val): void { this.e.i32(0); this.push(v); this.e.stf(8 * slot); }
+  private address(): void { if (this.base < 0) this.e.i32(0); else this.get(this.base); }
+  load(slot: number): Val { this.address(); this.e.ldf(8 * slot); const t = this.fresh(); this.set(t.l); return t; }
+  store(slot: number, v: Val): void { this.address(); this.push(v); this.e.stf(8 * slot); }
   neg(a: Val): Val {
     if (typeof a === 'number') return -a;
     this.push(a); this.e.op(F64_NEG);
