@@ -156,3 +156,29 @@ describe('LU inverse/forward dynamics = RNEA/ABA', () => {
     }
   });
 });
+
+describe('LU dynamics read their outputs where the compiled solve leaves them', () => {
+  it('τ with and without f^x in any order; the solver\'s d is the step\'s solution when read, after other solves on its factors too', () => {
+    const model = randomTree(40, 21), rng = new Rng(3), n = new SymbolicSystem(model, inverseDynamicsProblem(model)).n;
+    const id = new LuInverseDynamics(model), rw = new RneaWorkspace(model);
+    // the compiled factorization and the generated fill come after some steps (compile 'auto')
+    for (let t = 0; t < 20; t++) { const s = randomState(model, rng); id.solve(s.q, s.v, s.a); }
+    const lu = id.solver.lu;
+    expect(lu.compiled && lu.rhsBuffer !== null).toBe(true);
+    const other = Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1)), x = new Float64Array(n);
+    for (const withF of [true, false, false, true, false, false, false]) {
+      const { q, v, a } = randomState(model, rng);
+      const fext = withF ? Array.from({ length: model.nb }, () => Float64Array.from({ length: 6 }, () => rng.uniform(-5, 5))) : undefined;
+      const tau = Float64Array.from(id.solve(q, v, a, fext));
+      expectClose(tau, rnea(model, rw, q, v, a, fext), 1e-12, `lu_id vs RNEA${withF ? ', f^x' : ''}`);
+      // another solve on the same factors before d is read: d is still this step's, D d + b = 0
+      lu.solve(x, other);
+      const d = id.solver.d, { Ax, b } = id.solver.values, P = id.solver.sys.pattern;
+      const r = Float64Array.from(b);
+      for (let j = 0; j < n; j++) for (let t = P.Ap[j]; t < P.Ap[j + 1]; t++) r[P.Ai[t]] += Ax[t] * d[j];
+      expect(Math.max(...r.map(Math.abs))).toBeLessThan(1e-9 * Math.max(1, ...b.map(Math.abs)));
+      const L = id.solver.sys.layout;
+      for (let i = 0; i < model.nb; i++) for (let k = 0; k < model.nvi[i]; k++) expect(d[L.tau[i] + k]).toBe(tau[model.iv[i] + k]);
+    }
+  });
+});

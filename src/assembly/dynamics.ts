@@ -40,13 +40,17 @@ abstract class ClassicalLu {
     const model = this.model, y = this.y, nv = model.nv;
     // y is built from validated x and f^x: the solver's own checks of y would repeat these
     checkDynamicsInputs(model, q, qd, name, x, fext);
+    // y's entries past the first nv (f^x) are live only when f^x is or was given
+    let live = nv;
     if (fext !== undefined || !this.fextZero) {
       classicalInputs(y, model, x, fext);
       this.fextZero = fext === undefined;
+      live = y.length;
     } else {
       for (let k = 0; k < nv; k++) y[k] = x[k];
     }
-    const d = this.solver.stepUnchecked(q, qd, y);
+    // the outputs read where the solve left them (the solver's d is brought up to date when read)
+    const d = this.solver.stepView(q, qd, y, live);
     const out = this.out, oc = this.outCol;
     for (let k = 0; k < nv; k++) out[k] = d[oc[k]];
     return out;

@@ -116,7 +116,12 @@ export class SparseSolver {
   readonly symbolic: SymbolicLU;
   readonly lu: NumericLU;
   /** the solution d (all unknowns, in the layout's column order) of the last step */
-  readonly d: Float64Array;
+  get d(): Float64Array {
+    // after stepView, the compiled solve's copy into d is made when d is read
+    this.lu.settle(this.dBuf);
+    return this.dBuf;
+  }
+  private readonly dBuf: Float64Array;
   /** −b of the last step (formed when read: the step solves with b itself, NumericLU.solveNegated) */
   get rhs(): Float64Array {
     this.syncB();
@@ -133,12 +138,14 @@ export class SparseSolver {
   /** SolverOptions.gather: the map of D's entries into lu.source (null: plain fill); whether vals.Ax lags behind the source */
   private readonly gmap: Int32Array | null;
   private stale = false;
-  /** the generated fill of the compiled factorization (gather; rebuilt when its code changes), and whether vals.b lags behind the code's right-hand side buffer */
+  /**
+   * the generated fill of the compiled factorization (gather; rebuilt when its code changes); it
+   * writes b into the code's right-hand side buffer, and vals.b receives it by a copy deferred on
+   * the factorization (NumericLU's defer: made when read, or before other work on the factors)
+   */
   private fillCode: FillCode | null = null;
   private fillFailed = false;
   private fillMem: WebAssembly.Memory | null = null;
-  private bStale = false;
-  private bBuf: Float64Array = new Float64Array(0);
   /** SolverOptions.kinematicsCode: the generated kinematics (made with each generated fill, in its memory; null: forwardKinematics), and whether vals.kin lags behind it (and with q̇) */
   private readonly kinWanted: boolean;
   private kinCode: GeneratedKinematics | null = null;
@@ -147,6 +154,10 @@ export class SparseSolver {
   private kinStale = false;
   private kinWithVelocity = false;
   private kinLast = false;
+  /** the generated fill and the y whose entries are all in its memory (stepView's yLive) */
+  private yFor: FillCode | null = null;
+  private yLast: Float64Array | null = null;
+  private yHead: Float64Array = new Float64Array(0);
 
   constructor(readonly sys: SymbolicSystem, opts: SolverOptions = {}) {
     if (sys.m !== sys.n) {
@@ -174,7 +185,7 @@ export class SparseSolver {
     });
     // D's own values (constants) in the source, once
     if (gather !== null) this.lu.source.set(this.vals.Ax);
-    this.d = new Float64Array(sys.n);
+    this.dBuf = new Float64Array(sys.n);
     this.negb = new Float64Array(sys.m);
   }
 
@@ -202,12 +213,9 @@ export class SparseSolver {
     return this.vals;
   }
 
-  /** vals.b from the compiled code's right-hand side buffer, where the generated fill wrote it */
+  /** vals.b from the compiled code's right-hand side buffer, where the generated fill wrote it (a copy deferred, with d's) */
   private syncB(): void {
-    if (this.bStale) {
-      this.vals.b.set(this.bBuf);
-      this.bStale = false;
-    }
+    this.lu.settle();
   }
 
   /** whether the last step's kinematics ran as generated code (SolverOptions.kinematicsCode) */
@@ -247,25 +255,44 @@ export class SparseSolver {
 
   /** step without the entry checks. Allocation free. */
   stepUnchecked(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array): Float64Array {
+    const x = this.stepView(q, qd, y);
+    return x === this.dBuf ? x : this.d;
+  }
+
+  /**
+   * stepUnchecked, returning the solution where it stands: with the compiled solve, the code's own
+   * buffer (read only, until the next step; `d` receives it when read), otherwise d. `yLive`: y's
+   * entries from yLive on are those of the last step with the same y (the robot solvers' external
+   * wrenches, zero call after call), not copied again into the factorization's memory. Allocation
+   * free.
+   */
+  stepView(q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, yLive = y.length): Float64Array {
     const vals = this.vals, lu = this.lu, fl = this.flops;
+    let x = this.dBuf;
+    // d and b of the last step, if not read, are replaced: their deferred copies are not made
+    lu.discardDeferred();
     const code = this.gmap === null ? null : this.generatedFill();
     if (code !== null) {
       // compiled: the generated fill writes b into the factorization's buffer, solved where it stands
       const B = lu.rhsBuffer!;
       const kc = this.kinWanted ? this.generatedKinematics(code) : null;
-      fillSourceCompiled(vals, lu.source, B, code, q, qd, y, kc);
+      // y whole into this code's memory once, then its live entries (the rest as it was): a view of
+      // them, made when they change, copied in whole
+      if (this.yFor !== code || this.yLast !== y) { yLive = y.length; this.yFor = code; this.yLast = y; }
+      if (this.yHead.buffer !== y.buffer || this.yHead.byteOffset !== y.byteOffset || this.yHead.length !== yLive) this.yHead = y.subarray(0, yLive);
+      fillSourceCompiled(vals, lu.source, B, code, q, qd, y, kc, this.yHead);
       this.kinLast = kc !== null;
       if (kc !== null) {
         this.kinStale = true;
         this.kinWithVelocity = qd !== null;
       }
       this.stale = true;
-      this.bStale = true;
-      this.bBuf = B;
       lu.refactorSource();
       // (a re-pivot in the refactor replaces the code and its buffer: b is read from the one filled)
-      if (lu.rhsBuffer === B) lu.solveBufferNegated(this.d);
-      else lu.solveNegated(this.d, B);
+      if (lu.rhsBuffer === B) x = lu.solveBufferNegatedDeferred(x);
+      else lu.solveNegated(x, B);
+      // vals.b from the buffer, when read
+      lu.defer(vals.b, B);
     } else {
       if (this.gmap !== null) {
         this.kinStale = false; this.kinLast = false;
@@ -277,15 +304,14 @@ export class SparseSolver {
         fillSystem(vals, q, qd, y);
         lu.refactor(vals.Ax);
       }
-      this.bStale = false;
-      lu.solveNegated(this.d, vals.b);
+      lu.solveNegated(x, vals.b);
     }
     if (this.kinLast) copyFlops(fl.kinematics, this.kinCode!.flops);
     else copyFlops(fl.kinematics, vals.kin.flops);
     copyFlops(fl.fill, vals.flops);
     fl.factor.reset(); fl.factor.mul = lu.factorMuls; fl.factor.add = lu.factorAdds; fl.factor.div = lu.factorDivs;
     fl.solve.reset(); fl.solve.mul = lu.solveMuls; fl.solve.add = lu.solveAdds; fl.solve.div = lu.solveDivs;
-    return this.d;
+    return x;
   }
 
   /**

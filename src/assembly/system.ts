@@ -367,9 +367,11 @@ export interface GeneratedKinematicsLike {
  * zero rows, −y) into `b`, the factorization's right-hand side buffer, which receives all of b
  * (vals.b is not written). Same values bit for bit, same flops. With `kinCode`, the kinematics
  * are that generated code's (same values to rounding), vals.kin and its flops are not written; when
- * its X, V and C are the source's regions themselves (`inPlace`), nothing is copied.
+ * its X, V and C are the source's regions themselves (`inPlace`), nothing is copied. The known
+ * inputs are copied from `yCopy` (y, or its first entries when the others are in the source from a
+ * fill before).
  */
-export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: GeneratedFill, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, kinCode: GeneratedKinematicsLike | null = null): void {
+export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Float64Array, code: GeneratedFill, q: ArrayLike<number>, qd: ArrayLike<number> | null, y: Float64Array, kinCode: GeneratedKinematicsLike | null = null, yCopy: Float64Array = y): void {
   const sys = vals.sys, kin = vals.kin, fl = vals.flops;
   // the kinematics by forwardKinematics into vals.kin, or by the generated code (vals.kin then not written)
   let X = kin.XupFlat, V = kin.vFlat, C = kin.cFlat;
@@ -388,8 +390,8 @@ export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Flo
       src.set(C, R.c);
     }
   }
-  if (y.length === nk) src.set(y, R.y);
-  else for (let k = 0; k < nk; k++) src[R.y + k] = y[k];
+  if (yCopy.length <= nk) src.set(yCopy, R.y);
+  else for (let k = 0; k < nk; k++) src[R.y + k] = yCopy[k];
   // b(3a) = ⁱX_0 a_0 of the bodies hanging from the fixed world
   const roots = code.roots, rowA = sys.rowA, a0 = kin.a0;
   for (let k = 0; k < roots.length; k++) baseAcceleration(b, rowA[roots[k]], X, 12 * roots[k], a0);

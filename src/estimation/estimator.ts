@@ -165,8 +165,8 @@ export class Estimator {
   estimateUnchecked(q: ArrayLike<number>, qd: ArrayLike<number>, y: Float64Array): Float64Array {
     const sys = this.es.sys, m = sys.m, n = sys.n, fl = this.flops;
     if (this.solver) {
-      this.solver.stepUnchecked(q, qd, y);
-      this.d.set(this.solver.d);
+      // the solution read where the solve left it (the solver's own d is brought up to date when read)
+      this.d.set(this.solver.stepView(q, qd, y));
       const sf = this.solver.flops;
       copy(fl.kinematics, sf.kinematics); copy(fl.fill, sf.fill); copy(fl.factor, sf.factor); copy(fl.solve, sf.solve);
     } else {

@@ -414,6 +414,34 @@ export class LUFactors {
     return c !== null && (c.syncX === null || this.fromSource);
   }
 
+  /**
+   * copies deferred (`defer`): up to two (to, from) pairs, from arrays in the compiled code's memory
+   * (its solution, its right-hand side buffer) that the code overwrites when it runs again @internal
+   */
+  private readonly deferred: (Float64Array | null)[] = [null, null, null, null];
+
+  /** to.set(from) before anything runs on these factors again (`settle`), unless discarded first @internal */
+  defer(to: Float64Array, from: Float64Array): void {
+    const d = this.deferred, k = d[0] === null ? 0 : 2;
+    if (d[k] !== null) throw new RangeError('defer: two copies are deferred already');
+    d[k] = to; d[k + 1] = from;
+  }
+
+  /** the deferred copies made (`only`: the one into that array) @internal */
+  settle(only: Float64Array | null = null): void {
+    const d = this.deferred;
+    for (let k = 0; k < 4; k += 2) {
+      const to = d[k];
+      if (to !== null && (only === null || to === only)) { to.set(d[k + 1]!); d[k] = null; d[k + 1] = null; }
+    }
+  }
+
+  /** the deferred copies dropped (their destinations are about to be written anew) @internal */
+  discardDeferred(): void {
+    const d = this.deferred;
+    d[0] = null; d[1] = null; d[2] = null; d[3] = null;
+  }
+
   /** zero counts of the solve and its refinement, before a solve call @internal */
   resetSolveCounts(): void {
     this.solveMuls = 0;

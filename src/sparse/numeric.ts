@@ -24,7 +24,7 @@ import type { SolveReach } from './reach.ts';
 import { refactorLU } from './refactor.ts';
 import { refactorSourceLU } from './refactor-source.ts';
 import { rgrowthLU } from './rgrowth.ts';
-import { solveInto } from './solve.ts';
+import { solveCompiled, solveInto } from './solve.ts';
 import { solveManyReachLU } from './solve-reach.ts';
 import { solveManySparseLU } from './solve-sparse.ts';
 import type { SymbolicLU } from './symbolic.ts';
@@ -61,12 +61,35 @@ export class NumericLU extends LUFactors {
 
   /** x = A \ (−b) with b in `rhsBuffer`, as solveNegated(x, b) bit for bit, counts included. No allocation. */
   solveBufferNegated(x: Float64Array): Float64Array {
-    const B = this.rhsBuffer;
-    if (B === null) throw new RangeError('solveBufferNegated: no compiled code with a right-hand side buffer (rhsBuffer is null)');
-    if (x.length !== this.symbolic.n) throw new RangeError(`x has length ${x.length}, expected n = ${this.symbolic.n}`);
-    this.resetSolveCounts();
-    solveInto(this, x, 0, B, 0, true);
+    this.solveBuffer(x, 'solveBufferNegated');
+    this.settle(x);
     return x;
+  }
+
+  /**
+   * solveBufferNegated(x), the copy into x deferred: returns the compiled code's own solution
+   * buffer (read only), and x receives it before anything else runs on these factors (any call of
+   * this NumericLU) or when `settle()` is called. Where the compiled code does not solve whole (the
+   * loop kernels' JavaScript solve), solves into x and returns x. Same values and counts as
+   * solveBufferNegated. No allocation.
+   */
+  solveBufferNegatedDeferred(x: Float64Array): Float64Array {
+    return this.solveBuffer(x, 'solveBufferNegatedDeferred');
+  }
+
+  private solveBuffer(x: Float64Array, what: string): Float64Array {
+    const B = this.rhsBuffer;
+    if (B === null) throw new RangeError(`${what}: no compiled code with a right-hand side buffer (rhsBuffer is null)`);
+    if (x.length !== this.symbolic.n) throw new RangeError(`x has length ${x.length}, expected n = ${this.symbolic.n}`);
+    this.settle();
+    this.resetSolveCounts();
+    const out = solveCompiled(this, B, 0, true);
+    if (out === null) {
+      solveInto(this, x, 0, B, 0, true);
+      return x;
+    }
+    this.defer(x, out);
+    return out;
   }
 
   /** whether the refactor and solve run compiled code (FactorOptions.compile) */
@@ -84,6 +107,7 @@ export class NumericLU extends LUFactors {
    * was analysed, or any array laid out the same way). Allocation-free unless a re-pivot is needed.
    */
   refactor(Ax: Float64Array): this {
+    this.settle();
     refactorLU(this, Ax);
     return this;
   }
@@ -103,6 +127,7 @@ export class NumericLU extends LUFactors {
    * Same factors and counts as refactor() on the gathered A. Allocation-free unless a re-pivot is needed.
    */
   refactorSource(): this {
+    this.settle();
     refactorSourceLU(this);
     return this;
   }
@@ -113,6 +138,7 @@ export class NumericLU extends LUFactors {
    * same factors in every piece as in one pass. Allocates when the order changes (exceptional path).
    */
   restart(S: SymbolicLU): void {
+    this.settle();
     if (S === this.symbolic) return;
     const C = this.symbolic;
     if (S.n !== C.n || S.nnz !== C.nnz) throw new RangeError(`restart: the analysis (n = ${S.n}, nnz = ${S.nnz}) is not of this matrix (n = ${C.n}, nnz = ${C.nnz})`);
@@ -147,6 +173,7 @@ export class NumericLU extends LUFactors {
 
   /** x = A \ b (x may alias b). No allocation. */
   solve(x: Float64Array, b: Float64Array): Float64Array {
+    this.settle();
     const n = this.symbolic.n;
     if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
     if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
@@ -157,6 +184,7 @@ export class NumericLU extends LUFactors {
 
   /** x = A \ (−b), as solve(x, −b) bit for bit (negation is exact), without forming −b. No allocation. */
   solveNegated(x: Float64Array, b: Float64Array): Float64Array {
+    this.settle();
     const n = this.symbolic.n;
     if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
     if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
@@ -170,6 +198,7 @@ export class NumericLU extends LUFactors {
    * No allocation.
    */
   solveMany(X: Float64Array, B: Float64Array, nrhs: number): Float64Array {
+    this.settle();
     const n = this.symbolic.n;
     if (!(Number.isInteger(nrhs) && nrhs >= 0)) throw new RangeError(`nrhs is ${nrhs}, expected a non-negative integer`);
     if (B.length !== n * nrhs) throw new RangeError(`B has length ${B.length}, expected n·nrhs = ${n * nrhs}`);
@@ -187,6 +216,7 @@ export class NumericLU extends LUFactors {
    * of size ≥ 2, solves as solveMany does. No allocation.
    */
   solveManySparse(X: Float64Array, B: Float64Array, nrhs: number): Float64Array {
+    this.settle();
     if (this.refine > 0 && this.hasBigBlock) return this.solveMany(X, B, nrhs);
     return solveManySparseLU(this, X, B, nrhs);
   }
@@ -201,6 +231,7 @@ export class NumericLU extends LUFactors {
    * another SymbolicLU (re-pivoted since), solves as solveMany does (then negated). No allocation.
    */
   solveManyReach(X: Float64Array, B: Float64Array, nrhs: number, reach: SolveReach, pattern: Int32Array, negate = false): Float64Array {
+    this.settle();
     return solveManyReachLU(this, X, B, nrhs, reach, pattern, negate);
   }
 
@@ -213,6 +244,7 @@ export class NumericLU extends LUFactors {
    * With row scaling, (R C)ᵀ (R⁻¹ x(p)) = b(q) is solved: x(p) = R y.
    */
   solveTransposed(x: Float64Array, b: Float64Array): Float64Array {
+    this.settle();
     return solveTransposedLU(this, x, b);
   }
 }

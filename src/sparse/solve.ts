@@ -24,34 +24,9 @@ export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64
   const S = lu.symbolic;
   const { n, p, q } = S;
   const { cs, Rs } = lu;
-  const code = lu.compiledSolves() ? lu.code! : null;
-  const solveCode = code === null ? null : code.solve;
-  if (code !== null && (solveCode !== null || code.solveB !== null)) {
-    const cw = code.w;
-    if (code.solveB !== null) {
-      if (B === code.B) { /* b is in the buffer already (solveBufferNegated) */ } else if (bo === 0 && B.length === n) code.B.set(B);
-      else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
-      code.solveB(negate);
-    } else if (lu.scaling === 'none') {
-      // b copied in whole, permuted (and negated) by the module's straight-line copies
-      if (B === code.B) { /* in the buffer already */ } else if (bo === 0 && B.length === n) code.B.set(B);
-      else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
-      code.wFromB(negate);
-    } else {
-      const sg = negate ? -1 : 1;
-      for (let k = 0; k < n; k++) cw[k] = (sg * B[bo + p[k]]) * Rs[p[k]];
-    }
-    if (solveCode !== null) solveCode();
-    X.set(code.out, xo);
-    const fl = cs[n] - n;
-    lu.solveMuls += fl + lu.cRefMuls + (lu.scaling === 'none' ? 0 : n);
-    lu.solveAdds += fl + lu.cRefAdds;
-    lu.solveDivs += n + lu.cRefDivs;
-    lu.refineMuls += lu.cRefMuls;
-    lu.refineAdds += lu.cRefAdds;
-    lu.refineDivs += lu.cRefDivs;
-    lu.refineSteps += lu.cRefSteps;
-    if (solveCode !== null && code.refined.length > 0) countTested(lu, code.refined);
+  const out = solveCompiled(lu, B, bo, negate);
+  if (out !== null) {
+    X.set(out, xo);
     return;
   }
   const { LUx, LUi, us, dpos, w, segR, segBig } = lu;
@@ -100,6 +75,46 @@ export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64
   lu.solveMuls += fl;
   lu.solveAdds += fl;
   lu.solveDivs += n;
+}
+
+/**
+ * The solve by the compiled code, where it solves (straight-line solves, or the code's b buffer):
+ * b copied into the code's buffer (not when B is that buffer), solved (refined where the code
+ * refines), counts added; returns the code's solution buffer (read only, valid until the code runs
+ * again), or null where the compiled code does not solve (the JavaScript solve then runs).
+ */
+export function solveCompiled(lu: LUFactors, B: Float64Array, bo: number, negate: boolean): Float64Array | null {
+  const n = lu.symbolic.n, p = lu.symbolic.p, cs = lu.cs, Rs = lu.Rs;
+  const code = lu.compiledSolves() ? lu.code! : null;
+  const solveCode = code === null ? null : code.solve;
+  if (code !== null && (solveCode !== null || code.solveB !== null)) {
+    const cw = code.w;
+    if (code.solveB !== null) {
+      if (B === code.B) { /* b is in the buffer already (solveBufferNegated) */ } else if (bo === 0 && B.length === n) code.B.set(B);
+      else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
+      code.solveB(negate);
+    } else if (lu.scaling === 'none') {
+      // b copied in whole, permuted (and negated) by the module's straight-line copies
+      if (B === code.B) { /* in the buffer already */ } else if (bo === 0 && B.length === n) code.B.set(B);
+      else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
+      code.wFromB(negate);
+    } else {
+      const sg = negate ? -1 : 1;
+      for (let k = 0; k < n; k++) cw[k] = (sg * B[bo + p[k]]) * Rs[p[k]];
+    }
+    if (solveCode !== null) solveCode();
+    const fl = cs[n] - n;
+    lu.solveMuls += fl + lu.cRefMuls + (lu.scaling === 'none' ? 0 : n);
+    lu.solveAdds += fl + lu.cRefAdds;
+    lu.solveDivs += n + lu.cRefDivs;
+    lu.refineMuls += lu.cRefMuls;
+    lu.refineAdds += lu.cRefAdds;
+    lu.refineDivs += lu.cRefDivs;
+    lu.refineSteps += lu.cRefSteps;
+    if (solveCode !== null && code.refined.length > 0) countTested(lu, code.refined);
+    return code.out;
+  }
+  return null;
 }
 
 /**
