@@ -278,9 +278,9 @@ export class SparseSolver {
       const kc = this.kinWanted ? this.generatedKinematics(code) : null;
       // y whole into this code's memory once, then its live entries (the rest as it was): a view of
       // them, made when they change, copied in whole
-      if (this.yFor !== code || this.yLast !== y) { yLive = y.length; this.yFor = code; this.yLast = y; }
-      if (this.yHead.buffer !== y.buffer || this.yHead.byteOffset !== y.byteOffset || this.yHead.length !== yLive) this.yHead = y.subarray(0, yLive);
-      fillSourceCompiled(vals, lu.source, B, code, q, qd, y, kc, this.yHead);
+      if (this.yFor !== code || this.yLast !== y) { yLive = y.length; this.yFor = code; this.yLast = y; this.yHead = y; }
+      if (yLive < y.length && this.yHead.length !== yLive) this.yHead = y.subarray(0, yLive);
+      fillSourceCompiled(vals, lu.source, B, code, q, qd, y, kc, yLive < y.length ? this.yHead : y);
       this.kinLast = kc !== null;
       if (kc !== null) {
         this.kinStale = true;
