@@ -2,8 +2,8 @@
  * The recursive algorithms generated per model as WebAssembly (rnea-code.ts, aba-code.ts,
  * crba-code.ts, minv-code.ts) against their JavaScript references (rnea.ts, aba.ts, crba.ts,
  * minv-carpentier.ts) on random states: chains on fixed and floating bases, the project's humanoid,
- * random trees with every joint type (spherical, helical, planar, prismatic, revolute about any axis:
- * their transforms from jcalc; multi-DoF joint inertias inverted in the generated code; branched:
+ * random trees with every joint type (spherical and free-flyer: their transforms built in the code
+ * from the quaternions; helical, planar, prismatic, revolute about any axis: from jcalc; multi-DoF joint inertias inverted in the generated code; branched:
  * entries the tree leaves at zero stay zero), q̇ = 0, one triangle and both, and the real robot files
  * of other projects. RNEA and CRBA to 1e-12 relative; ABA and M⁻¹ to 1e-11 (their congruence is
  * summed in another order). Each kernel is refused past its size limit, and a q̈ that is not finite

@@ -1,8 +1,9 @@
 /**
  * ABA as WebAssembly generated per model (`GeneratedAba.create(model)`), as rnea-code.ts does RNEA:
  * straight-line code, body after body, the rigid inertias, motion subspaces and constant parts of
- * the transforms folded in (spatial-code.ts), cos q and sin q and the transforms of joints that are
- * not revolute about a frame axis taken in JavaScript (jcalc). The passes of aba.ts (the JavaScript
+ * the transforms folded in (spatial-code.ts), the transforms of free-flyers and spherical joints
+ * built from their quaternions in the code, cos q and sin q and the transforms of other joints that
+ * are not revolute about a frame axis taken in JavaScript (jcalc). The passes of aba.ts (the JavaScript
  * reference): pass 1 v_i, c_i = v_i × S_i q̇_i, p^A_i = v_i ×* I_i v_i, I^A_i = I_i; pass 2 U_i =
  * I^A_i S_i, D_i⁻¹ (1/D for one DoF, the reference's Cholesky inverse for more), u_i = τ_i − S_iᵀ p^A_i,
  * I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ, p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i, I^A_λ += ⁱX_λᵀ I^a_i ⁱX_λ,

@@ -65,7 +65,7 @@ export class GeneratedCrba {
       const next = () => { code.split(); g = code.g; g.reset(); };
       const transform = (i: number, first: boolean) => transformOf(g, model, kinds, { CS, XG, XS }, i, first);
       // the transforms of revolute joints about frame axes, kept for the passes below
-      for (let i = 0; i < nb; i++) if (kinds[i].t === 'axis' && model.parents[i] >= 0) { next(); transform(i, true); }
+      for (let i = 0; i < nb; i++) if ((kinds[i].t === 'axis' || kinds[i].t === 'quat') && model.parents[i] >= 0) { next(); transform(i, true); }
       // composite inertias, leaves up: I^c_λ += ⁱX_λᵀ I^c_i ⁱX_λ (inertiaTransformToParent's formulas; m a constant)
       const icOf = (i: number): Val[] => (hasKids[i] ? Array.from({ length: 10 }, (_, k) => g.load(IC + 10 * i + k)) : Array.from(model.I[i]));
       const started = new Uint8Array(nb);

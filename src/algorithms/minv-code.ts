@@ -6,7 +6,8 @@
  * I^A_λ += ⁱX_λᵀ I^a_i ⁱX_λ; pass 3 from the root, M⁻¹[i, j] −= (U_i D_i⁻¹)ᵀ ⁱX_λ P_λ[:, j],
  * P_i[:, j] = ⁱX_λ P_λ[:, j] + S_i M⁻¹[i, j]; the upper triangle, mirrored on request. Straight-line,
  * the motion subspaces, inertias and constant parts of the transforms folded in (spatial-code.ts);
- * cos q and sin q and other joints' transforms from JavaScript (jcalc). M⁻¹ agrees with the reference
+ * free-flyers' and spherical joints' transforms from their quaternions in the code; cos q and sin q
+ * and other joints' transforms from JavaScript (jcalc). M⁻¹ agrees with the reference
  * to rounding (tested). Its code grows with the (row, column) pairs of the passes: made up to
  * MINV_CODE_PAIRS of them. Allocation free per call; the engine optimizes the code after some calls.
  *
@@ -125,7 +126,7 @@ class StraightMinv {
       const transform = (i: number, first: boolean) => transformOf(g, model, kinds, { CS, XG, XS }, i, first);
       const S = (i: number, r: number, k: number) => model.S[i][6 * k + r];
       const loads = (base: number, n: number) => Array.from({ length: n }, (_, k) => g.load(base + k));
-      for (let i = 0; i < nb; i++) if (kinds[i].t === 'axis' && model.parents[i] >= 0) { next(); transform(i, true); }
+      for (let i = 0; i < nb; i++) if ((kinds[i].t === 'axis' || kinds[i].t === 'quat') && model.parents[i] >= 0) { next(); transform(i, true); }
       // I^A of a body with children starts as its rigid inertia
       next();
       for (let i = 0; i < nb; i++) if (hasKids[i]) { const M = inertiaMatrix(model.I[i]); for (let r = 0; r < 6; r++) for (let c = r; c < 6; c++) g.store(IA + 21 * i + SYM[6 * r + c], M[6 * r + c]); }

@@ -4,9 +4,11 @@
  * tree transforms of fixed joints, and, for a revolute joint about a frame axis, the rows of its tree
  * transform that the rotation mixes (ⁱX_λ = (R_k(q)ᵀ, 0) X_tree: six entries computed from cos q and
  * sin q, three constant). Products by 0 and ±1 and sums with 0 are not emitted. The cosines and sines
- * are taken in JavaScript (WebAssembly has no trigonometric instruction) and the transforms of other
- * joints (prismatic along any axis, free-flyer, spherical, planar, helical, revolute about another
- * axis) computed by jcalc, as RNEA's own kinematics does; the recursions run in the generated code.
+ * are computed in the same module (trig-code.ts: WebAssembly has no trigonometric instruction;
+ * fdlibm's algorithms, the engine's Math.cos and Math.sin bit for bit), the transforms of
+ * free-flyers and spherical joints built from their quaternions in the code, and those of other
+ * joints (prismatic along any axis, planar, helical, revolute about another axis) computed by
+ * jcalc, as RNEA's own kinematics does; the recursions run in the generated code.
  * Code generation per model is what RobCoGen and Pinocchio's code generation do for C++.
  *
  * Same equations as rnea.ts (the JavaScript reference): a_i = ⁱX_λ a_λ + S_i q̈_i + v_i × S_i q̇_i,

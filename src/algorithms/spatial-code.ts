@@ -6,7 +6,7 @@
  */
 import { jcalc } from '../model/jcalc.ts';
 import { cosSinInto, type ModuleTrig } from './trig-code.ts';
-import { JT_REVOLUTE } from '../model/joint.ts';
+import { JT_FLOATING, JT_REVOLUTE, JT_SPHERICAL } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { Bytes } from '../sparse/compiled.ts';
 import { Body } from '../sparse/loops.ts';
@@ -290,8 +290,12 @@ export function spdInverse(g: Emitter, A: Val[], n: number): Val[] {
   return out;
 }
 
-/** how body i's transform is made in the generated code: from cos q and sin q (a revolute joint about frame axis k), constant (no DoF), or by jcalc in JavaScript */
-export type Kind = { t: 'axis'; k: number; sign: number } | { t: 'fixed' } | { t: 'jcalc' };
+/**
+ * how body i's transform is made in the generated code: from cos q and sin q (a revolute joint
+ * about frame axis k), from the joint's unit quaternion (and position: a free-flyer, `trans`; a
+ * spherical joint without), constant (no DoF), or by jcalc in JavaScript
+ */
+export type Kind = { t: 'axis'; k: number; sign: number } | { t: 'quat'; trans: boolean } | { t: 'fixed' } | { t: 'jcalc' };
 
 /** the kind of each body's transform */
 export function kindsOf(model: Model): Kind[] {
@@ -299,6 +303,7 @@ export function kindsOf(model: Model): Kind[] {
   for (let i = 0; i < model.nb; i++) {
     if (model.nvi[i] === 0) kinds.push({ t: 'fixed' });
     else if (model.jtype[i] === JT_REVOLUTE && model.axisKind[i] < 3) kinds.push({ t: 'axis', k: model.axisKind[i], sign: model.axis[3 * i + model.axisKind[i]] });
+    else if (model.jtype[i] === JT_FLOATING || model.jtype[i] === JT_SPHERICAL) kinds.push({ t: 'quat', trans: model.jtype[i] === JT_FLOATING });
     else kinds.push({ t: 'jcalc' });
   }
   return kinds;
@@ -306,16 +311,41 @@ export function kindsOf(model: Model): Kind[] {
 
 /**
  * Body i's transform (E, r) as values of the generated code: constants (no DoF), loads of what
- * jcalc wrote at XG, or for a revolute joint about frame axis k the rows R_k(q)ᵀ mixes, computed from
- * cos q and sin q at CS (`first`: computed and stored at XS) or loaded from XS; the other entries
- * constants of the tree transform (rotateAboutFrameAxis's formulas).
+ * jcalc wrote at XG, for a revolute joint about frame axis k the rows R_k(q)ᵀ mixes, computed from
+ * cos q and sin q at CS (`first`: computed and stored at XS) or loaded from XS, the other entries
+ * constants of the tree transform (rotateAboutFrameAxis's formulas); for a quaternion joint
+ * computed from the joint's q at XG (`first`: stored at XS, which may be XG itself) or loaded from
+ * XS (rotationFromQuaternion's and composeRotation's formulas, the tree transform's entries folded).
  */
 export function transformOf(g: Emitter, model: Model, kinds: Kind[], slots: { CS: number; XG: number; XS: number }, i: number, first: boolean): { E: Val[]; r: Val[] } {
   const kd = kinds[i], Xt = model.Xtree[i];
   if (kd.t === 'fixed') return { E: Array.from(Xt.subarray(0, 9)), r: Array.from(Xt.subarray(9, 12)) };
-  if (kd.t === 'jcalc') {
-    const X = Array.from({ length: 12 }, (_, k) => g.load(slots.XG + 12 * i + k));
+  if (kd.t === 'jcalc' || (kd.t === 'quat' && !first)) {
+    const X = Array.from({ length: 12 }, (_, k) => g.load((kd.t === 'jcalc' ? slots.XG : slots.XS) + 12 * i + k));
     return { E: X.slice(0, 9), r: X.slice(9, 12) };
+  }
+  if (kd.t === 'quat') {
+    // the joint's q as quaternionInputs wrote it: [p, (x, y, z, w)] or [(x, y, z, w)]
+    const o = slots.XG + 12 * i;
+    const p = kd.trans ? [g.load(o), g.load(o + 1), g.load(o + 2)] : null;
+    const qo = kd.trans ? o + 3 : o;
+    const x = g.load(qo), y = g.load(qo + 1), z = g.load(qo + 2), w = g.load(qo + 3);
+    const two = (v: Val) => g.mul(2, v);
+    const R: Val[] = [
+      g.sub(1, two(g.add(g.mul(y, y), g.mul(z, z)))), two(g.sub(g.mul(x, y), g.mul(z, w))), two(g.add(g.mul(x, z), g.mul(y, w))),
+      two(g.add(g.mul(x, y), g.mul(z, w))), g.sub(1, two(g.add(g.mul(x, x), g.mul(z, z)))), two(g.sub(g.mul(y, z), g.mul(x, w))),
+      two(g.sub(g.mul(x, z), g.mul(y, w))), two(g.add(g.mul(y, z), g.mul(x, w))), g.sub(1, two(g.add(g.mul(x, x), g.mul(y, y)))),
+    ];
+    // E = Rᵀ E_tree, r = r_tree + E_treeᵀ p
+    const E: Val[] = new Array(9);
+    for (let a = 0; a < 3; a++) {
+      for (let j = 0; j < 3; j++) E[3 * a + j] = g.add(g.add(g.mul(R[a], Xt[j]), g.mul(R[3 + a], Xt[3 + j])), g.mul(R[6 + a], Xt[6 + j]));
+    }
+    const r: Val[] = [0, 1, 2].map((j) => (p === null ? Xt[9 + j] : g.add(g.add(g.add(Xt[9 + j], g.mul(Xt[j], p[0])), g.mul(Xt[3 + j], p[1])), g.mul(Xt[6 + j], p[2]))));
+    const XS = slots.XS + 12 * i;
+    for (let k = 0; k < 9; k++) g.store(XS + k, E[k]);
+    for (let k = 0; k < 3; k++) g.store(XS + 9 + k, r[k]);
+    return { E, r };
   }
   const k = kd.k, a = k === 0 ? 1 : k === 1 ? 2 : 0, b = k === 0 ? 2 : k === 1 ? 0 : 1;
   const E: Val[] = new Array(9);
@@ -336,8 +366,8 @@ export function transformOf(g: Emitter, model: Model, kinds: Kind[], slots: { CS
 }
 
 /**
- * The generated code's inputs for q: cos q and sin q at CS, jcalc's transforms at XG (no
- * allocation). With `trig` (the module's own cosines and sines, trig-code.ts) the angles go to its
+ * The generated code's inputs for q: cos q and sin q at CS, jcalc's transforms (or a quaternion
+ * joint's q) at XG (no allocation). With `trig` (the module's own cosines and sines, trig-code.ts) the angles go to its
  * slots and its function writes CS, unless an angle is beyond its range.
  */
 export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, slots: { CS: number; XG: number }, q: ArrayLike<number>, scratch: Float64Array, fl: Flops, trig: ModuleTrig | null = null): void {
@@ -351,8 +381,20 @@ export function writeTransforms(model: Model, kinds: Kind[], mem: Float64Array, 
     } else if (kd.t === 'jcalc') {
       jcalc(scratch, model, i, q, fl);
       mem.set(scratch, slots.XG + 12 * i);
-    }
+    } else if (kd.t === 'quat') quaternionInputs(model, i, kd.trans, mem, slots.XG + 12 * i, q, fl);
   }
+}
+
+/**
+ * A quaternion joint's q (a free-flyer's position and quaternion, or a spherical joint's
+ * quaternion) into mem[at …], for transformOf's code, and jcalc's counts for its transform (27 + 27
+ * multiplications and 12 + 18 additions, 9 and 9 more where the free-flyer's position is not zero)
+ */
+export function quaternionInputs(model: Model, i: number, trans: boolean, mem: Float64Array, at: number, q: ArrayLike<number>, fl: Flops): void {
+  const iq = model.iq[i], n = trans ? 7 : 4;
+  for (let k = 0; k < n; k++) mem[at + k] = q[iq + k];
+  fl.mul += 54; fl.add += 30;
+  if (trans && (q[iq] !== 0 || q[iq + 1] !== 0 || q[iq + 2] !== 0)) { fl.mul += 9; fl.add += 9; }
 }
 
 /**

@@ -5,7 +5,8 @@
  * straight-line code body after body with the model's constants folded in, as rnea-code.ts: the
  * tree transforms of fixed joints and the constant rows of revolute joints about a frame axis are
  * written once into the code's memory, the rows the rotation mixes are computed from cos q and
- * sin q, the transforms of other joints come from jcalc (JavaScript), and the velocity recursion
+ * sin q, those of free-flyers and spherical joints from their quaternions (and positions), read
+ * where their ⁱX_λ then goes, the transforms of other joints come from jcalc (JavaScript), and the velocity recursion
  * runs in the generated code. The cosines and sines come from trig-code.ts (fdlibm's algorithms,
  * as the engine's Math.cos and Math.sin: the same values bit for bit), in the same module, or from
  * Math.cos and Math.sin for an angle beyond its range.
@@ -16,14 +17,15 @@
  * memory, where it writes ⁱX_λ, v_i and c_i into the regions their generated fill reads (no copy). Same equations as forwardKinematics,
  * the JavaScript reference (the oracle of the tests); the sums of one entry are taken in the same
  * order, so the values agree to rounding (tested against it). The code counts no flops; `flops`
- * holds forwardKinematics's counts for the last run: the jcalc calls count their own (jcalc's
- * count depends on the values: 9 mul and 9 add more when a joint's translation is nonzero), and
+ * holds forwardKinematics's counts for the last run: the jcalc calls count their own, and the
+ * quaternion joints jcalc's (jcalc's count depends on the values: 9 mul and 9 add more when a
+ * joint's translation is nonzero), and
  * the rest (the transforms of frame-axis revolute joints, the velocity recursion), which does not
  * depend on the values, is taken once per model from a JavaScript run of forwardKinematics, less
  * that run's jcalc counts of the same joints. Allocation free per call.
  */
 import { forwardKinematics, KinematicsWorkspace } from '../algorithms/kinematics.ts';
-import { add6, applyMotion, ChunkedCode, crossMotion, type Kind, kindsOf, transformOf, type V6, writeTransforms } from '../algorithms/spatial-code.ts';
+import { add6, applyMotion, ChunkedCode, crossMotion, type Kind, kindsOf, quaternionInputs, transformOf, type V6, writeTransforms } from '../algorithms/spatial-code.ts';
 import { cosSinInto, moduleTrig, type ModuleTrig, sinCosBody } from '../algorithms/trig-code.ts';
 import { jcalc } from '../model/jcalc.ts';
 import type { Model } from '../model/model.ts';
@@ -76,6 +78,9 @@ export class GeneratedKinematics {
   /** the joints whose transforms jcalc computes (views of X where it writes them) */
   private readonly jcalcBody: Int32Array;
   private readonly jcalcX: Float64Array[];
+  /** the free-flyer and spherical joints, whose q the code reads where their ⁱX_λ goes (and whether with a position) */
+  private readonly quatBody: Int32Array;
+  private readonly quatTrans: Uint8Array;
 
   private constructor(
     readonly model: Model, bytes: Uint8Array<ArrayBuffer>, pages: number, entries: [number, number, number],
@@ -100,6 +105,9 @@ export class GeneratedKinematics {
     const js = kinds.flatMap((k, i) => (k.t === 'jcalc' ? [i] : []));
     this.jcalcBody = Int32Array.from(js);
     this.jcalcX = js.map((i) => this.X.subarray(12 * i, 12 * i + 12));
+    const qs = kinds.flatMap((k, i) => (k.t === 'quat' ? [i] : []));
+    this.quatBody = Int32Array.from(qs);
+    this.quatTrans = Uint8Array.from(qs, (i) => (kinds[i] as { trans: boolean }).trans ? 1 : 0);
     // the constant entries of ⁱX_λ, once: the tree transform of a fixed joint; r and the row along
     // the axis of a revolute joint about a frame axis (the code writes the two rows it mixes)
     for (let i = 0; i < nb; i++) {
@@ -141,10 +149,10 @@ export class GeneratedKinematics {
       if (8 * Math.max(QA + nb, X + 12 * nb, V + 6 * nb, C + 6 * nb) > at.memory.buffer.byteLength) throw new RangeError('GeneratedKinematics.create: the placement lies beyond its memory');
     }
     const slots = { CS, XG: X, XS: X };
-    // without q̇: the transforms of the revolute joints about a frame axis (the others are constants or jcalc's)
+    // without q̇: the transforms of the revolute joints about a frame axis and of the quaternion joints (the others are constants or jcalc's)
     const pos = new ChunkedCode();
     for (let i = 0; i < nb; i++) {
-      if (kinds[i].t !== 'axis') continue;
+      if (kinds[i].t !== 'axis' && kinds[i].t !== 'quat') continue;
       pos.split();
       pos.g.reset();
       transformOf(pos.g, model, kinds, slots, i, true);
@@ -192,6 +200,8 @@ export class GeneratedKinematics {
     cosSinInto(mem, o.CS, this.trig, q);
     const jb = this.jcalcBody, jx = this.jcalcX;
     for (let k = 0; k < jb.length; k++) jcalc(jx[k], model, jb[k], q, fl);
+    const qb = this.quatBody;
+    for (let k = 0; k < qb.length; k++) quaternionInputs(model, qb[k], this.quatTrans[k] === 1, mem, o.X + 12 * qb[k], q, fl);
     const base = qd === null ? this.base : this.baseWithVelocity, out = this.flops;
     out.mul = base.mul + fl.mul; out.add = base.add + fl.add; out.div = base.div + fl.div; out.fn = base.fn + fl.fn;
     if (qd === null) {

@@ -11,7 +11,8 @@
  * gravity — and the values known at generation time carried as constants through the memory (a
  * root's dVdq = 0, the J of a fixed base's first joint, …). Products by 0 and ±1 and sums with 0 are
  * not emitted. cos q, sin q and the transforms of joints that are not revolute about a frame axis come
- * from JavaScript (jcalc), so every joint type of the model code runs, a floating base included, with
+ * from JavaScript (jcalc; free-flyers and spherical joints: their quaternions, the transform built in
+ * the code), so every joint type of the model code runs, a floating base included, with
  * the tangent directions of rnea-derivatives.ts (velocity order; a floating base's [δp; δθ] in its
  * own frame). The pairs of a column with the columns above its joint run as a loop over per-column
  * records (f64x2: the ∂q and ∂q̇ entries of a pair in the two lanes, as rnea-pairs-code.ts), for any
