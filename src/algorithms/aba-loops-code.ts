@@ -18,7 +18,7 @@
 import { JT_HELICAL, JT_PRISMATIC, JT_REVOLUTE } from '../model/joint.ts';
 import type { Model } from '../model/model.ts';
 import { Bytes } from '../sparse/compiled.ts';
-import { add6, addCongruence, applyMotion, articulatedLess, crossForce, crossMotion, Emitter, inertiaMatrix, inertiaMul, type Kind, SYM, transposeApplyForce, type V6, type Val } from './spatial-code.ts';
+import { add6, addCongruence, applyMotion, articulatedLess, compose, crossForce, crossMotion, Emitter, inertiaMatrix, inertiaMul, type Kind, SYM, transposeApplyForce, type V6, type Val } from './spatial-code.ts';
 
 /** a body record's fields (f64 slots from the record's start) */
 const F = {
@@ -105,10 +105,8 @@ export function abaLoopsModule(model: Model): { body: Uint8Array; slots: number;
       g.sub(g.mul(tn[1], n[0]), sn[2]), g.add(c, g.mul(tn[1], n[1])), g.add(g.mul(tn[1], n[2]), sn[0]),
       g.add(g.mul(tn[2], n[0]), sn[1]), g.sub(g.mul(tn[2], n[1]), sn[0]), g.add(c, g.mul(tn[2], n[2])),
     ];
-    const E: Val[] = Array.from({ length: 9 }, (_, k) => {
-      const row = Math.floor(k / 3), col = k % 3;
-      return g.dot([EJ[3 * row], EJ[3 * row + 1], EJ[3 * row + 2]], [ET[col], ET[3 + col], ET[6 + col]]);
-    });
+    // X_J X_tree with r_J = d n: E = E_J E_tree, r = r_tree + d E_treeᵀ n (E_treeᵀ n from the table)
+    const E = compose(g, EJ, [0, 0, 0], ET, rT).E;
     const r = rT.map((x, k) => g.add(x, g.mul(d, En[k])));
     for (let k = 0; k < 9; k++) g.store(F.E + k, E[k]);
     for (let k = 0; k < 3; k++) g.store(F.R + k, r[k]);

@@ -336,12 +336,9 @@ export function transformOf(g: Emitter, model: Model, kinds: Kind[], slots: { CS
       two(g.add(g.mul(x, y), g.mul(z, w))), g.sub(1, two(g.add(g.mul(x, x), g.mul(z, z)))), two(g.sub(g.mul(y, z), g.mul(x, w))),
       two(g.sub(g.mul(x, z), g.mul(y, w))), two(g.add(g.mul(y, z), g.mul(x, w))), g.sub(1, two(g.add(g.mul(x, x), g.mul(y, y)))),
     ];
-    // E = Rᵀ E_tree, r = r_tree + E_treeᵀ p
-    const E: Val[] = new Array(9);
-    for (let a = 0; a < 3; a++) {
-      for (let j = 0; j < 3; j++) E[3 * a + j] = g.add(g.add(g.mul(R[a], Xt[j]), g.mul(R[3 + a], Xt[3 + j])), g.mul(R[6 + a], Xt[6 + j]));
-    }
-    const r: Val[] = [0, 1, 2].map((j) => (p === null ? Xt[9 + j] : g.add(g.add(g.add(Xt[9 + j], g.mul(Xt[j], p[0])), g.mul(Xt[3 + j], p[1])), g.mul(Xt[6 + j], p[2]))));
+    // (Rᵀ, p) ∘ X_tree: E = Rᵀ E_tree, r = r_tree + E_treeᵀ p
+    const Rt = [0, 3, 6, 1, 4, 7, 2, 5, 8].map((k) => R[k]);
+    const { E, r } = compose(g, Rt, p ?? [0, 0, 0], Array.from(Xt.subarray(0, 9)), Array.from(Xt.subarray(9, 12)));
     const XS = slots.XS + 12 * i;
     for (let k = 0; k < 9; k++) g.store(XS + k, E[k]);
     for (let k = 0; k < 3; k++) g.store(XS + 9 + k, r[k]);
