@@ -49,7 +49,8 @@ export function abaLoopsModule(model: Model): { body: Uint8Array; slots: number;
   const take = (n: number) => { const s = slot; slot += n; return s; };
   const CS = take(2 * nb), QD = take(nb), TAU = take(nb), QDD = take(nb), QA = take(nb), DQ = take(nb);
   const WORLD = take(RS), REC = take(RS * nb);
-  // the trig's bodies: revolute and helical joints (cos q, sin q); the others keep cos 0 = 1, sin 0 = 0
+  // the trig's bodies: revolute and helical joints (cos q, sin q; their kind's axis fields are not
+  // read: the loop builds every transform from the axis in the table); the others keep cos 0 = 1, sin 0 = 0
   const kinds: Kind[] = Array.from({ length: nb }, (_, i) => (model.jtype[i] === JT_PRISMATIC ? { t: 'fixed' } : { t: 'axis', k: 0, sign: 1 }));
   const linear = Int32Array.from({ length: nb }, (_, i) => i).filter((i) => model.jtype[i] !== JT_REVOLUTE);
   const init = (mem: Float64Array) => {
@@ -60,7 +61,8 @@ export function abaLoopsModule(model: Model): { body: Uint8Array; slots: number;
     for (let i = 0; i < nb; i++) mem[CS + 2 * i] = 1;
     for (let i = 0; i < nb; i++) {
       const o = REC + RS * i, Xt = model.Xtree[i], n = model.axis.subarray(3 * i, 3 * i + 3);
-      for (let k = 0; k < 12; k++) mem[o + F.ET + k] = Xt[k];
+      for (let k = 0; k < 9; k++) mem[o + F.ET + k] = Xt[k];
+      for (let k = 0; k < 3; k++) mem[o + F.RT + k] = Xt[9 + k];
       for (let k = 0; k < 3; k++) {
         mem[o + F.N + k] = n[k];
         mem[o + F.ETN + k] = Xt[k] * n[0] + Xt[3 + k] * n[1] + Xt[6 + k] * n[2];
@@ -161,5 +163,6 @@ export function abaLoopsModule(model: Model): { body: Uint8Array; slots: number;
   const fn = new Bytes();
   fn.u32(2); fn.u32(NI32); fn.byte(0x7f); fn.u32(Math.max(1, g.maxLocals)); fn.byte(0x7c);
   fn.bytes(e.c.view());
+  // XG: no jcalc transforms here (no kind reads it)
   return { body: fn.view().slice(), slots: slot, kinds, o: { CS, XG: 0, QD, TAU, QDD, QA, DQ }, linear, init };
 }
