@@ -110,7 +110,7 @@ const MOVED = [
   'w[l_sole].tx + 0.753·w[r_sole].tx', '"on": 80, "off": 40, "min_duration": 0.02', '(median ratio 0.92; the first row of a layout about 0.2–0.6 s)',
   'A 10σ bias on one of its channels is named in 99.9% of 800 noisy samples', 'false alarms on clean samples at confidence 0.99: 1.3%', 'Šidák',
   // ROS 2, scaling out, playground
-  '`@foxglove/cdr` 3.5\'s writer counts a string\'s UTF-16 units', 'writes `data/demo/humanoid.mcap` (460 kB)', '| NDJSON → Parquet | 4,609 | 217 | 134 | 0.60 | 184 |',
+  '`@foxglove/cdr` 3.5\'s writer counts a string\'s UTF-16 units', 'writes `data/demo/humanoid.mcap` (460 kB)', '| NDJSON → Parquet | 5,130 | 195 | 126 | 0.61 | 198 |',
   'shards of at least 100 × start-up × samples/s samples', 'took 75–144 ms', 'took 1.95 s with two workers and 1.56 s in one thread', '45,000\ndemo samples',
   'NDJSON: parsing 18 µs, the estimate pass 192 µs',
   // lab notebook
