@@ -245,9 +245,10 @@ export class RowProcessor {
     const results: RowResult[] = new Array(n);
     const outcomes: (SessionOutcome | null)[] = new Array(Math.min(n, PASS_ROWS));
     const slots = session.reportSlots;
-    // room for every row; cut to the estimated ones at the end
+    // room for every row; cut to the estimated ones at the end (a copy: a view would take its whole buffer to the main thread)
     if (report) report.values = new Float64Array(n * slots.width);
-    let slot = 0, nok = 0;
+    /** the rows estimated so far: the place of the next one's numbers (Parquet) and report values */
+    let nok = 0;
     // Parquet out: the numbers of the estimated rows, one after the other, and their texts
     let cols: BatchResult['columns'] | undefined;
     if (this.setup.outFormat === 'parquet') {
@@ -266,8 +267,8 @@ export class RowProcessor {
         // the pass's samples and estimates are not kept past it
         parsed[k] = undefined;
         outcomes[k - k0] = null;
-        results[k] = this.result(p, out, copy, cols, report, report ? slot : 0);
-        if (out?.ok) { nok++; if (report) slot++; }
+        results[k] = this.result(p, out, copy, cols, report, nok);
+        if (out?.ok) nok++;
       }
     }
     if (cols && nok < n) cols.values = cols.values.slice(0, nok * cols.width);
@@ -275,8 +276,11 @@ export class RowProcessor {
     return results;
   }
 
-  /** One row's result: why it was skipped, or its estimate formatted (Parquet: its numbers into `cols`; the report's values at `slot`). */
-  private result(p: Sample | LogError, out: SessionOutcome | null, copy: boolean, cols: BatchResult['columns'] | undefined, report: BatchResult['report'] | undefined, slot: number): RowResult {
+  /**
+   * One row's result: why it was skipped, or its estimate formatted (Parquet: its numbers into
+   * `cols`); `at`: the rows of the batch estimated before it (the place of its numbers and report values)
+   */
+  private result(p: Sample | LogError, out: SessionOutcome | null, copy: boolean, cols: BatchResult['columns'] | undefined, report: BatchResult['report'] | undefined, at: number): RowResult {
     const session = this.session;
     if ('message' in p) return p.where !== undefined ? { kind: 'skip', line: p.line, message: p.message, where: p.where } : { kind: 'skip', line: p.line, message: p.message };
     if (!out!.ok) {
@@ -299,7 +303,7 @@ export class RowProcessor {
       if (p.staleness) text = `${text.slice(0, -1)},"staleness":${JSON.stringify(Object.fromEntries(p.staleness))}}`;
       text += '\n';
     } else if (cols) {
-      session.numbers(r, cols.values, cols.texts.length * cols.width);
+      session.numbers(r, cols.values, at * cols.width);
       cols.texts.push(session.texts(r));
     }
     const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: r.layout! };
@@ -313,7 +317,7 @@ export class RowProcessor {
     if (this.setup.withEstimates) {
       const e = r.estimate;
       if (!copy) { res.estimate = e; res.truth = p.truth; } else {
-        if (report) session.reportSlots.pack(e, p.truth, report.values, slot * session.reportSlots.width, report.notes);
+        if (report) session.reportSlots.pack(e, p.truth, report.values, at * session.reportSlots.width, report.notes);
         if (this.mcap) res.status = e.tau_std ? { residuals: e.residuals, tau_std: e.tau_std } : { residuals: e.residuals };
       }
     }
