@@ -21,6 +21,7 @@ import { chain, randomTree } from '../../src/model/generators.ts';
 import type { Model } from '../../src/model/model.ts';
 import { Rng } from '../../src/model/rng.ts';
 import { loadUrdf } from '../../src/node/urdf-file.ts';
+import { modelFromUrdf } from '../../src/model/urdf.ts';
 import { randomState } from '../state.ts';
 
 /** the previous path: EIDAmb + Tables 5–8 (column-major, transposed here), CRBA, Cholesky M⁻¹ and −M⁻¹ B */
@@ -106,11 +107,19 @@ describe('world-frame RNEA derivatives and −M⁻¹ solves give the previous re
     });
   }
 
+  /** a fixed base carrying a one-link branch (a leaf) and a two-link branch */
+  const link = (n: string, m: number) => `<link name="${n}"><inertial><origin xyz="0.1 0.02 -0.03"/><mass value="${m}"/><inertia ixx="0.02" ixy="0.001" ixz="0" iyy="0.03" iyz="0.002" izz="0.025"/></inertial></link>`;
+  const joint = (n: string, p: string, c: string, axis: string) => `<joint name="${n}" type="revolute"><parent link="${p}"/><child link="${c}"/><origin xyz="0.2 0.1 0" rpy="0.3 0 0.2"/><axis xyz="${axis}"/><limit effort="1" velocity="1" lower="-3" upper="3"/></joint>`;
+  const TWO_ROOTS = `<robot name="two_roots">${link('base', 5)}${link('a', 1)}${link('b', 2)}${link('c', 1.5)}${joint('ja', 'base', 'a', '0 0 1')}${joint('jb', 'base', 'b', '0 1 0')}${joint('jc', 'b', 'c', '1 0 0')}</robot>`;
+
   it('−M⁻¹ B and M⁻¹ by the generated WebAssembly (one-DoF joints) equal the JavaScript passes bit for bit, with the same counts', () => {
     const models: [string, Model, boolean][] = [
       ['chain 1', chain(1), true], ['chain 2', chain(2), true], ['chain 7', chain(7), true], ['chain 30', chain(30), true],
       ['tree:25 fixed, one-DoF joints of every kind', randomTree(25, 74, { mix: { spherical: 0 } }), true],
       ['humanoid fixed', loadUrdf('models/humanoid.urdf'), true],
+      // two bodies on the fixed base, the first a leaf: its column of M⁻¹ below the diagonal is zero,
+      // written by the code after a solve has left −M⁻¹ B there
+      ['two roots, the first a leaf', modelFromUrdf(TWO_ROOTS), true],
       // joints of several degrees of freedom: the JavaScript
       ['chain 7 floating', chain(7, { floatingBase: true }), false],
       ['tree:20 with spherical joints', randomTree(20, 71, { mix: { spherical: 2 } }), false],

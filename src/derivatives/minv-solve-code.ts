@@ -11,7 +11,10 @@
  * Measured (best of 15 rounds, µs per call, same process; fixed-base chains of 6 / 24 / 96 links),
  * JavaScript → this code: M⁻¹ 1.00 / 6.64 / 84.6 → 0.42 / 2.15 / 33.3, one −M⁻¹ B 0.95 / 10.5 / 155 →
  * 0.31 / 3.15 / 48.1 (the copies of B and X in and out included); the recursive forward-dynamics
- * derivatives of the 24- and 96-link chains 74 → 55 and 707 → 432 µs.
+ * derivatives of the 24- and 96-link chains 74 → 55 and 707 → 432 µs. M⁻¹'s lower triangle is
+ * stored by the code too, each row's transpose as the row is final (the JavaScript's loop over the
+ * transposed entries read them column-wise: on the 96-link chain M⁻¹ went from 26.8–27.2 to
+ * 21.9–22.9 µs, alternated runs).
  */
 import { assemble, canCompile } from '../sparse/compiled.ts';
 import { SimdBody, V } from '../sparse/wasm-simd.ts';
@@ -37,7 +40,7 @@ export interface MinvSolveFactors {
 /** largest nv for which the code is generated (its size grows with nv · nb) */
 export const MINV_CODE_LIMIT = 400;
 
-const I32_ADD = 0x6a, I32_LT_S = 0x48, BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR_IF = 0x0d, VOID = 0x40;
+const I32_ADD = 0x6a, I32_MUL = 0x6c, I32_LT_S = 0x48, BLOCK = 0x02, LOOP = 0x03, END = 0x0b, BR_IF = 0x0d, VOID = 0x40;
 
 /** locals: 0 k (i32, byte offset 8k); then f64 and v128 sets of the same names */
 const K = 0;
@@ -74,6 +77,16 @@ class Emit extends SimdBody {
   /** the local of value `name` (row r) in the f64 or v128 set */
   l(vec: boolean, name: 'd' | 's' | 'j' | 'u' | 'p' | 'zero', r = 0): number {
     return (vec ? VL : F)[name] + r;
+  }
+  /**
+   * M⁻¹'s lower triangle: the value of X[k, c] (and X[k, c + 1]) in local `u` stored again at X[c, k]
+   * (and X[c + 1, k]), whose address is K·nv + 8k from X (K = 8c)
+   */
+  mirror(vec: boolean, nv: number, xk: number, u: number): void {
+    this.get(K).i32(nv).op(I32_MUL).get(u);
+    if (vec) this.lane(0);
+    this.stf(xk);
+    if (vec) this.get(K).i32(nv).op(I32_MUL).get(u).lane(1).stf(xk + 8 * nv);
   }
   bodyBytes(): Uint8Array {
     return this.finishWith([[1, 0x7f], [NLOCALS_F64, 0x7c], [NLOCALS_V128, 0x7b]]);
@@ -211,6 +224,8 @@ export class MinvSolveCode {
             }
             e.arith(vec, 'sub').set(e.l(vec, 'u'));
             e.get(K).get(e.l(vec, 'u')).st(vec, ro);
+            // M⁻¹: row k is final here, and its transpose is the column k below the diagonal
+            if (inv) e.mirror(vec, nv, XB + 8 * k, e.l(vec, 'u'));
             // a_i = b + J x
             if (ai >= 0) for (let r = 0; r < 6; r++) e.get(K).get(e.l(vec, 'p', r)).get(e.l(vec, 'j', r)).get(e.l(vec, 'u')).arith(vec, 'mul').arith(vec, 'add').st(vec, ai + 8 * r * nv);
           });
@@ -220,9 +235,13 @@ export class MinvSolveCode {
           for (let r = 0; r < 6; r++) e.coef(jOff + 8 * r, F.j + r, VL.j + r);
           e.columns(k0, nv, (vec) => {
             e.get(K).ld(vec, ro).set(e.l(vec, 'u'));
+            if (inv) e.mirror(vec, nv, XB + 8 * k, e.l(vec, 'u'));
             for (let r = 0; r < 6; r++) e.get(K).get(e.l(vec, 'j', r)).get(e.l(vec, 'u')).arith(vec, 'mul').st(vec, ai + 8 * r * nv);
           });
           cnt.mul += 6 * nk;
+        } else if (inv) {
+          // a root without a buffer: its row is final since the backward pass
+          e.columns(k0, nv, (vec) => { e.get(K).ld(vec, ro).set(e.l(vec, 'u')); e.mirror(vec, nv, XB + 8 * k, e.l(vec, 'u')); });
         }
       }
       return e.bodyBytes();
@@ -239,7 +258,7 @@ export class MinvSolveCode {
 
   /** X = −M⁻¹ B, or M⁻¹ for B = null, as negMinvSolve (same bits, same counts). Allocation free. */
   run(fac: MinvSolveFactors, J: Float64Array, B: Float64Array | null, X: Float64Array, fl: Flops): void {
-    const model = this.model, nv = model.nv, nb = model.nb, C = this.C;
+    const nb = this.model.nb, C = this.C;
     const Jm = this.J;
     if (J.length === Jm.length) Jm.set(J);
     else for (let k = 0; k < Jm.length; k++) Jm[k] = J[k];
@@ -249,10 +268,9 @@ export class MinvSolveCode {
       C[o + 1] = UD[0]; C[o + 2] = UD[1]; C[o + 3] = UD[2]; C[o + 4] = UD[3]; C[o + 5] = UD[4]; C[o + 6] = UD[5];
     }
     if (B === null) {
+      // the lower triangle too: M⁻¹[r, k] = M⁻¹[k, r] (as negMinvSolve), stored by the code as each row is final
       this.runInv();
       X.set(this.X);
-      // the lower triangle: M⁻¹[r, k] = M⁻¹[k, r] (as negMinvSolve)
-      for (let r = 0; r < nv; r++) for (let k = 0; k < r; k++) X[r * nv + k] = X[k * nv + r];
       fl.mul += this.counts.inv.mul; fl.add += this.counts.inv.add;
     } else {
       const Bm = this.B;
