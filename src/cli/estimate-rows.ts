@@ -33,11 +33,13 @@ import { nsText } from '../io/mcap-log.ts';
 export const RESTART_ROWS = 128;
 
 /**
- * rows per pass of a batch (parse every row, then estimate and format PASS_ROWS rows at a time): the
- * samples and estimates of one pass are dropped before the next, so that few of them are alive when
- * the garbage collector runs (a worker's range is 512 rows)
+ * rows per pass of a batch (parse every row, then estimate and format PASS_ROWS rows at a time; one
+ * job's main thread hands its batches over PASS_ROWS rows at a time, parse included): the samples and
+ * estimates of one pass are dropped before the next, so that few of them are alive when the garbage
+ * collector runs (a worker's range is 512 rows; measured on the demo humanoid, one job: CSV and MCAP
+ * about 7% faster than passes of 128 rows, NDJSON the same)
  */
-const PASS_ROWS = 32;
+export const PASS_ROWS = 32;
 
 /** the formats estimates are written in: a log's (NDJSON, CSV, MCAP), or Parquet */
 export type OutFormat = AnyLogFormat | 'parquet';

@@ -38,7 +38,7 @@ import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
 import { EstimatePool } from '../estimate-pool.ts';
 import { RangeScanner, readRange } from '../estimate-ranges.ts';
-import { absorbStats, RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type OutFormat, type RowSetup } from '../estimate-rows.ts';
+import { absorbStats, PASS_ROWS, RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type OutFormat, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, isStreamPath, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
 import type { CliState } from '../state.ts';
@@ -71,12 +71,6 @@ const BATCH = RESTART_ROWS;
  */
 const RANGE_ROWS = 4 * BATCH;
 
-/**
- * rows per pass of the three passes (parse, estimate, format) in the main thread: fewer than BATCH,
- * so that less of a batch is alive when the garbage collector runs (measured on the demo humanoid,
- * one job: CSV and MCAP about 7% faster than passes of 128 rows, NDJSON the same)
- */
-const LOCAL_BATCH = 32;
 
 /**
  * Without --jobs, worker threads start only when the rest of the log would take one thread at least
@@ -402,7 +396,7 @@ export function register(program: Command, state: CliState): void {
             if (restart && local !== null) (local as RowProcessor).session.restartPivoting();
             local ??= new RowProcessor(session, setupFor());
             const t0 = performance.now();
-            for (let o = 0; o < part.length; o += LOCAL_BATCH) await accept((local as RowProcessor).run(o === 0 && part.length <= LOCAL_BATCH ? part : part.slice(o, o + LOCAL_BATCH), false), false);
+            for (let o = 0; o < part.length; o += PASS_ROWS) await accept((local as RowProcessor).run(o === 0 && part.length <= PASS_ROWS ? part : part.slice(o, o + PASS_ROWS), false), false);
             const ms = performance.now() - t0;
             localMs += ms; localBatches++; pace = ms / part.length;
             return;
