@@ -6,7 +6,8 @@
  * b(3a) = c_i, b(3f) = ν_i = v_i ×* I_i v_i (the model's inertias as constants), the zero rows of
  * τ (and of c_i, ν_i without q̇), and −y on the known inputs' rows. The JavaScript side
  * (system.ts, fillSourceCompiled) copies the kinematics and the inputs in whole into the source's
- * regions (sourceRegions) and writes the base bodies' ⁱX_0 a_0 and the measurement blocks. The
+ * regions (sourceRegions) and writes the measurement blocks; the code also writes b(3a) = ⁱX_0 a_0 of
+ * the bodies hanging from the fixed world (a_0 as constants). The
  * same IEEE operations in the same order as the JavaScript fill, so the same values bit for bit;
  * the flop counts are the JavaScript fill's (`mul`, `add`; with q̇ `mulWithVelocity`, …).
  */
@@ -28,7 +29,7 @@ export class FillCode implements GeneratedFill {
   readonly memory: WebAssembly.Memory;
   /** the source's regions (sourceRegions) */
   readonly regions: ReturnType<typeof sourceRegions>;
-  /** the bodies hanging from the fixed world (their b(3a) = ⁱX_0 a_0 is the JavaScript side's) */
+  /** the bodies hanging from the fixed world (their b(3a) = ⁱX_0 a_0 is written by the code) */
   readonly roots: Int32Array;
   /** flops of the fill this code stands for, without and with q̇ (the kinematics' and the blocks' apart) */
   readonly mul: number;
@@ -41,12 +42,13 @@ export class FillCode implements GeneratedFill {
   /**
    * @param srcBase slot (f64 index) of the source vector in the memory
    * @param bBase slot of the right-hand side buffer (b, unpermuted)
+   * @param a0 the base's spatial acceleration a_0 (−gravity: KinematicsWorkspace.a0), folded into the code
    * @param form the code's form, kept: 'straight': one statement per operation (BODIES_PER_FUNCTION bodies a function);
    *   'loops': a loop over the bodies reading their rows, inertias and term codes from tables in
    *   the source (sourceRegions), for large systems, whose straight-line code the engine takes long
    *   to optimize
    */
-  constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number, readonly form: 'straight' | 'loops' = 'straight') {
+  constructor(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number, a0: Float64Array, readonly form: 'straight' | 'loops' = 'straight') {
     const model = sys.model, nb = model.nb, st = sys.skewTerms;
     const R = sourceRegions(sys);
     this.regions = R;
@@ -62,7 +64,7 @@ export class FillCode implements GeneratedFill {
     this.addWithVelocity = this.add + 30 * nb;
     this.memory = memory;
     if (form === 'loops') {
-      const [without, withV] = fillLoops(sys, memory, srcBase, bBase);
+      const [without, withV] = fillLoops(sys, memory, srcBase, bBase, a0);
       this.skewFns = [without];
       this.bothFns = [withV];
       return;
@@ -75,6 +77,7 @@ export class FillCode implements GeneratedFill {
     const set = (i: number) => { b.byte(OP.localSet); b.byte(i); };
     const fconst = (x: number) => { b.byte(OP.f64Const); b.f64(x); };
     const op = (o: number) => b.byte(o);
+    const emit: Emit = { addr, load, store, get, set, fconst, op };
     const bodies = (nlocals: number) => {
       const out: Uint8Array[] = [];
       return {
@@ -160,6 +163,7 @@ export class FillCode implements GeneratedFill {
     for (const [set, withV] of [[skewOnly, false], [both, true]] as const) {
       for (let i0 = 0; i0 < nb; i0 += BODIES_PER_FUNCTION) {
         for (let i = i0; i < Math.min(nb, i0 + BODIES_PER_FUNCTION); i++) {
+          if (model.parents[i] < 0) rootRows(emit, srcBase + R.x + 12 * i, bBase + sys.rowA[i], a0, 0);
           skewOf(i);
           if (withV) nuOf(i);
           rowsOf(i, withV);
@@ -195,7 +199,7 @@ export class FillCode implements GeneratedFill {
  * same order as the straight-line form, over the bodies, with each body's rows, term codes and
  * inertia read from the source's table and inertia regions (written here, once).
  */
-function fillLoops(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number): [() => void, () => void] {
+function fillLoops(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: number, bBase: number, a0: Float64Array): [() => void, () => void] {
   const model = sys.model, nb = model.nb, st = sys.skewTerms, R = sourceRegions(sys);
   const src = (slot: number) => 8 * (srcBase + slot), bAddr = (row: number) => 8 * (bBase + row);
   // per body 16 i32: addresses of b's rows c3a, c3f, c3τ, the number of τ rows, whether a base body, the 9 term codes of −E r×
@@ -286,6 +290,12 @@ function fillLoops(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: num
       f.get(T).ldi(8).set(ROW).get(T).ldi(12).i32(3).op(O.i32Shl).get(ROW).op(O.i32Add).set(CODE);
       f.up(EA, ROW, CODE, 8, () => { f.get(EA).f64(0).stf(0); });
     });
+    // the bodies hanging from the fixed world: b(3a) = ⁱX_0 a_0, straight-line (E0… as scratch)
+    const emit: Emit = {
+      addr: () => f.i32(0), load: (slot) => f.i32(0).ldf(8 * slot), store: (slot) => f.stf(8 * slot),
+      get: (l) => f.get(l), set: (l) => f.set(l), fconst: (x) => f.f64(x), op: (o) => f.op(o),
+    };
+    for (let i = 0; i < nb; i++) if (model.parents[i] < 0) rootRows(emit, srcBase + R.x + 12 * i, bBase + sys.rowA[i], a0, E0);
     // known scalars: b = −y (their rows consecutive)
     const nk = sys.knownRow.length, r0 = nk > 0 ? sys.knownRow[0] : 0;
     f.i32(0).set(K).i32(8 * nk).set(HI);
@@ -299,4 +309,42 @@ function fillLoops(sys: SymbolicSystem, memory: WebAssembly.Memory, srcBase: num
   const bytes = assemble([{ bodies: [make(false), make(true)], type: 1 }], memory.buffer.byteLength / 65536);
   const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } }).exports as Record<string, () => void>;
   return [ex.f0, ex.f1];
+}
+
+/** The emitters of the two forms (slots: f64 indices in the memory; `addr` pushes the base address of a store) */
+interface Emit {
+  addr(): void;
+  load(slot: number): void;
+  store(slot: number): void;
+  get(local: number): void;
+  set(local: number): void;
+  fconst(x: number): void;
+  op(o: number): void;
+}
+
+/**
+ * b(3a) = ⁱX_0 a_0 of a body hanging from the fixed world into b's rows rA…rA+5, from its E and r at
+ * slot xo (12 values), a_0 as constants: the same operations in the same order as the JavaScript fill
+ * (system.ts, baseAcceleration: 24 multiplications, 18 additions); f64 locals l…l+5 as scratch
+ */
+function rootRows(e: Emit, xo: number, rA: number, a0: Float64Array, l: number): void {
+  const w = [a0[0], a0[1], a0[2]];
+  for (let k = 0; k < 3; k++) { e.load(xo + 9 + k); e.set(l + k); }
+  const rw = (k: number, c: number) => { e.get(l + k); e.fconst(w[c]); e.op(OP.f64Mul); };
+  // t = a0[3…5] − r × w
+  const t = (k: number, a: number, b: number) => { e.fconst(a0[3 + k]); rw(a, b); rw(b, a); e.op(OP.f64Sub); e.op(OP.f64Sub); e.set(l + 3 + k); };
+  t(0, 1, 2); t(1, 2, 0); t(2, 0, 1);
+  // E w, then E t
+  for (let half = 0; half < 2; half++) {
+    for (let k = 0; k < 3; k++) {
+      e.addr();
+      for (let j = 0; j < 3; j++) {
+        e.load(xo + 3 * k + j);
+        if (half === 0) e.fconst(w[j]); else e.get(l + 3 + j);
+        e.op(OP.f64Mul);
+        if (j > 0) e.op(OP.f64Add);
+      }
+      e.store(rA + 3 * half + k);
+    }
+  }
 }

@@ -335,7 +335,7 @@ export class SparseSolver {
     // seconds to optimize in the benchmark (with other modules compiling), 3× slower until then
     const form = lu.compiledSize!.kind === 'straight' || this.sys.model.nb <= 64 ? 'straight' : 'loops';
     try {
-      this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8, form);
+      this.fillCode = new FillCode(this.sys, mem, lu.source.byteOffset / 8, lu.rhsBuffer.byteOffset / 8, this.vals.kin.a0, form);
     } catch {
       this.fillCode = null;
       this.fillFailed = true;

@@ -336,7 +336,7 @@ export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<n
 export interface GeneratedFill {
   /** the source's regions (sourceRegions) */
   readonly regions: ReturnType<typeof sourceRegions>;
-  /** the bodies hanging from the fixed world (their b(3a) = ⁱX_0 a_0 is the JavaScript side's) */
+  /** the bodies hanging from the fixed world (the code writes their b(3a) = ⁱX_0 a_0) */
   readonly roots: Int32Array;
   /** flops of the fill the code stands for, without and with q̇ */
   readonly mul: number;
@@ -364,7 +364,7 @@ export interface GeneratedKinematicsLike {
  * fillSource with the generated fill kernels (FillCode, in the compiled factorization's memory):
  * the kinematics (ⁱX_λ, v_i, c_i) and the known inputs are copied in whole into the source's
  * regions (sourceRegions), and the code computes −E r× there and the rest of b (c_i, ν_i, the
- * zero rows, −y) into `b`, the factorization's right-hand side buffer, which receives all of b
+ * zero rows, −y, and ⁱX_0 a_0 on the rows of the bodies hanging from the fixed world) into `b`, the factorization's right-hand side buffer, which receives all of b
  * (vals.b is not written). Same values bit for bit, same flops. With `kinCode`, the kinematics
  * are that generated code's (same values to rounding), vals.kin and its flops are not written; when
  * its X, V and C are the source's regions themselves (`inPlace`), nothing is copied. The known
@@ -390,11 +390,8 @@ export function fillSourceCompiled(vals: SystemValues, src: Float64Array, b: Flo
       src.set(C, R.c);
     }
   }
-  if (yCopy.length <= nk) src.set(yCopy, R.y);
-  else for (let k = 0; k < nk; k++) src[R.y + k] = yCopy[k];
-  // b(3a) = ⁱX_0 a_0 of the bodies hanging from the fixed world
-  const roots = code.roots, rowA = sys.rowA, a0 = kin.a0;
-  for (let k = 0; k < roots.length; k++) baseAcceleration(b, rowA[roots[k]], X, 12 * roots[k], a0);
+  const ny = Math.min(yCopy.length, nk), y0 = R.y;
+  for (let k = 0; k < ny; k++) src[y0 + k] = yCopy[k];
   const blocks = sys.blocks;
   fl.reset();
   for (let k = 0; k < blocks.length; k++) {
