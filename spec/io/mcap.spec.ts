@@ -5,7 +5,8 @@
  * from text by its magic bytes.
  */
 import { readFileSync } from 'node:fs';
-import { McapWriter } from '@mcap/core';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { McapWriter, type McapTypes } from '@mcap/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parseProblem } from '../../src/estimation/problem.ts';
@@ -14,7 +15,7 @@ import { buildEstimationSystem } from '../../src/estimation/setup.ts';
 import { LogSchema, type LogError, type Sample } from '../../src/io/log.ts';
 import { sniffBytes } from '../../src/io/log-reader.ts';
 import { MemoryWritable, MSG_DEFINITIONS, RosMcapWriter, rosTime } from '../../src/io/mcap-estimates.ts';
-import { McapLogError, McapSampler, nsText, rosTypeName } from '../../src/io/mcap-log.ts';
+import { McapLogError, McapSampler, nsText, rosTypeName, type Crc32 } from '../../src/io/mcap-log.ts';
 import { parseModelSpec } from '../../src/node/spec.ts';
 
 const SEC = 1_000_000_000n;
@@ -77,9 +78,9 @@ async function bag(p: Plan): Promise<Uint8Array> {
   return out.bytes();
 }
 
-function sampleAll(bytes: Uint8Array, ros: object, chunk = 1000): (Sample | LogError)[] {
+function sampleAll(bytes: Uint8Array, ros: object, chunk = 1000, decompress?: McapTypes.DecompressHandlers, crc32?: Crc32): (Sample | LogError)[] {
   const { schema, mapping } = system(ros);
-  const s = new McapSampler(schema, mapping);
+  const s = new McapSampler(schema, mapping, decompress, crc32);
   const rows: (Sample | LogError)[] = [];
   for (let o = 0; o < bytes.length; o += chunk) { s.push(bytes.subarray(o, o + chunk)); rows.push(...s.drain()); }
   s.end();
@@ -336,6 +337,64 @@ describe('sampling a ROS 2 recording', () => {
     await w.write('/joint_states', 'sensor_msgs/msg/JointState', T0, { header: { stamp: rosTime(T0), frame_id: '' }, name: ['joint1', 'joint2'], position: [0, 0], velocity: [0, 0], effort: [0, 0] });
     await w.end();
     expect(() => new McapSampler(schema, mapping).push(out.bytes())).toThrow(/topic "\/joint_states": a stamp of 1700000000\.000000000 s lies more than a million sample periods after the previous ones .*"log_time"/);
+  });
+
+  it('chunks checked with a given CRC-32 (Node\'s zlib.crc32, as the command line does): the rows of the MCAP reader\'s own check, a corrupted chunk refused at the same point with the same message', async () => {
+    // the byte offset of the records of the k-th chunk (records: opcode, uint64 length, content; a chunk's
+    // content: start and end times, uncompressed size, CRC, compression string, then its records' length and bytes)
+    const chunkRecords = (b: Uint8Array, k: number): number => {
+      const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (let pos = 8, seen = 0; pos + 9 <= b.length - 8;) {
+        const op = b[pos], len = Number(dv.getBigUint64(pos + 1, true));
+        if (op === 0x06 && ++seen === k) return pos + 9 + 28 + 4 + dv.getUint32(pos + 9 + 28, true) + 8;
+        pos += 9 + len;
+      }
+      return -1;
+    };
+    const plan = { joints: Array.from({ length: 40 }, (_, k) => 5 * k), acc: Array.from({ length: 40 }, (_, k) => 5 * k + 1), ft: Array.from({ length: 40 }, (_, k) => 5 * k + 2) };
+    // uncompressed chunks (checked when the chunk comes), and chunks marked compressed (checked after the decompressor)
+    const plain = await bag(plan);
+    const enc = new RosMcapWriter(new MemoryWritable());
+    await enc.start();
+    const out = new MemoryWritable();
+    const w = new McapWriter({ writable: out, chunkSize: 1024, compressChunk: (data) => ({ compression: 'zstd', compressedData: data }) });
+    await w.start({ profile: 'ros2', library: 'test' });
+    const channels = new Map<string, { id: number; write: (m: unknown) => Uint8Array }>();
+    const put = async (topic: string, type: 'sensor_msgs/msg/JointState' | 'geometry_msgs/msg/WrenchStamped', ms: number, m: unknown) => {
+      let c = channels.get(topic);
+      if (!c) {
+        const sid = await w.registerSchema({ name: type, encoding: 'ros2msg', data: new TextEncoder().encode(MSG_DEFINITIONS[type]) });
+        const { writer } = await enc.channel(topic, type);
+        c = { id: await w.registerChannel({ topic, schemaId: sid, messageEncoding: 'cdr', metadata: new Map() }), write: (x) => writer.writeMessage(x) };
+        channels.set(topic, c);
+      }
+      const ns = T0 + BigInt(ms) * 1_000_000n;
+      await w.addMessage({ channelId: c.id, sequence: 0, logTime: ns, publishTime: ns, data: c.write(m) });
+    };
+    for (let k = 0; k < 40; k++) {
+      const ms = 5 * k, t = ms / 1000, stamp = (d: number) => rosTime(T0 + BigInt(ms + d) * 1_000_000n), f = wrench((ms + 2) / 1000);
+      await put('/joint_states', 'sensor_msgs/msg/JointState', ms, { header: { stamp: stamp(0), frame_id: '' }, name: ['joint1', 'joint2'], position: [q(1, t), q(2, t)], velocity: [v(1, t), v(2, t)], effort: [3 * t, 0] });
+      await put('/acc', 'sensor_msgs/msg/JointState', ms + 1, { header: { stamp: stamp(1), frame_id: '' }, name: ['joint1', 'joint2'], position: [], velocity: [acc(1, t), acc(2, t)], effort: [] });
+      await put('/ft', 'geometry_msgs/msg/WrenchStamped', ms + 2, { header: { stamp: stamp(2), frame_id: 'ft_frame' }, wrench: { torque: { x: f[0], y: f[1], z: f[2] }, force: { x: f[3], y: f[4], z: f[5] } } });
+    }
+    await w.end();
+    const packed = out.bytes();
+    const identity: McapTypes.DecompressHandlers = { zstd: (buffer) => buffer };
+    for (const [b, dec] of [[plain, undefined], [packed, identity]] as const) {
+      // a chunk near the end (every topic has appeared before it)
+      let chunks = 0;
+      while (chunkRecords(b, chunks + 1) > 0) chunks++;
+      expect(chunks).toBeGreaterThanOrEqual(4);
+      const bad = b.slice();
+      bad[chunkRecords(bad, chunks - 1) + 30] ^= 0x10;
+      for (const bytes of [b, bad]) {
+        const own = sampleAll(bytes, ROS, 1000, dec), given = sampleAll(bytes, ROS, 1000, dec, zlibCrc32);
+        expect(given).toEqual(own);
+        expect(samples(given).length).toBeGreaterThan(0);
+        if (bytes === bad) expect(errors(given).map((e) => e.message)).toContainEqual(expect.stringMatching(/^cannot be read further \(Incorrect chunk CRC \d+ \(expected \d+\) \[library=[^\]]+\]\): the samples before this point are kept$/));
+        else expect(errors(given).filter((e) => e.where === 'the recording')).toEqual([]);
+      }
+    }
   });
 
   it('without a decompressor, stops at compressed chunks naming the compression', async () => {

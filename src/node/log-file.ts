@@ -5,11 +5,20 @@
  * src/io/log.ts, the sampling of a recording src/io/mcap-log.ts.
  */
 import { createReadStream } from 'node:fs';
+import * as zlib from 'node:zlib';
 import type { RosMapping } from '../estimation/ros-mapping.ts';
 import { CsvRows, parseNdjsonLine, type LogError, type LogSchema, type Sample } from '../io/log.ts';
 import { logRows, type LogFormat } from '../io/log-reader.ts';
-import { mcapSamples } from '../io/mcap-log.ts';
+import { McapSampler, mcapSamples, type Crc32 } from '../io/mcap-log.ts';
 import { openLogSource } from './log-source.ts';
+
+/**
+ * Node's CRC-32 (zlib.crc32: native, from Node 20.15 and 22.2), with which a recording's chunks are
+ * checked (McapSampler); undefined on an older Node, where the MCAP reader's own runs
+ */
+export const nodeCrc32: Crc32 | undefined = typeof (zlib as { crc32?: unknown }).crc32 === 'function'
+  ? (zlib as unknown as { crc32: Crc32 }).crc32
+  : undefined;
 
 /**
  * The rows of a log file, in order: a {@link Sample} for each valid row, a {@link LogError}
@@ -21,7 +30,7 @@ import { openLogSource } from './log-source.ts';
 export async function* readLog(path: string, schema: LogSchema, opts: { format?: LogFormat; ros?: RosMapping } = {}): AsyncGenerator<Sample | LogError> {
   if (!opts.format) {
     const src = await openLogSource(path);
-    if (src.mcap) { yield* mcapSamples(src.bytes, schema, opts.ros); return; }
+    if (src.mcap) { yield* mcapSamples(src.bytes, schema, opts.ros, opts.ros && new McapSampler(schema, opts.ros, undefined, nodeCrc32)); return; }
     yield* textRows(src.text, schema, opts);
     return;
   }

@@ -32,6 +32,7 @@ import { ParquetLogError, parquetRows } from '../../io/parquet-log.ts';
 import { McapEstimateWriter } from '../../io/mcap-estimates.ts';
 import { McapLogError, McapSampler } from '../../io/mcap-log.ts';
 import { openLogSource } from '../../node/log-source.ts';
+import { nodeCrc32 } from '../../node/log-file.ts';
 import { loadEstimationSystem } from '../../node/problem-file.ts';
 import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
@@ -193,7 +194,7 @@ export function register(program: Command, state: CliState): void {
         try {
           // zstd, lz4 and bz2 chunks (rosbag2's compression presets) through Foxglove's decompressors (WebAssembly)
           const { loadDecompressHandlers } = await import('@mcap/support');
-          sampler = new McapSampler(peekSchema, problem.ros, await loadDecompressHandlers());
+          sampler = new McapSampler(peekSchema, problem.ros, await loadDecompressHandlers(), nodeCrc32);
         } catch (e) {
           if (e instanceof McapLogError) throw new FileError(`${file}: "ros": ${e.message}`);
           throw e;
