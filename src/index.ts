@@ -119,7 +119,7 @@ export { planDerivation, derivedProblem, describePlan, SampleSequence, PERIOD_SA
 export type { PriorInfo } from './estimation/setup.ts';
 export { LogSchema, parseNdjsonLine, CsvRows, DEFAULT_QUATERNION_TOLERANCE, type Sample, type LogError, type LogSchemaOptions } from './io/log.ts';
 export type { RosMapping, RosSensorSource, RosClock } from './estimation/ros-mapping.ts';
-export { McapSampler, mcapSamples, McapLogError, isMcap } from './io/mcap-log.ts';
+export { McapSampler, mcapSamples, McapLogError, isMcap, type Crc32 } from './io/mcap-log.ts';
 export { LogRowWriter, mcapLog, defaultRosSection, type LogRowOptions, type LogRowSample, type McapLogOptions } from './io/synth-log.ts';
 export {
   McapEstimateWriter, readMcapEstimates, RosMcapWriter, MemoryWritable, MSG_DEFINITIONS, rosTime, secondsToNs, asciiText,
