@@ -26,7 +26,7 @@
  * The loop kernels (loops.ts) have no such limit; against them, straight-line code is 2–15% faster
  * up to ~29,000 statements (forward dynamics) and 1.2–3.9× slower from ~36,000; for inverse
  * dynamics (triangular, whose loops skip the block tables) 8% faster at 700 statements, as fast
- * from ~3,000. FactorOptions.compileLimit bounds what 'auto' compiles straight (25,000; 4,000 when
+ * from ~3,000. FactorOptions.compileLimit bounds what 'auto' compiles straight (21,000: on the AMD EPYC machine kind the loops are as fast from ~22,000; 4,000 when
  * triangular; 18,000 when triangular and solved from its source, as inverse dynamics is); above it,
  * 'auto' runs the loop kernels.
  *

@@ -112,8 +112,12 @@ export interface FactorOptions extends MatrixNames {
   readonly compileAfter?: number;
   /**
    * largest straight-line code that 'auto' compiles, in statements, before it runs the loop kernels
-   * instead (default 25,000: below, straight-line code ran 2–15% faster than the loops on the
-   * machine measured, from ~36,000 statements up to 3× slower; 4,000 for a triangular matrix, all
+   * instead (default 21,000: on a 2-core Intel Xeon, straight-line code ran 2–15% faster than the
+   * loops up to ~29,000 statements and up to 3× slower from ~36,000; on the 2-core AMD EPYC that
+   * Pinocchio's reference times come from, forward dynamics per call, the two alternated, straight
+   * against loops: kinova fixed (4,135 statements) 2.5 against 3.3 µs, a 28-link chain (20,320)
+   * 13.4 against 14.2, a 30-link chain (22,250) 16.1 against 15.0, a 32-link chain (23,470) 15.9
+   * against 15.9, TALOS floating (23,547) 17.3–19.2 against 16.1–16.5; 4,000 for a triangular matrix, all
    * blocks 1×1, whose loops skip the block tables: as fast as straight-line code from ~3,000; loops.ts;
    * 18,000 for a triangular matrix solved from its source (gather.solveFromSource): alone, its
    * straight-line solve, one statement per slot and two per row, ran 20–25% faster than the loops
@@ -309,7 +313,7 @@ export class LUFactors {
     this.compileAfter = options.compileAfter ?? 16;
     // a triangular matrix solved from its source has no factor code: its solve alone is compiled
     const fromSource = options.gather?.solveFromSource === true && (options.scale ?? 'none') === 'none';
-    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 25000 : fromSource ? 18000 : 4000);
+    this.compileLimit = options.compileLimit ?? (S.nblocks < S.n ? 21000 : fromSource ? 18000 : 4000);
     this.names = { rowNames: options.rowNames, colNames: options.colNames };
     const n = S.n;
     this.refine = options.refine ?? 0;
