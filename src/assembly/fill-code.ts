@@ -29,8 +29,6 @@ export class FillCode implements GeneratedFill {
   readonly memory: WebAssembly.Memory;
   /** the source's regions (sourceRegions) */
   readonly regions: ReturnType<typeof sourceRegions>;
-  /** the bodies hanging from the fixed world (their b(3a) = ⁱX_0 a_0 is written by the code) */
-  readonly roots: Int32Array;
   /** flops of the fill this code stands for, without and with q̇ (the kinematics' and the blocks' apart) */
   readonly mul: number;
   readonly add: number;
@@ -52,14 +50,15 @@ export class FillCode implements GeneratedFill {
     const model = sys.model, nb = model.nb, st = sys.skewTerms;
     const R = sourceRegions(sys);
     this.regions = R;
-    this.roots = Int32Array.from(Array.from(model.parents).flatMap((p, i) => (p < 0 ? [i] : [])));
+    // the bodies hanging from the fixed world, whose b(3a) = ⁱX_0 a_0 the code writes (rootRows)
+    const roots = model.parents.filter((p) => p < 0).length;
     let skewMul = 0, skewAdd = 0;
     for (let i = 0; i < nb; i++) {
       if (model.parents[i] < 0) continue;
       for (let k = 0; k < 9; k++) { const c = st[9 * i + k]; skewMul += c === 0 ? 0 : c === 3 ? 2 : 1; skewAdd += c === 3 ? 1 : 0; }
     }
-    this.mul = skewMul + 24 * this.roots.length;
-    this.add = skewAdd + 18 * this.roots.length;
+    this.mul = skewMul + 24 * roots;
+    this.add = skewAdd + 18 * roots;
     this.mulWithVelocity = this.mul + 42 * nb;
     this.addWithVelocity = this.add + 30 * nb;
     this.memory = memory;

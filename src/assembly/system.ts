@@ -336,8 +336,6 @@ export function fillSource(vals: SystemValues, src: Float64Array, q: ArrayLike<n
 export interface GeneratedFill {
   /** the source's regions (sourceRegions) */
   readonly regions: ReturnType<typeof sourceRegions>;
-  /** the bodies hanging from the fixed world (the code writes their b(3a) = ⁱX_0 a_0) */
-  readonly roots: Int32Array;
   /** flops of the fill the code stands for, without and with q̇ */
   readonly mul: number;
   readonly add: number;

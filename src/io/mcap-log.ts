@@ -277,7 +277,8 @@ export class McapSampler {
    * line loads them). Without one, a compressed recording is refused naming its compression.
    * `crc32`: a CRC-32 to check the chunks with (Node's zlib.crc32; the command line gives it) in
    * place of @mcap/core's own, which runs in JavaScript at ~180 MB/s (a quarter of the reading of
-   * the demo recording); the same chunks are refused, with the same message, at the same point.
+   * the demo recording); the same chunks are refused, with the same message, at the same point
+   * (attachments, which the sampling does not read, are then not checked).
    */
   constructor(readonly schema: LogSchema, readonly mapping: RosMapping, decompress?: McapTypes.DecompressHandlers, crc32?: Crc32) {
     this.crc32 = crc32 ?? null;
