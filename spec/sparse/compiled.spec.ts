@@ -47,6 +47,13 @@ describe('compiled LU', () => {
           // the compiled refactor kept (or, for the loop kernels, left in A: CompiledLU.residualFromA)
           const bt = B.subarray(0, n);
           expect(Array.from(c.solveTransposed(new Float64Array(n), bt)), `trial ${trial} ${kind}`).toEqual(Array.from(g.solveTransposed(new Float64Array(n), bt)));
+          // the solves without the refinement step (a norm estimate's): the compiled one where the solve
+          // refines a block (CompiledLU.solvePlain), the same bits and counts as the generic kernels
+          if (opts.refine === 1 && c.hasBigBlock) expect(c.code!.solvePlain, `trial ${trial} ${kind}`).not.toBeNull();
+          const ug = g.solveUnrefined(new Float64Array(n), bt), cug = counts(g);
+          expect(Array.from(c.solveUnrefined(new Float64Array(n), bt)), `trial ${trial} ${kind}`).toEqual(Array.from(ug));
+          expect(counts(c), `trial ${trial} ${kind}`).toEqual(cug);
+          expect(Array.from(c.solveTransposedUnrefined(new Float64Array(n), bt)), `trial ${trial} ${kind}`).toEqual(Array.from(g.solveTransposedUnrefined(new Float64Array(n), bt)));
           // sparse right-hand sides (unit vectors and a sparse column): same solutions and counts
           const E = new Float64Array(3 * n);
           E[0] = 1; E[n + n - 1] = 1; E[2 * n + (n >> 1)] = -2; E[2 * n + 1] = 0.5;

@@ -159,6 +159,32 @@ describe('NumericLU iterative refinement', () => {
     expect(maxDiff(withX, x)).toBeLessThan(1e-15);
   });
 
+  it('solveUnrefined and solveTransposedUnrefined: the same factors without the refinement step, counted as the plain solves', () => {
+    const base = solve({});
+    const lu = new NumericLU(S, { ...kept, refine: 1 }).refactor(A.Ax);
+    const refined = lu.solve(new Float64Array(A.n), b);
+    const y = lu.solveUnrefined(new Float64Array(A.n), b);
+    // the digits the kept order loses are lost again (as by factors without refinement), and the
+    // counts are the plain solve's, no refinement counted
+    expect(maxDiff(y, x)).toBeGreaterThan(0.1 * maxDiff(base.y, x));
+    expect(maxDiff(y, x)).toBeGreaterThan(1e3 * maxDiff(refined, x));
+    expect([lu.solveMuls, lu.solveAdds, lu.solveDivs]).toEqual([base.lu.solveMuls, base.lu.solveAdds, base.lu.solveDivs]);
+    expect([lu.refineMuls, lu.refineSteps]).toEqual([0, 0]);
+    // x may alias b
+    expect(Array.from(lu.solveUnrefined(Float64Array.from(b), Float64Array.from(b)))).toEqual(Array.from(y));
+    // without refinement in the options, `solve` itself (bit for bit)
+    expect(Array.from(base.lu.solveUnrefined(new Float64Array(A.n), b))).toEqual(Array.from(base.y));
+    const At = transpose(A);
+    const { b: bt } = exactSystem(At, 6);
+    const plainT = base.lu.solveTransposed(new Float64Array(A.n), bt);
+    const t = lu.solveTransposedUnrefined(new Float64Array(A.n), bt);
+    expect(maxDiff(t, x)).toBeGreaterThan(0.1 * maxDiff(plainT, x));
+    expect(maxDiff(t, x)).toBeGreaterThan(1e3 * maxDiff(lu.solveTransposed(new Float64Array(A.n), bt), x));
+    lu.solveTransposedUnrefined(new Float64Array(A.n), bt);
+    expect([lu.solveMuls, lu.solveAdds, lu.solveDivs, lu.refineMuls]).toEqual([base.lu.solveMuls, base.lu.solveAdds, base.lu.solveDivs, 0]);
+    expect(Array.from(base.lu.solveTransposedUnrefined(new Float64Array(A.n), bt))).toEqual(Array.from(plainT));
+  });
+
   it('x may alias b', () => {
     const lu = new NumericLU(S, { ...kept, refine: 2 }).refactor(A.Ax);
     const y = Float64Array.from(b);

@@ -4,7 +4,11 @@
  * sensor variances through the sample's own factors, each output scaled by its typical standard
  * deviation for this layout (the median variance over random configurations), and the 1-norm of that
  * scaled covariance estimated as KLU's condest does (Hager/Higham: a few solves with the factors
- * in hand, src/sparse/condest.ts), over its median at those random configurations.
+ * in hand, src/sparse/condest.ts), over its median at those random configurations. The solves
+ * skip the refinement step of the estimate's own (NumericLU.solveUnrefined), as LAPACK's xGECON and
+ * KLU's condest solve with the factors alone: a norm estimate needs no last digits (on the demo
+ * humanoid the figure moves by 1e-15 relative, the check's flops drop from 172,862 to 76,662 and its
+ * median time from 71–74 to 41 µs per sample).
  *
  *   C = P Cov(d) Pᵀ,  Cov(d) = A⁻¹ V A⁻ᵀ (square: V the row variances, 0 on exact rows)
  *                      Cov(d) = −[K⁻¹]_dd (weighted least squares, K = [V A; Aᵀ 0])
@@ -242,15 +246,17 @@ export class EstimateConditioning implements LinearOperator {
       muls++;
       for (let p = ptr[k]; p < ptr[k + 1]; p++) { z[off + col[p]] += val[p] * v; muls++; adds++; }
     }
+    // solves with the factors alone: the refinement step the estimate takes would change this
+    // estimate of a norm in its last digits only (as LAPACK's xGECON, KLU's condest)
     if (square) {
-      lu.solveTransposed(z, z);
+      lu.solveTransposedUnrefined(z, z);
       muls += lu.solveMuls; adds += lu.solveAdds; divs += lu.solveDivs;
       const V = est.rowVariance;
       for (let r = 0; r < V.length; r++) z[r] *= V[r];
       muls += V.length;
-      lu.solve(z, z);
+      lu.solveUnrefined(z, z);
     } else {
-      lu.solve(z, z);
+      lu.solveUnrefined(z, z);
     }
     muls += lu.solveMuls; adds += lu.solveAdds; divs += lu.solveDivs;
     const sign = square ? 1 : -1;

@@ -174,6 +174,11 @@ export interface CompiledLU {
   /** out = C⁻¹ w as solveInto (solve.ts; w overwritten); null when the refinement asked for is not compiled, or with `solveB` */
   readonly solve: (() => void) | null;
   /**
+   * where `solve` refines and a block is larger than 1×1: out = C⁻¹ w as solveInto without the
+   * refinement step (`refined` false; w overwritten), for NumericLU.solveUnrefined; null otherwise
+   */
+  readonly solvePlain: (() => void) | null;
+  /**
    * CompileInput.direct, straight-line code: out = C⁻¹ b(p), or C⁻¹ (−b(p)) with `negate`, read from B
    * row after row (no w; each row's sum in a register, its terms in the order the column-oriented
    * solve applies them, so the same solution bit for bit); null otherwise
@@ -555,6 +560,8 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   // (direct: the row-oriented solves below take its place)
   const compileSolve = c.refine <= 1 && !direct;
   const S = new Functions(3, []);
+  /** the refined solve without its refinement step (CompiledLU.solvePlain; solve.ts: solveInto with `refined` false) */
+  const SP = new Functions(1, []);
   if (compileSolve) {
     // locals: x, a product c·y, the test's sum s
     const X0 = 0, PR = 1, SS = 2;
@@ -566,35 +573,49 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       }
     };
     const [rowsL, rowsU, rowsC] = ([0, 1, 2] as const).map((kind) => blockSolveRows(c, kind));
+    /** v = C_bb \ v in place (vO), or from the right-hand side fO into vO, for the block [k1, k2) */
+    const blockRows = (F: Functions, k1: number, k2: number, fO: number, vO: number) => {
+      for (let i = k1; i < k2; i++) {
+        b = F.group(1 + rowsL.start[i + 1] - rowsL.start[i]);
+        addr(); load(fO + i);
+        for (let e = rowsL.start[i]; e < rowsL.start[i + 1]; e++) { load(vO + rowsL.col[e]); load(xs(rowsL.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+        store(vO + i);
+      }
+      for (let i = k2 - 1; i >= k1; i--) {
+        b = F.group(1 + rowsU.start[i + 1] - rowsU.start[i]);
+        addr(); load(vO + i);
+        for (let e = rowsU.start[i]; e < rowsU.start[i + 1]; e++) { load(vO + rowsU.col[e]); load(xs(rowsU.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
+        load(xs(dpos[i])); b.byte(OP.f64Div);
+        store(vO + i);
+      }
+    };
+    /** a 1×1 block k: its unknown, and the rows of its column above it */
+    const oneByOne = (F: Functions, k: number) => {
+      const d = dpos[k];
+      b = F.group(1 + d - cs[k]);
+      load(wO + k); load(xs(d)); b.byte(OP.f64Div); set(X0);
+      addr(); get(X0); store(outO + q[k]);
+      updates(wO, cs[k], d);
+    };
+    /** the solved block [k1, k2), from its first column: its unknowns, and the rows above it */
+    const unknownsUp = (F: Functions, k1: number, k2: number) => {
+      for (let j = k1; j < k2; j++) {
+        b = F.group(1 + us[j] - cs[j]);
+        load(wO + j); set(X0);
+        addr(); get(X0); store(outO + q[j]);
+        updates(wO, cs[j], us[j]);
+      }
+    };
     for (let blk = nblocks - 1; blk >= 0; blk--) {
       const k1 = r[blk];
       const k2 = r[blk + 1];
       if (k2 - k1 === 1) {
-        const d = dpos[k1];
-        b = S.group(1 + d - cs[k1]);
-        load(wO + k1); load(xs(d)); b.byte(OP.f64Div); set(X0);
-        addr(); get(X0); store(outO + q[k1]);
-        updates(wO, cs[k1], d);
+        oneByOne(S, k1);
         continue;
       }
       // a larger block, row by row (each row's sum on the stack, its terms in the order the
       // column-oriented kernel applies them, so the same bits)
-      /** v = C_bb \ v in place (vO), or from the right-hand side fO into vO */
-      const rowSolve = (fO: number, vO: number) => {
-        for (let i = k1; i < k2; i++) {
-          b = S.group(1 + rowsL.start[i + 1] - rowsL.start[i]);
-          addr(); load(fO + i);
-          for (let e = rowsL.start[i]; e < rowsL.start[i + 1]; e++) { load(vO + rowsL.col[e]); load(xs(rowsL.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
-          store(vO + i);
-        }
-        for (let i = k2 - 1; i >= k1; i--) {
-          b = S.group(1 + rowsU.start[i + 1] - rowsU.start[i]);
-          addr(); load(vO + i);
-          for (let e = rowsU.start[i]; e < rowsU.start[i + 1]; e++) { load(vO + rowsU.col[e]); load(xs(rowsU.at[e])); b.byte(OP.f64Mul); b.byte(OP.f64Sub); }
-          load(xs(dpos[i])); b.byte(OP.f64Div);
-          store(vO + i);
-        }
-      };
+      const rowSolve = (fO: number, vO: number) => blockRows(S, k1, k2, fO, vO);
       if (!refine) {
         // w = C_bb \ w; then, from the last column, its unknown and the rows above the block
         rowSolve(wO, wO);
@@ -664,14 +685,22 @@ export function compileLU(c: CompileInput): CompiledLU | null {
         for (let j = k1; j < k2; j++) { addr(); load(rbO + j); store(wO + j); }
         b.byte(OP.end);
       }
-      for (let j = k1; j < k2; j++) {
-        b = S.group(1 + us[j] - cs[j]);
-        load(wO + j); set(X0);
-        addr(); get(X0); store(outO + q[j]);
-        updates(wO, cs[j], us[j]);
-      }
+      unknownsUp(S, k1, k2);
     }
     S.close();
+    // without the refinement step: a larger block solved in place, then from its first column its
+    // unknowns and the rows above it (the refined solve's order). Not counted in `statements`: the
+    // limit bounds the code that runs at every step
+    if (refine && nblocks < n) {
+      for (let blk = nblocks - 1; blk >= 0; blk--) {
+        const k1 = r[blk];
+        const k2 = r[blk + 1];
+        if (k2 - k1 === 1) { oneByOne(SP, k1); continue; }
+        blockRows(SP, k1, k2, wO, wO);
+        unknownsUp(SP, k1, k2);
+      }
+      SP.close();
+    }
   }
   // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
   // each function returns the multiply-subtracts it did (local 1 counts them)
@@ -766,7 +795,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
   const groups: { bodies: Uint8Array[]; type: 0 | 1 }[] = [
     { bodies: F.bodies, type: 0 }, { bodies: compileSolve ? S.bodies : [], type: 1 }, { bodies: compileSparse ? Z.bodies : [], type: 0 },
     { bodies: WP.bodies, type: 1 }, { bodies: WN.bodies, type: 1 }, { bodies: direct ? SX.bodies : [], type: 1 },
-    { bodies: direct ? RP.bodies : [], type: 1 }, { bodies: direct ? RN.bodies : [], type: 1 },
+    { bodies: direct ? RP.bodies : [], type: 1 }, { bodies: direct ? RN.bodies : [], type: 1 }, { bodies: SP.bodies, type: 1 },
   ];
   const bytes = assemble(groups, pages);
   const memory = new WebAssembly.Memory({ initial: pages });
@@ -791,6 +820,9 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     for (let i = 0; i < RP.bodies.length; i++) rpfns.push(ex[`f${r0 + i}`]);
     for (let i = 0; i < RN.bodies.length; i++) rnfns.push(ex[`f${r0 + RP.bodies.length + i}`]);
   }
+  const p0 = r0 + (direct ? RP.bodies.length + RN.bodies.length : 0);
+  const spfns: (() => number)[] = [];
+  for (let i = 0; i < SP.bodies.length; i++) spfns.push(ex[`f${p0 + i}`]);
   const buf = memory.buffer;
   return {
     X: new Float64Array(buf, xO * 8, nX),
@@ -811,6 +843,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
       return true;
     },
     solve: compileSolve ? () => { for (let i = 0; i < sfns.length; i++) sfns[i](); } : null,
+    solvePlain: spfns.length > 0 ? () => { for (let i = 0; i < spfns.length; i++) spfns[i](); } : null,
     solveSparse: compileSparse ? () => { let f = 0; for (let i = 0; i < zfns.length; i++) f += zfns[i](); return f; } : null,
     syncX: direct ? () => { for (let i = 0; i < sxfns.length; i++) sxfns[i](); } : null,
     solveB: direct ? (negate: boolean) => { const fns = negate ? rnfns : rpfns; for (let i = 0; i < fns.length; i++) fns[i](); } : null,

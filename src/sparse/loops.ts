@@ -412,7 +412,9 @@ export function loopLU(c: CompileInput): CompiledLU {
   // the columns of the blocks larger than 1×1 (templated): the driver, a function after all others
   /** the sparse solve (no refinement) is compiled */
   const sparse = c.refine === 0 || nblocks === n;
-  const driverIndex = 4 + (sparse ? 1 : 0) + (direct ? 3 : 0);
+  /** the solve without its refinement step is compiled (CompiledLU.solvePlain): where the solve refines */
+  const plain = c.refine === 1 && !direct && !tri;
+  const driverIndex = 4 + (plain ? 1 : 0) + (sparse ? 1 : 0) + (direct ? 3 : 0);
   if (templated) {
     f.op(0x10).c.u32(driverIndex); // call
     f.op(O.i32Eqz).failIf();
@@ -492,7 +494,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
 
   // ---- solve: () → ()
-  const s = new Body();
+  let s = new Body();
   /** v[LUi[t]] −= X[t] x0 for the slots t (byte offsets) in [lo, hi), v at byte `vB` */
   const update = (vB: number, lo: number, hi: number) => {
     s.up(TT, lo, hi, 8, () => {
@@ -541,12 +543,9 @@ export function loopLU(c: CompileInput): CompiledLU {
       if (plusB >= 0) s.get(PU).get(PU).ldf(plusB).get(X0).op(O.f64Add).stf(WB);
     });
   };
-  if (direct) {
-    // (solved row by row: rowBody below)
-  } else if (c.refine <= 1 && tri) {
-    // y_j = w_j / u_jj, x(q_j) = y_j, w(rows above) −= C(:, j) y_j, from the last column up
-    s.i32(0).set(LO).i32(n).set(HI);
-    s.down(J, LO, HI, 1, () => {
+  /** the columns from local `hi` − 1 down to local `lo`: y_j = w_j / u_jj, x(q_j) = y_j, w(rows of C(:, j) above) −= C(:, j) y_j */
+  const columnsDown = (lo = K1, hi = K2) => {
+    s.down(J, lo, hi, 1, () => {
       j8(PU, J);
       s.tab(D, DPt, J);
       s.get(PU).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
@@ -554,6 +553,23 @@ export function loopLU(c: CompileInput): CompiledLU {
       s.tab(C0, CSt, J);
       update(WB, C0, D);
     });
+  };
+  /** the block's solved columns from the first: x(q_j) = w_j, w(rows above the block) −= C(:, j) w_j */
+  const unknownsUp = () => {
+    s.up(J, K1, K2, 1, () => {
+      j8(PU, J);
+      s.get(PU).ldf(WB).set(X0);
+      s.tab(S1, Qt, J).get(S1).get(X0).stf(0);
+      s.tab(C0, CSt, J).tab(D, USt, J);
+      update(WB, C0, D);
+    });
+  };
+  if (direct) {
+    // (solved row by row: rowBody below)
+  } else if (c.refine <= 1 && tri) {
+    // y_j = w_j / u_jj, x(q_j) = y_j, w(rows above) −= C(:, j) y_j, from the last column up
+    s.i32(0).set(LO).i32(n).set(HI);
+    columnsDown(LO, HI);
   } else if (c.refine <= 1) {
     s.i32(0).set(LO).i32(nblocks).set(HI);
     s.down(B_, LO, HI, 1, () => {
@@ -565,14 +581,7 @@ export function loopLU(c: CompileInput): CompiledLU {
         s.get(K2).get(K1).op(O.i32Sub).i32(1).op(O.i32GtS, O.if, O.void);
         lower(WB);
         s.op(O.end);
-        s.down(J, K1, K2, 1, () => {
-          j8(PU, J);
-          s.tab(D, DPt, J);
-          s.get(PU).ldf(WB).get(D).ldf(0).op(O.f64Div).set(X0);
-          s.tab(S1, Qt, J).get(S1).get(X0).stf(0);
-          s.tab(C0, CSt, J);
-          update(WB, C0, D);
-        });
+        columnsDown();
       }
       if (refine) {
         s.op(0x05); // else, row by row: y = C_bb \ w into rb (w kept); dz = w − C_bb y; dz = C_bb \ dz; w = y + dz; then the rows above
@@ -618,18 +627,30 @@ export function loopLU(c: CompileInput): CompiledLU {
           });
           s.op(O.end);
         }
-        s.up(J, K1, K2, 1, () => {
-          j8(PU, J);
-          s.get(PU).ldf(WB).set(X0);
-          s.tab(S1, Qt, J).get(S1).get(X0).stf(0);
-          s.tab(C0, CSt, J).tab(D, USt, J);
-          update(WB, C0, D);
-        });
+        unknownsUp();
       }
       s.op(O.end);
     });
   }
   const solveBody = s.finish(false);
+  // ---- the refined solve without its refinement step (solve.ts: solveInto with `refined` false):
+  // a block larger than 1×1 solved row by row in place, then the rows above it updated
+  let plainBody: Uint8Array | null = null;
+  if (plain) {
+    s = new Body();
+    s.i32(0).set(LO).i32(nblocks).set(HI);
+    s.down(B_, LO, HI, 1, () => {
+      s.tab(K1, Rt, B_).get(B_).i32(1).op(O.i32Add).set(K2).tab(K2, Rt, K2);
+      s.get(K2).get(K1).op(O.i32Sub).i32(1).op(O.i32Eq, O.if, O.void);
+      columnsDown();
+      s.op(0x05); // else
+      rowLower(WB, WB);
+      rowUpper(WB);
+      unknownsUp();
+      s.op(O.end);
+    });
+    plainBody = s.finish(false);
+  }
 
   // ---- sparse solve (no refinement): a column is applied only when its unknown is nonzero;
   // returns the multiply-subtracts done (local CNT)
@@ -718,7 +739,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     return w.finish(false);
   };
   const groups: { bodies: Uint8Array[]; type: 0 | 1 | 2 }[] = [
-    { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true)], type: 1 },
+    { bodies: [factorBody], type: 0 }, { bodies: [solveBody, wBody(false), wBody(true), ...(plainBody ? [plainBody] : [])], type: 1 },
     { bodies: sparse ? [sparseBody] : [], type: 0 }, { bodies: direct ? [syncBody, rowBody(false), rowBody(true)] : [], type: 1 },
     { bodies: driverBody ? [driverBody] : [], type: 0 }, { bodies: templateBodies, type: 2 },
   ];
@@ -731,8 +752,9 @@ export function loopLU(c: CompileInput): CompiledLU {
   }
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { e: { m: memory } });
   const ex = instance.exports as Record<string, () => number>;
-  const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solveSparse = ex.f4;
-  const d0 = sparse ? 5 : 4;
+  const np = plain ? 1 : 0;
+  const factor = ex.f0, solve = ex.f1, wPlus = ex.f2, wMinus = ex.f3, solvePlainFn = plain ? ex.f4 : null, solveSparse = ex[`f${4 + np}`];
+  const d0 = 4 + np + (sparse ? 1 : 0);
   const sync = direct ? ex[`f${d0}`] : null, rowPlus = direct ? ex[`f${d0 + 1}`] : null, rowMinus = direct ? ex[`f${d0 + 2}`] : null;
   return {
     X: new Float64Array(buf, XB, nX),
@@ -749,6 +771,7 @@ export function loopLU(c: CompileInput): CompiledLU {
     },
     factor: () => factor() !== 0,
     solve: c.refine <= 1 && !direct ? () => { solve(); } : null,
+    solvePlain: solvePlainFn === null ? null : () => { solvePlainFn(); },
     solveSparse: sparse ? solveSparse : null,
     syncX: sync === null ? null : () => { sync(); },
     solveB: direct ? (negate: boolean) => { if (negate) rowMinus!(); else rowPlus!(); } : null,

@@ -5,7 +5,7 @@
  * is LUFactors (factors.ts) and each method runs the function of its contract in its own file —
  *   refactor            refactor.ts (block-factor.ts, scale.ts, codegen.ts; repivot.ts on failure)
  *   refactorSource      refactor-source.ts
- *   solve, solveNegated, solveMany, solveBufferNegated   solve.ts (block-solve.ts, refine.ts)
+ *   solve, solveNegated, solveMany, solveBufferNegated, solveUnrefined   solve.ts (block-solve.ts, refine.ts)
  *   solveManySparse     solve-sparse.ts;   solveManyReach   solve-reach.ts
  *   solveTransposed     tsolve.ts;   rgrowth   rgrowth.ts;   getL, getU   extract.ts
  *   restart and construction   layout.ts
@@ -191,6 +191,29 @@ export class NumericLU extends LUFactors {
     this.resetSolveCounts();
     solveInto(this, x, 0, b, 0, true);
     return x;
+  }
+
+  /**
+   * x = A \ b by the factors alone (x may alias b): `solve` without its refinement step (the
+   * blocks of size ≥ 2 are solved once), for solves whose result needs no last digits, such as a
+   * norm estimate's (LAPACK's xGECON and KLU's condest solve with the factors alone). Without
+   * refinement in the options, the same as `solve`. The compiled code and the JavaScript give the
+   * same bits; the counters count the solve (no refinement). No allocation.
+   */
+  solveUnrefined(x: Float64Array, b: Float64Array): Float64Array {
+    this.settle();
+    const n = this.symbolic.n;
+    if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
+    if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
+    this.resetSolveCounts();
+    solveInto(this, x, 0, b, 0, false, false);
+    return x;
+  }
+
+  /** x = Aᵀ \ b as `solveTransposed`, without the refinement step (see solveUnrefined). No allocation. */
+  solveTransposedUnrefined(x: Float64Array, b: Float64Array): Float64Array {
+    this.settle();
+    return solveTransposedLU(this, x, b, false);
   }
 
   /**

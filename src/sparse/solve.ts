@@ -20,11 +20,11 @@ import { refineBlock } from './refine.ts';
  * With refinement, a block of size ≥ 2 is solved alone (L_bb, U_bb), refined, and only then
  * updates the rows above it.
  */
-export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64Array, bo: number, negate: boolean): void {
+export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64Array, bo: number, negate: boolean, refined = true): void {
   const S = lu.symbolic;
   const { n, p, q } = S;
   const { cs, Rs } = lu;
-  const out = solveCompiled(lu, B, bo, negate);
+  const out = solveCompiled(lu, B, bo, negate, refined);
   if (out !== null) {
     X.set(out, xo);
     return;
@@ -47,7 +47,7 @@ export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64
       const rb = lu.rb;
       for (let j = k1; j < k2; j++) rb[j] = w[j];
       blockSolve(lu, w, k1, k2);
-      refineBlock(lu, w, k1, k2, false);
+      if (refined) refineBlock(lu, w, k1, k2, false);
       for (let j = k1; j < k2; j++) {
         const xj = w[j];
         X[xo + q[j]] = xj;
@@ -83,13 +83,15 @@ export function solveInto(lu: LUFactors, X: Float64Array, xo: number, B: Float64
  * refines), counts added; returns the code's solution buffer (read only, valid until the code runs
  * again), or null where the compiled code does not solve (the JavaScript solve then runs).
  */
-export function solveCompiled(lu: LUFactors, B: Float64Array, bo: number, negate: boolean): Float64Array | null {
+export function solveCompiled(lu: LUFactors, B: Float64Array, bo: number, negate: boolean, refined = true): Float64Array | null {
   const n = lu.symbolic.n, p = lu.symbolic.p, cs = lu.cs, Rs = lu.Rs;
   const code = lu.compiledSolves() ? lu.code! : null;
-  const solveCode = code === null ? null : code.solve;
+  // without the refinement step where the solve refines a block: the code's plain solve (or none)
+  const plain = !refined && lu.refine > 0 && lu.hasBigBlock;
+  const solveCode = code === null ? null : plain ? code.solvePlain : code.solve;
   if (code !== null && (solveCode !== null || code.solveB !== null)) {
     const cw = code.w;
-    if (code.solveB !== null) {
+    if (code.solveB !== null && !plain) {
       if (B === code.B) { /* b is in the buffer already (solveBufferNegated) */ } else if (bo === 0 && B.length === n) code.B.set(B);
       else for (let k = 0; k < n; k++) code.B[k] = B[bo + k];
       code.solveB(negate);
@@ -104,9 +106,13 @@ export function solveCompiled(lu: LUFactors, B: Float64Array, bo: number, negate
     }
     if (solveCode !== null) solveCode();
     const fl = cs[n] - n;
-    lu.solveMuls += fl + lu.cRefMuls + (lu.scaling === 'none' ? 0 : n);
-    lu.solveAdds += fl + lu.cRefAdds;
-    lu.solveDivs += n + lu.cRefDivs;
+    lu.solveMuls += fl + (lu.scaling === 'none' ? 0 : n);
+    lu.solveAdds += fl;
+    lu.solveDivs += n;
+    if (plain) return code.out;
+    lu.solveMuls += lu.cRefMuls;
+    lu.solveAdds += lu.cRefAdds;
+    lu.solveDivs += lu.cRefDivs;
     lu.refineMuls += lu.cRefMuls;
     lu.refineAdds += lu.cRefAdds;
     lu.refineDivs += lu.cRefDivs;

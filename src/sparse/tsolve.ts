@@ -11,8 +11,8 @@ import { blockSolveTransposed } from './block-solve.ts';
 import type { LUFactors } from './factors.ts';
 import { refineBlock } from './refine.ts';
 
-/** NumericLU.solveTransposed: x = Aᵀ \ b; returns x. */
-export function solveTransposedLU(lu: LUFactors, x: Float64Array, b: Float64Array): Float64Array {
+/** NumericLU.solveTransposed: x = Aᵀ \ b, refined as the factors' options ask unless `refined` is false; returns x. */
+export function solveTransposedLU(lu: LUFactors, x: Float64Array, b: Float64Array, refined = true): Float64Array {
   const S = lu.symbolic;
   const n = S.n;
   if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
@@ -22,7 +22,7 @@ export function solveTransposedLU(lu: LUFactors, x: Float64Array, b: Float64Arra
   lu.resetSolveCounts();
   for (let k = 0; k < n; k++) w[k] = b[q[k]];
   const nseg = segBig.length;
-  const refine = lu.refine > 0;
+  const refine = refined && lu.refine > 0;
   for (let g = 0; g < nseg; g++) {
     const k1 = segR[g];
     const k2 = segR[g + 1];

@@ -866,13 +866,20 @@ async function* parquetGroups(path: string, dataName: string): AsyncGenerator<In
 }
 
 /**
+ * How the offline work a --cache file holds is computed: a new number when that changes, so that a
+ * file written by an earlier build is not read (2: the condition figure's calibration solves without
+ * the refinement step).
+ */
+const OFFLINE_REVISION = 2;
+
+/**
  * The file of --cache DIR for this run (its name a SHA-256 of the problem file, the model file, the
- * derivation plan, the options that shape the offline work and the version), and its offline work
- * when an earlier run wrote it (undefined when absent or unreadable).
+ * derivation plan, the options that shape the offline work, the version and OFFLINE_REVISION), and
+ * its offline work when an earlier run wrote it (undefined when absent or unreadable).
  */
 function offlineCache(dir: string, problemFile: string, modelFile: string | undefined, plan: DerivationPlan | null, options: object): { path: string; offline?: LayoutOffline[] } {
   const h = createHash('sha256');
-  h.update(JSON.stringify({ version: '0.1.0', node: process.versions.node, plan, options }));
+  h.update(JSON.stringify({ version: '0.1.0', revision: OFFLINE_REVISION, node: process.versions.node, plan, options }));
   h.update(readFileSync(problemFile));
   if (modelFile !== undefined) { try { h.update(readFileSync(modelFile)); } catch { /* a generated model: its spec is in the problem file */ } }
   const path = join(dir, `offline-${h.digest('hex').slice(0, 32)}.json`);
