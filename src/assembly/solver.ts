@@ -53,6 +53,8 @@ export interface SolverOptions extends AnalyzeOptions {
   refine?: number;
   /** precision of the refinement residual (default 'working') */
   residual?: 'working' | 'extended';
+  /** with `refine`: the compiled code holds the solve without refinement too (FactorOptions.plainSolve) */
+  plainSolve?: boolean;
   /** refinement stops once a block's correction is below refineTol of its solution (default 2⁻⁵²) */
   refineTol?: number;
   /**
@@ -180,7 +182,7 @@ export class SparseSolver {
     this.gmap = gather === null ? null : gather.map;
     this.lu = new NumericLU(this.symbolic, {
       tol: opts.tol, checkTol: opts.checkTol ?? DYNAMICS_CHECK_TOL,
-      refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, refineWhen: opts.refineWhen, refineOmega: opts.refineOmega, scale: opts.scale, compile: opts.compile, ...names,
+      refine: opts.refine, residual: opts.residual, refineTol: opts.refineTol, refineWhen: opts.refineWhen, refineOmega: opts.refineOmega, plainSolve: opts.plainSolve, scale: opts.scale, compile: opts.compile, ...names,
       ...(gather === null ? {} : { gather: { ...gather, fixed: fixedSource(sys, gather.size), solveFromSource: true } }),
     });
     // D's own values (constants) in the source, once

@@ -221,7 +221,8 @@ export class LayoutCache {
     }
     const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, y: new Float64Array(es.sys.ny), setupMs: 0 };
     if (analysis.verdict !== 'ill_posed' && es.sys.m >= es.sys.n) {
-      const est = new Estimator(es, { symbolic: given?.symbolic ? SymbolicLU.fromJSON(given.symbolic) : undefined });
+      // the condition check solves without refinement: its compiled solve with the estimate's
+      const est = new Estimator(es, { symbolic: given?.symbolic ? SymbolicLU.fromJSON(given.symbolic) : undefined, plainSolve: this.opts.condition ?? true });
       layout.estimator = est;
       const conf = this.opts.confidence ?? 0.99;
       if (conf > 0 && est.mode === 'wls') layout.badData = new BadDataDetector(est, conf, given?.badData);

@@ -33,6 +33,7 @@ function compileLayout(lu: LUFactors): void {
     growthLimit: lu.growthLimit, checkTol: lu.checkTol,
     refine: lu.residual === 'extended' ? Math.max(2, lu.refine) : lu.refine,
     refineOmega: lu.refineOmega,
+    plain: lu.plainSolve,
     maxStatements: lu.compileOption === 'always' ? Infinity : lu.compileLimit,
     ...(gathered ? { gather: lu.gmap!, nsrc: lu.src.length } : {}),
     ...(gathered && lu.gFromSource ? { direct: true } : {}),

@@ -106,6 +106,8 @@ export interface CompileInput {
    * exceeds it (refine.ts), and the solve writes whether it ran in `refined`; 0 or absent: always
    */
   refineOmega?: number;
+  /** also the solve without its refinement step, where the solve refines (CompiledLU.solvePlain; FactorOptions.plainSolve) */
+  plain?: boolean;
   /** largest code to instantiate (statements); above it compileLU returns null */
   maxStatements: number;
   /**
@@ -174,8 +176,9 @@ export interface CompiledLU {
   /** out = C⁻¹ w as solveInto (solve.ts; w overwritten); null when the refinement asked for is not compiled, or with `solveB` */
   readonly solve: (() => void) | null;
   /**
-   * where `solve` refines and a block is larger than 1×1: out = C⁻¹ w as solveInto without the
-   * refinement step (`refined` false; w overwritten), for NumericLU.solveUnrefined; null otherwise
+   * with CompileInput.plain, where `solve` refines and a block is larger than 1×1: out = C⁻¹ w as
+   * solveInto without the refinement step (`refined` false; w overwritten), for
+   * NumericLU.solveUnrefined; null otherwise
    */
   readonly solvePlain: (() => void) | null;
   /**
@@ -691,7 +694,7 @@ export function compileLU(c: CompileInput): CompiledLU | null {
     // without the refinement step: a larger block solved in place, then from its first column its
     // unknowns and the rows above it (the refined solve's order). Not counted in `statements`: the
     // limit bounds the code that runs at every step
-    if (refine && nblocks < n) {
+    if (refine && nblocks < n && c.plain === true) {
       for (let blk = nblocks - 1; blk >= 0; blk--) {
         const k1 = r[blk];
         const k2 = r[blk + 1];

@@ -82,6 +82,12 @@ export interface FactorOptions extends MatrixNames {
   /** threshold of the backward-error test of refineWhen 'needed' (default REFINE_OMEGA = 2⁻⁵²) */
   readonly refineOmega?: number;
   /**
+   * with `refine`: the compiled code holds the solve without its refinement step too, for
+   * NumericLU.solveUnrefined (default false: solveUnrefined then runs the JavaScript solve, the same
+   * bits; the estimator's condition check asks for it, the dynamics solvers do not)
+   */
+  readonly plainSolve?: boolean;
+  /**
    * WebAssembly for this factorization: 'auto' (default) generates, at the `compileAfter`-th
    * refactor when the mapped kernel is in use, straight-line code (compiled.ts) when it has at most
    * `compileLimit` statements and loops over the layout's tables (loops.ts) above; 'always'
@@ -202,6 +208,8 @@ export class LUFactors {
   readonly refineTol: number;
   /** the backward-error test's threshold (FactorOptions.refineWhen, refineOmega); 0 when every step runs (refineWhen 'always', extended residual) */
   readonly refineOmega: number;
+  /** FactorOptions.plainSolve */
+  readonly plainSolve: boolean;
   /** row scaling in force: 'none', 'max' (per refactor) or 'fixed' */
   readonly scaling: 'none' | 'max' | 'fixed';
   readonly names: MatrixNames;
@@ -327,6 +335,7 @@ export class LUFactors {
     const omega = options.refineOmega ?? REFINE_OMEGA;
     if (!(omega > 0 && omega < 1)) throw new RangeError(`refineOmega is ${omega}, expected a number in (0, 1)`);
     this.refineOmega = when === 'always' || this.residual === 'extended' ? 0 : omega;
+    this.plainSolve = options.plainSolve === true;
     const sc = options.scale ?? 'none';
     if (sc === 'none' || sc === 'max') {
       this.scaling = sc;

@@ -413,7 +413,7 @@ export function loopLU(c: CompileInput): CompiledLU {
   /** the sparse solve (no refinement) is compiled */
   const sparse = c.refine === 0 || nblocks === n;
   /** the solve without its refinement step is compiled (CompiledLU.solvePlain): where the solve refines */
-  const plain = c.refine === 1 && !direct && !tri;
+  const plain = c.plain === true && c.refine === 1 && !direct && !tri;
   const driverIndex = 4 + (plain ? 1 : 0) + (sparse ? 1 : 0) + (direct ? 3 : 0);
   if (templated) {
     f.op(0x10).c.u32(driverIndex); // call
