@@ -8,8 +8,8 @@
  * skip the refinement step of the estimate's own (NumericLU.solveUnrefined), as LAPACK's xGECON and
  * KLU's condest solve with the factors alone: a norm estimate needs no last digits (on the demo
  * humanoid the figure moves by 1e-15 relative, the check's flops drop from 172,862 to 76,662 and its
- * median time from 71–74 to 41 µs per sample). They run compiled where the estimator was made with
- * EstimatorOptions.plainSolve (the session's layouts make theirs so), else in JavaScript: the same bits.
+ * median time from 71–74 to 41 µs per sample). They run compiled unless the estimator was made
+ * with EstimatorOptions.plainSolve false (then in JavaScript: the same bits).
  *
  *   C = P Cov(d) Pᵀ,  Cov(d) = A⁻¹ V A⁻ᵀ (square: V the row variances, 0 on exact rows)
  *                      Cov(d) = −[K⁻¹]_dd (weighted least squares, K = [V A; Aᵀ 0])

@@ -38,7 +38,10 @@ export interface EstimatorOptions {
   tol?: number;
   /** refinement steps per diagonal block of the sample's solve (default DYNAMICS_REFINE) */
   refine?: number;
-  /** the compiled code holds the solve without refinement too (FactorOptions.plainSolve: for a condition check's solves) */
+  /**
+   * the compiled code holds the solve without refinement too (FactorOptions.plainSolve), which an
+   * EstimateConditioning on this estimator runs (default true; false when no condition check will)
+   */
   plainSolve?: boolean;
   /** precision of the refinement residual (default 'working') */
   residual?: 'working' | 'extended';
@@ -107,7 +110,7 @@ export class Estimator {
     const refine = opts.refine ?? DYNAMICS_REFINE, residual = opts.residual;
     if (m === n) {
       this.mode = 'square';
-      this.solver = new SparseSolver(sys, { tol: opts.tol, refine, residual, symbolic: opts.symbolic, plainSolve: opts.plainSolve });
+      this.solver = new SparseSolver(sys, { tol: opts.tol, refine, residual, symbolic: opts.symbolic, plainSolve: opts.plainSolve ?? true });
       this.offline = this.solver.symbolic;
       this.values = this.solver.values;
       this.rhs = new Float64Array(0);
@@ -144,7 +147,7 @@ export class Estimator {
         for (let j = 0; j <= K.n; j++) if (S.Ap[j] !== K.Ap[j]) throw new RangeError(`the given SymbolicLU's pattern differs from this system's augmented matrix at column ${names.colNames[Math.max(0, j - 1)]}`);
       } else S = analyze(K, names);
       this.offline = S;
-      this.lu = new NumericLU(S, { tol: opts.tol, checkTol: DYNAMICS_CHECK_TOL, refine, residual, plainSolve: opts.plainSolve, ...names });
+      this.lu = new NumericLU(S, { tol: opts.tol, checkTol: DYNAMICS_CHECK_TOL, refine, residual, plainSolve: opts.plainSolve ?? true, ...names });
       this.rhs = new Float64Array(m + n);
       this.z = new Float64Array(m + n);
     }

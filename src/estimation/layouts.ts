@@ -221,7 +221,7 @@ export class LayoutCache {
     }
     const layout: Layout = { key, sensors: used, contacts: active, mode: modeName(active), es, analysis, priorOnly, priorOnlyUnknowns, y: new Float64Array(es.sys.ny), setupMs: 0 };
     if (analysis.verdict !== 'ill_posed' && es.sys.m >= es.sys.n) {
-      // with the condition check on, the compiled code also holds the solve without refinement it uses
+      // the solve without refinement compiled only for the condition check, which runs it
       const est = new Estimator(es, { symbolic: given?.symbolic ? SymbolicLU.fromJSON(given.symbolic) : undefined, plainSolve: this.opts.condition ?? true });
       layout.estimator = est;
       const conf = this.opts.confidence ?? 0.99;
