@@ -106,6 +106,7 @@ export { namedEstimate, compareWithTruth, type NamedEstimate, type Wrench } from
 export { inputsFromReadings, synthesize, idealReadings, type Truth } from './estimation/synthesize.ts';
 export { synthSamples, scheduledContacts, contactWrenches, SynthError, SYNTH_DEFAULTS, type SynthOptions, type SynthSample, type SynthMotion } from './estimation/synth.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
+export { ByteOutput } from './text/byte-output.ts';
 export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample, type ModeSummary } from './estimation/session.ts';
 export { LayoutCache, modeName, type Layout, type LayoutKey, type LayoutOptions } from './estimation/layouts.ts';
 export { PlausibilityCheck, DEFAULT_PLAUSIBILITY, ANGLE_PRECISION_LIMIT, type PlausibilityOptions, type SensorRange, type Implausible } from './estimation/plausibility.ts';

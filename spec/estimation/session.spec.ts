@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Estimator } from '../../src/estimation/estimator.ts';
+import { ByteOutput } from '../../src/text/byte-output.ts';
 import { EstimationSession } from '../../src/estimation/session.ts';
 import { inputsFromReadings } from '../../src/estimation/synthesize.ts';
 import { LogSchema, parseNdjsonLine, type Sample } from '../../src/io/log.ts';
@@ -79,6 +80,14 @@ describe('EstimationSession.cells', () => {
         }
         const broken = { ...out.record, estimate: { ...out.record.estimate, residuals: { ...out.record.estimate.residuals, [Object.keys(out.record.estimate.residuals)[0]]: Number.POSITIVE_INFINITY } } };
         expect(session.csvLine(broken)).toBe(session.cells(broken).map(quote).join(','));
+        // the same lines written as UTF-8 bytes, one after the other (a mode and sensor names beyond ASCII included)
+        const bytes = new ByteOutput(16), want: string[] = [];
+        for (const r of [out.record, { ...out.record, mode: 'pied gauche · ü', sensors: ['capteur é', 'y,z'], near_singular: 'w[l_sole].tz "ß"' }, broken]) {
+          session.writeJson(r, bytes); session.writeCsv(r, bytes);
+          want.push(session.toJsonText(r), session.csvLine(r));
+        }
+        expect(new TextDecoder().decode(bytes.take())).toBe(want.join(''));
+        expect(want[2]).toContain('"pied gauche · ü"');
       });
       expect(n).toBeGreaterThanOrEqual(5);
     }

@@ -8,8 +8,8 @@
  * the rest is read by the log's reader (a quoted field may span lines).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { rangeRows, scanRows } from '../io/log-ranges.ts';
-import type { LogFormat, RawRow } from '../io/log-reader.ts';
+import { RangeRows, scanRows } from '../io/log-ranges.ts';
+import type { LogFormat } from '../io/log-reader.ts';
 
 /** A range of a log file: bytes [start, end), its first line is firstLine + 1, its first row firstRow + 1. */
 export interface LogRange {
@@ -95,8 +95,8 @@ export class RangeScanner {
   }
 }
 
-/** The rows of a range, read from its file (a worker's task, or this thread's). */
-export function readRange(r: LogRange): RawRow[] {
+/** The rows of a range, read from its file (a worker's task, or this thread's), each decoded when asked for. */
+export function readRange(r: LogRange): RangeRows {
   const fd = openSync(r.path, 'r');
   try {
     const bytes = Buffer.allocUnsafe(r.end - r.start);
@@ -106,7 +106,7 @@ export function readRange(r: LogRange): RawRow[] {
       if (n === 0) throw new Error(`${r.path} became shorter while it was read (at byte ${r.start + got} of the range ${r.start}–${r.end})`);
       got += n;
     }
-    return rangeRows(new TextDecoder('utf-8').decode(bytes), r.format, r.firstLine);
+    return new RangeRows(bytes, r.format, r.firstLine);
   } finally {
     closeSync(fd);
   }

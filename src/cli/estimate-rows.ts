@@ -24,6 +24,9 @@ import { CsvRows, LogSchema, parseNdjsonLine, type LogError, type LogSchemaOptio
 import type { AnyLogFormat, RawRow } from '../io/log-reader.ts';
 import { McapEstimateEncoder, secondsToNs, type EncodedEstimate } from '../io/mcap-estimates.ts';
 import { nsText } from '../io/mcap-log.ts';
+import { ByteOutput } from '../text/byte-output.ts';
+
+const LF = 10;
 
 /**
  * rows after which the LU returns to its initial row order (one job: every RESTART_ROWS rows of the
@@ -33,11 +36,11 @@ import { nsText } from '../io/mcap-log.ts';
 export const RESTART_ROWS = 128;
 
 /**
- * rows per pass of a batch (parse every row, then estimate and format PASS_ROWS rows at a time; one
- * job's main thread hands its batches over PASS_ROWS rows at a time, parse included): the samples and
- * estimates of one pass are dropped before the next, so that few of them are alive when the garbage
- * collector runs (a worker's range is 512 rows; measured on the demo humanoid, one job: CSV and MCAP
- * about 7% faster than passes of 128 rows, NDJSON the same)
+ * rows per pass of a batch (parse and estimate PASS_ROWS rows, then format them; one job's main
+ * thread hands its batches over PASS_ROWS rows at a time): the samples and estimates of one pass are
+ * dropped before the next, so that few of them are alive when the garbage collector runs (a worker's
+ * range is 512 rows; measured on the demo humanoid, one job: CSV and MCAP about 7% faster than passes
+ * of 128 rows, NDJSON the same)
  */
 export const PASS_ROWS = 32;
 
@@ -47,14 +50,15 @@ export type OutFormat = AnyLogFormat | 'parquet';
 /** A row to estimate: a raw row of a text log, or a sample of a ROS 2 recording (or why there is none). */
 export type InputRow = RawRow | { kind: 'sample'; sample: Sample | LogError };
 
+/** A batch's rows: an array, or rows made when asked for (a range of a log file read by a worker: RangeRows) */
+export interface RowList { readonly length: number; at(k: number): InputRow | undefined }
+
 /** One row's outcome. `estimate` and `truth` come with an estimated row when the caller asked for them. */
 export type RowResult =
   | { kind: 'skip'; line: number; message: string; t?: number; where?: string; /** the layout's key, when the row reached the session's layouts */ layout?: string }
   | {
     kind: 'ok'; line: number; t: number;
-    /** the NDJSON line or CSV row (empty for MCAP out, and for a worker's row: see BatchResult.text) */
-    text: string;
-    /** a worker's row: the length of its text in BatchResult.text */
+    /** NDJSON and CSV out: the length of its line (line break included) in BatchResult.bytes */
     length?: number;
     /** MCAP out: the sample's stamp (ns) and its messages but the status */
     stamp?: bigint; mcap?: EncodedEstimate;
@@ -86,12 +90,16 @@ export interface BatchResult {
   results: RowResult[];
   stats: BatchStats;
   /**
-   * a worker's batch (NDJSON or CSV out): the texts of its estimated rows, one after the other; each
-   * such row's `text` is then empty and `length` says how much of this is its own. One string per
-   * batch rather than one per row: while the batch waits for its turn to be written, the main
-   * thread's garbage collector moves one large string (never) instead of a hundred (at each scavenge).
+   * NDJSON or CSV out: the lines of the batch's estimated rows as UTF-8, one after the other, each
+   * row's `length` the number of them that is its own; written as they are. The numbers are
+   * printed as bytes (json-lines.ts) and copied here, not made strings to be encoded again by the
+   * writes (one job, 20,000 demo rows profiled: 232 ms decoding and encoding, now 157 ms for the
+   * copies and writes). A worker's are moved to the main thread, not copied (estimate-worker.ts):
+   * as one string per batch they were copied on the way and encoded by the main thread (2 jobs on
+   * 40,000 demo samples, NDJSON out, alternated runs: 8.5–9.6 → 7.7–8.1 s, system time 2.6–2.9 →
+   * 1.7–1.8 s, peak memory 371–385 → 315–319 MB).
    */
-  text?: string;
+  bytes?: Uint8Array;
   /**
    * a worker's batch (RowSetup.withEstimates): the values the reports take from its estimated rows,
    * one row of the session's ReportSlots each, in the order of those rows, and what their truth
@@ -144,6 +152,8 @@ export class RowProcessor {
   /** Parquet out: the numbers per row, and the last batch's columns (BatchResult.columns) */
   private parquetWidth?: number;
   private lastColumns?: BatchResult['columns'];
+  /** NDJSON and CSV out: the texts of the batch's estimated rows (BatchResult.bytes) */
+  private readonly out = new ByteOutput();
 
   constructor(readonly session: EstimationSession, readonly setup: RowSetup) {
     this.schema = new LogSchema(session.es, setup.schema);
@@ -155,17 +165,14 @@ export class RowProcessor {
    * Parse, estimate and format every row of the batch; with `withStats` (a worker's batch), what it
    * added to the session's figures comes back with it.
    */
-  run(rows: InputRow[], withStats = true, restartEvery = 0): BatchResult {
+  run(rows: RowList, withStats = true, restartEvery = 0): BatchResult {
     const session = this.session, st = session.stats;
     if (!withStats) {
-      const local: BatchResult = { results: this.rows(this.parse(rows), false), stats: NO_STATS };
+      const local: BatchResult = { results: this.rows(rows, false) as RowResult[], stats: NO_STATS };
+      if (this.out.length > 0) local.bytes = this.out.take();
       if (this.lastColumns) { local.columns = this.lastColumns; this.lastColumns = undefined; }
       return local;
     }
-    const parsed = this.parse(rows);
-    // the worker analyses no layout: the batch waits for the offline work of those it lacks
-    const need = this.missingLayouts(parsed);
-    if (need !== null) return { results: [], stats: NO_STATS, need };
     // a worker's batch need not follow its previous one: a run of flagged samples starts afresh (the
     // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
     session.breakRun();
@@ -173,13 +180,17 @@ export class RowProcessor {
     const t0 = st.times.length, c0 = st.condTimes.length, b0 = st.badTimes.length, k0 = st.conditions.length;
     const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), implausible: new Map(st.implausible) };
     const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
+    const back = session.checkpoint();
     const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: truthNotes() } : undefined;
-    const results = this.rows(parsed, true, report, restartEvery);
-    // the rows' texts as one string (see BatchResult.text)
-    const texts: string[] = [];
-    for (const r of results) {
-      if (r.kind === 'ok' && r.text !== '') { texts.push(r.text); r.length = r.text.length; r.text = ''; }
+    const done = this.rows(rows, true, report, restartEvery, true);
+    if (!Array.isArray(done)) {
+      // the worker analyses no layout: the batch met one it lacks, and waits for the offline work of those it lacks
+      back();
+      this.lastColumns = undefined;
+      this.out.take();
+      return { results: [], stats: NO_STATS, need: done.need };
     }
+    const results = done;
     const layouts: SeenLayout[] = [];
     for (const [key, v] of session.layouts.seen) {
       const d = v.samples - (seenBefore.get(key) ?? 0);
@@ -195,56 +206,58 @@ export class RowProcessor {
       implausible: mapDelta(st.implausible, before.implausible), implausibleFirst: [...st.implausibleFirst].filter(([k]) => !before.implausible.has(k)), sensorsRead: [...st.sensorsRead],
     };
     const out: BatchResult = { results, stats };
-    if (texts.length) out.text = texts.join('');
+    if (this.out.length > 0) out.bytes = this.out.take();
     if (this.lastColumns) { out.columns = this.lastColumns; this.lastColumns = undefined; }
     if (report) out.report = report;
     return out;
   }
 
-  /** The first pass: every row parsed (or why it cannot be). */
-  private parse(rows: InputRow[]): (Sample | LogError)[] {
-    const parsed: (Sample | LogError)[] = new Array(rows.length);
-    for (let k = 0; k < rows.length; k++) {
-      const raw = rows[k];
-      if (raw.kind === 'error') { parsed[k] = { line: raw.line, message: raw.message }; continue; }
-      if (raw.kind === 'sample') { parsed[k] = raw.sample; continue; }
-      if (raw.kind === 'csv') {
-        if (!this.csv) throw new Error('a CSV row without the log\'s header');
-        parsed[k] = this.csv.parse(raw.cells, raw.line);
-      } else parsed[k] = parseNdjsonLine(this.schema, raw.text, raw.line);
+  /** A row parsed (or why it cannot be). */
+  private parse(raw: InputRow): Sample | LogError {
+    if (raw.kind === 'error') return { line: raw.line, message: raw.message };
+    if (raw.kind === 'sample') return raw.sample;
+    if (raw.kind === 'csv') {
+      if (!this.csv) throw new Error('a CSV row without the log\'s header');
+      return this.csv.parse(raw.cells, raw.line);
     }
-    return parsed;
+    return parseNdjsonLine(this.schema, raw.text, raw.line);
   }
 
-  /** The layouts of the parsed rows whose offline work the session lacks (null: none). */
-  private missingLayouts(parsed: (Sample | LogError)[]): LayoutKey[] | null {
+  /** Add to `need` the layouts of parsed[0 … n) whose offline work the session lacks; the list, or null when none is lacking. */
+  private missingLayouts(parsed: (Sample | LogError | undefined)[], n: number, need: LayoutKey[] | null): LayoutKey[] | null {
     const session = this.session, layouts = session.layouts;
-    let need: LayoutKey[] | null = null, last = '';
-    for (const p of parsed) {
+    let last = '';
+    for (let k = 0; k < n; k++) {
+      const p = parsed[k]!;
       if ('message' in p) continue;
       const l = session.layoutOf(p);
       if (l.key === last) continue;
       last = l.key;
-      if (!layouts.has(l.key) && !need?.some((n) => n.key === l.key)) (need ??= []).push(l);
+      if (!layouts.has(l.key) && !need?.some((x) => x.key === l.key)) (need ??= []).push(l);
     }
     return need;
   }
 
   /**
-   * The parsed batch in passes of PASS_ROWS rows: estimate every sample of a pass, then format every
-   * estimate of it. The estimates follow one another with the factors and workspaces of the solve
-   * still in the processor's cache; parsing and formatting between two solves would push them out
-   * (measured: the solve of the demo humanoid then takes about 1.5 times as long). A pass's samples
-   * and estimates are dropped once formatted: with the whole batch of a worker alive (a range of 512
-   * rows) until its end, the collector copied and kept them (measured with 2 jobs on 100,200 demo
-   * samples, Parquet out, alternated runs: 12.67–12.82 s → 12.12–12.45 s, 0.7 s less CPU time).
+   * The batch in passes of PASS_ROWS rows: parse and estimate every sample of a pass, then format
+   * every estimate of it. The estimates follow one another with the factors and workspaces of the
+   * solve still in the processor's cache; parsing and formatting between two solves would push them
+   * out (measured: the solve of the demo humanoid then takes about 1.5 times as long). A pass's
+   * samples and estimates are dropped once formatted, and a pass is parsed only when its turn comes:
+   * with the whole batch of a worker parsed up front (a range of 512 rows) or alive until its end,
+   * the collector copied and kept them, and V8 then placed the estimates' small objects in the old
+   * generation from the start (2 jobs on 40,000 demo samples, Parquet out, alternated runs: 9.1–9.4
+   * → 7.4–8.6 s, 17 → 14.5 s of CPU time; a worker's profile: 440–615 → 114–133 ms building the
+   * named estimates of its 20,000 rows, 300–450 → 180–200 ms collecting).
    * `copy`: the estimates sent back are cut to what the caller uses (a worker's, sent to the main
-   * thread); else they are the session's.
+   * thread); else they are the session's. `check` (a worker): a pass with a layout the session
+   * lacks stops the batch, which returns the layouts lacking in it (the rest parsed for theirs).
    */
-  private rows(parsed: (Sample | LogError | undefined)[], copy: boolean, report?: BatchResult['report'], restartEvery = 0): RowResult[] {
+  private rows(rows: RowList, copy: boolean, report?: BatchResult['report'], restartEvery = 0, check = false): RowResult[] | { need: LayoutKey[] } {
     const session = this.session;
-    const n = parsed.length;
+    const n = rows.length;
     const results: RowResult[] = new Array(n);
+    const parsed: (Sample | LogError | undefined)[] = new Array(Math.min(n, PASS_ROWS));
     const outcomes: (SessionOutcome | null)[] = new Array(Math.min(n, PASS_ROWS));
     const slots = session.reportSlots;
     // room for every row; cut to the estimated ones at the end (a copy: a view would take its whole buffer to the main thread)
@@ -259,15 +272,27 @@ export class RowProcessor {
     }
     for (let k0 = 0; k0 < n; k0 += PASS_ROWS) {
       const k1 = Math.min(n, k0 + PASS_ROWS);
+      for (let k = k0; k < k1; k++) parsed[k - k0] = this.parse(rows.at(k)!);
+      if (check) {
+        let need = this.missingLayouts(parsed, k1 - k0, null);
+        if (need !== null) {
+          for (let j0 = k1; j0 < n; j0 += PASS_ROWS) {
+            const j1 = Math.min(n, j0 + PASS_ROWS);
+            for (let j = j0; j < j1; j++) parsed[j - j0] = this.parse(rows.at(j)!);
+            need = this.missingLayouts(parsed, j1 - j0, need);
+          }
+          return { need: need! };
+        }
+      }
       for (let k = k0; k < k1; k++) {
-        const p = parsed[k]!;
+        const p = parsed[k - k0]!;
         if (restartEvery > 0 && k > 0 && k % restartEvery === 0) session.restartPivoting();
         outcomes[k - k0] = 'message' in p ? null : session.estimate(p);
       }
       for (let k = k0; k < k1; k++) {
-        const p = parsed[k]!, out = outcomes[k - k0];
+        const p = parsed[k - k0]!, out = outcomes[k - k0];
         // the pass's samples and estimates are not kept past it
-        parsed[k] = undefined;
+        parsed[k - k0] = undefined;
         outcomes[k - k0] = null;
         results[k] = this.result(p, out, copy, cols, report, nok);
         if (out?.ok) nok++;
@@ -292,23 +317,23 @@ export class RowProcessor {
       if (out!.layout !== undefined) skipped.layout = out!.layout;
       return skipped;
     }
-    const r = out!.record, fmt = this.setup.outFormat;
-    let text = '';
+    const r = out!.record, fmt = this.setup.outFormat, bytes = this.out, start = bytes.length;
     if (fmt === 'csv') {
-      text = session.csvLine(r);
+      session.writeCsv(r, bytes);
       // a ROS 2 recording adds the staleness of each channel, in s (last columns)
       const stale = this.setup.staleness;
-      if (stale) for (const c of stale) { const a = p.staleness?.get(c); text += a === undefined ? ',' : `,${a}`; }
-      text += '\n';
+      if (stale) for (const c of stale) { const a = p.staleness?.get(c); bytes.text(a === undefined ? ',' : `,${a}`); }
+      bytes.byte(LF);
     } else if (fmt === 'ndjson') {
-      text = session.toJsonText(r);
-      if (p.staleness) text = `${text.slice(0, -1)},"staleness":${JSON.stringify(Object.fromEntries(p.staleness))}}`;
-      text += '\n';
+      session.writeJson(r, bytes);
+      if (p.staleness) { bytes.drop(1); bytes.text(`,"staleness":${JSON.stringify(Object.fromEntries(p.staleness))}}`); }
+      bytes.byte(LF);
     } else if (cols) {
       session.numbers(r, cols.values, at * cols.width);
       cols.texts.push(session.texts(r));
     }
-    const res: RowResult = { kind: 'ok', line: r.line, t: r.t, text, layout: r.layout! };
+    const res: RowResult = { kind: 'ok', line: r.line, t: r.t, layout: r.layout! };
+    if (bytes.length > start) res.length = bytes.length - start;
     if (p.staleness) res.staleness = p.staleness;
     if (this.mcap) {
       res.stamp = p.stamp ?? secondsToNs(r.t);

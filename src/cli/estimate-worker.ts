@@ -7,7 +7,7 @@
  * analyses a layout (sensor subset × contact mode): a batch that meets one it was not given comes
  * back naming it, and comes again with the main thread's offline work of it (`BatchTask.layouts`).
  */
-import { workerData } from 'piscina';
+import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { LayoutOffline } from '../estimation/layouts.ts';
 import { EstimationSession, type SessionOptions } from '../estimation/session.ts';
 import { derivedProblem, type DerivationPlan } from '../estimation/derive.ts';
@@ -52,10 +52,22 @@ function init(): RowProcessor {
   return new RowProcessor(session, w.setup);
 }
 
+/**
+ * A batch's result with its arrays (the texts' bytes, the Parquet numbers, the report values) moved
+ * to the main thread rather than copied: piscina's Transferable, the result itself its value.
+ */
+function moved(r: BatchResult): unknown {
+  const list = new Set<ArrayBufferLike>();
+  if (r.bytes) list.add(r.bytes.buffer);
+  if (r.columns) list.add(r.columns.values.buffer);
+  if (r.report) list.add(r.report.values.buffer);
+  if (list.size === 0) return r;
+  return move({ get [transferableSymbol]() { return [...list]; }, get [valueSymbol]() { return r; } } as never);
+}
+
 /** Estimate one batch of rows. */
-export default function estimateBatch(task: BatchTask): BatchResult {
+export default function estimateBatch(task: BatchTask): unknown {
   processor ??= init();
   if (task.layouts) processor.session.layouts.give(task.layouts);
-  if (task.range) return processor.run(readRange(task.range), true, RESTART_ROWS);
-  return processor.run(task.rows ?? []);
+  return moved(task.range ? processor.run(readRange(task.range), true, RESTART_ROWS) : processor.run(task.rows ?? []));
 }

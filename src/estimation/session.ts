@@ -30,8 +30,12 @@ import { inputsFromReadings } from './synthesize.ts';
 import { BASE_CSV, type Sample } from './sample.ts';
 import { closestName } from '../text/names.ts';
 import { JsonLines } from '../text/json-lines.ts';
+import type { ByteOutput } from '../text/byte-output.ts';
 import { PlausibilityCheck, type Implausible, type PlausibilityOptions } from './plausibility.ts';
 import { SingularPivotError } from '../sparse/errors.ts';
+
+/** the printer's CSV numbers (ASCII) as text */
+const latin1 = new TextDecoder('latin1');
 
 /** The default limit of the condition figure (see the README: measured distributions). */
 export const DEFAULT_CONDITION_LIMIT = 10;
@@ -326,6 +330,40 @@ export class EstimationSession {
     this.layouts.restartPivoting();
   }
 
+  /**
+   * The session's state now, and a function that puts it back: its figures (`stats`), the layouts
+   * met and their samples, the run of flagged samples and the last layout. A worker thread's batch
+   * that meets, part way, a layout the worker was not given is abandoned and estimated again once
+   * given it, as if the first attempt had not been (estimate-rows.ts). Not kept: the accuracy
+   * against the truth (a session comparing with the truth is refused) and the LU's row order (the
+   * caller restarts it, `restartPivoting`, where a batch starts).
+   */
+  checkpoint(): () => void {
+    if (this.opts.compareTruth) throw new Error('checkpoint: a session comparing with the truth cannot be put back');
+    const st = this.stats, scalars = { ...st };
+    const lengths = [st.times.length, st.condTimes.length, st.badTimes.length, st.conditions.length, st.flagged.length];
+    const modes = [...st.modes], suspects = [...st.suspects], implausible = [...st.implausible], first = [...st.implausibleFirst];
+    const ignored = [...st.ignored], read = [...st.sensorsRead];
+    const seen = new Map([...this.layouts.seen].map(([k, v]) => [k, v.samples]));
+    const run = this.run, lastKey = this.lastKey, allRead = this.allRead;
+    const refill = <K, V>(m: Map<K, V>, entries: [K, V][]): void => { m.clear(); for (const [k, v] of entries) m.set(k, v); };
+    return () => {
+      st.samples = scalars.samples; st.flops = scalars.flops; st.condFlops = scalars.condFlops; st.partial = scalars.partial;
+      st.maxQuaternionDeviation = scalars.maxQuaternionDeviation; st.switches = scalars.switches; st.switchesToSeen = scalars.switchesToSeen;
+      st.analysesAtSeenSwitches = scalars.analysesAtSeenSwitches; st.badDataTested = scalars.badDataTested;
+      st.badDataDetected = scalars.badDataDetected; st.badDataAmbiguous = scalars.badDataAmbiguous;
+      [st.times.length, st.condTimes.length, st.badTimes.length, st.conditions.length, st.flagged.length] = lengths;
+      refill(st.modes, modes); refill(st.suspects, suspects); refill(st.implausible, implausible); refill(st.implausibleFirst, first);
+      st.ignored.clear(); for (const c of ignored) st.ignored.add(c);
+      st.sensorsRead.clear(); for (const n of read) st.sensorsRead.add(n);
+      for (const [k, v] of this.layouts.seen) {
+        const n = seen.get(k);
+        if (n === undefined) this.layouts.seen.delete(k); else v.samples = n;
+      }
+      this.run = run; this.lastKey = lastKey; this.allRead = allRead;
+    };
+  }
+
   /** The offline work of this session (the full layout's) as plain JSON, for sessions of worker threads (`opts.offline`). */
   offline(): LayoutOffline[] {
     return [this.layouts.offlineOf(this.full)];
@@ -516,14 +554,27 @@ export class EstimationSession {
    */
   toJsonText(r: EstimateRecord): string {
     const lines = this.jsonLines();
-    if (lines !== null) {
-      // toJson's three parts, each of one shape whatever the record (an absent field undefined: left out)
-      const parts = this.jsonParts;
-      parts[0] = { t: r.t, line: r.line, condition: r.condition, near_singular: r.near_singular };
-      parts[1] = r.estimate;
-      parts[2] = { sensors: r.sensors, mode: r.mode, bad_data: r.bad_data || undefined, implausible: r.implausible || undefined };
-      return lines.textOf(parts);
-    }
+    return lines !== null ? lines.textOf(this.jsonPartsOf(r)) : this.jsonByParts(r);
+  }
+
+  /** toJsonText(r) written as UTF-8: the printer's bytes copied as they are, never made a string to be encoded again */
+  writeJson(r: EstimateRecord, out: ByteOutput): void {
+    const lines = this.jsonLines();
+    const x = lines !== null ? lines.bytesOf(this.jsonPartsOf(r)) : this.jsonByParts(r);
+    if (typeof x === 'string') out.text(x); else out.bytes(x);
+  }
+
+  /** toJson's three parts, each of one shape whatever the record (an absent field undefined: left out) */
+  private jsonPartsOf(r: EstimateRecord): object[] {
+    const parts = this.jsonParts;
+    parts[0] = { t: r.t, line: r.line, condition: r.condition, near_singular: r.near_singular };
+    parts[1] = r.estimate;
+    parts[2] = { sensors: r.sensors, mode: r.mode, bad_data: r.bad_data || undefined, implausible: r.implausible || undefined };
+    return parts;
+  }
+
+  /** toJsonText without the printer: JSON.stringify part by part */
+  private jsonByParts(r: EstimateRecord): string {
     let head = `{"t":${JSON.stringify(r.t)},"line":${JSON.stringify(r.line)}`;
     if (r.condition !== undefined) head += `,"condition":${JSON.stringify(r.condition)}`;
     if (r.near_singular !== undefined) head += `,"near_singular":${JSON.stringify(r.near_singular)}`;
@@ -590,6 +641,19 @@ export class EstimationSession {
    * takes `cells`.
    */
   csvLine(r: EstimateRecord): string {
+    const [head, tail] = this.csvParts(r);
+    return `${typeof head === 'string' ? head : latin1.decode(head)}${tail}`;
+  }
+
+  /** csvLine(r) written as UTF-8: the numbers as the printer's bytes, copied as they are */
+  writeCsv(r: EstimateRecord, out: ByteOutput): void {
+    const [head, tail] = this.csvParts(r);
+    if (typeof head === 'string') out.text(head); else out.bytes(head);
+    out.text(tail);
+  }
+
+  /** csvLine's numbers (the printer's ASCII bytes, valid until its next line, or text) and the text after them */
+  private csvParts(r: EstimateRecord): [Uint8Array | string, string] {
     const e = r.estimate, nums = this.numBuf;
     // written in place (the list keeps its length from line to line)
     let ok = true, n = 0;
@@ -618,10 +682,10 @@ export class EstimationSession {
     for (const j of this.es.model.jointNames) wrench(e.joint_wrenches[j]);
     for (const n of this.allSensors) put(e.residuals[n]);
     if (this.opts.covariance) dofs(e.tau_std);
-    if (!ok) return this.cells(r).map(csvQuote).join(',');
+    if (!ok) return [this.cells(r).map(csvQuote).join(','), ''];
     const lines = this.jsonLines();
-    let head: string;
-    if (lines !== null) head = lines.list(nums, n);
+    let head: Uint8Array | string;
+    if (lines !== null) head = lines.listBytes(nums, n);
     else {
       if (nums.length !== n) nums.length = n;
       head = JSON.stringify(nums).slice(1, -1);
@@ -630,7 +694,7 @@ export class EstimationSession {
     if (this.full.badData || this.opts.confidence > 0) {
       tail += `,${r.bad_data ? String(r.bad_data.chi2) : ''},${r.bad_data && Number.isFinite(r.bad_data.threshold) ? String(r.bad_data.threshold) : ''},${csvQuote(r.bad_data?.suspect ?? '')}`;
     }
-    return `${head}${tail},${r.implausible ? csvQuote(r.implausible.join('; ')) : ''},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`;
+    return [head, `${tail},${r.implausible ? csvQuote(r.implausible.join('; ')) : ''},${csvQuote(r.mode)},${csvQuote(r.sensors.join(';'))}`];
   }
 
   /**

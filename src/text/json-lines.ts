@@ -70,10 +70,10 @@ export class JsonLines {
   }
 
   /**
-   * values[0, n) as JSON.stringify(list).slice(1, −1) gives them: String(x) each (null where not
-   * finite), joined by commas (a CSV line's numbers)
+   * `list` as ASCII bytes: the printer's own output, valid until the next call (a string where the
+   * list is longer than the printer takes)
    */
-  list(values: ArrayLike<number>, n: number): string {
+  listBytes(values: ArrayLike<number>, n: number): Uint8Array | string {
     if (n > this.printer.capacity) return JSON.stringify(Array.from({ length: n }, (_, k) => values[k])).slice(1, -1);
     let t = this.commas;
     if (t === null || t.count !== n) {
@@ -88,7 +88,16 @@ export class JsonLines {
     }
     const nums = this.nums;
     for (let k = 0; k < n; k++) nums[k] = values[k];
-    return this.latin1.decode(this.printer.out.subarray(0, this.printer.line()));
+    return this.printer.out.subarray(0, this.printer.line());
+  }
+
+  /**
+   * values[0, n) as JSON.stringify(list).slice(1, −1) gives them: String(x) each (null where not
+   * finite), joined by commas (a CSV line's numbers)
+   */
+  list(values: ArrayLike<number>, n: number): string {
+    const x = this.listBytes(values, n);
+    return typeof x === 'string' ? x : this.latin1.decode(x);
   }
 
   /**
@@ -97,6 +106,15 @@ export class JsonLines {
    * object (see the file's comment).
    */
   textOf(parts: readonly object[]): string {
+    const x = this.bytesOf(parts);
+    return typeof x === 'string' ? x : this.current!.ascii ? this.latin1.decode(x) : this.decoder.decode(x);
+  }
+
+  /**
+   * `textOf` as UTF-8 bytes: the printer's own output, valid until the next call (a string where
+   * the parts are not plain data the template takes, or have more numbers than the printer takes)
+   */
+  bytesOf(parts: readonly object[]): Uint8Array | string {
     let t = this.current;
     if (t === null || !this.fits(parts, t)) {
       t = null;
@@ -109,9 +127,7 @@ export class JsonLines {
       // gather again into the (possibly new) slots
       if (!this.fits(parts, t)) return JSON.stringify(Object.assign({}, ...parts));
     }
-    const len = this.printer.line();
-    const bytes = this.printer.out.subarray(0, len);
-    return t.ascii ? this.latin1.decode(bytes) : this.decoder.decode(bytes);
+    return this.printer.out.subarray(0, this.printer.line());
   }
 
   /** whether the parts have the template's shape (one object of their keys); their numbers into the slots as it goes */

@@ -62,6 +62,9 @@ interface Opts {
   cache?: string;
 }
 
+/** a row's line, where it changes here (NDJSON out: the run of flagged samples it is in named at its first) */
+const utf8 = new TextDecoder();
+
 /** rows per batch sent to a worker thread (--jobs above 1); with one job the LU row order restarts every BATCH rows all the same */
 const BATCH = RESTART_ROWS;
 
@@ -319,9 +322,11 @@ export function register(program: Command, state: CliState): void {
         };
         const accept = async (b: BatchResult, fromPool: boolean) => {
           if (fromPool) absorbStats(session, b);
-          // a worker's rows: their texts in one string (BatchResult.text), what the reports take from them in one array (BatchResult.report)
-          const texts = b.text ?? '';
-          let at = 0;
+          // NDJSON and CSV out: the rows' lines as bytes in one array (BatchResult.bytes), written as they are but
+          // for a row whose line changes here; a worker's rows: what the reports take from them in one array (BatchResult.report)
+          const bytes = b.bytes;
+          /** the end of the last row's bytes, and the first byte not written yet */
+          let at = 0, from = 0;
           // Parquet out: the batch's numbers and texts, one row per estimated sample (colRow: the next one)
           const cols = b.columns;
           let colRow = 0;
@@ -330,7 +335,8 @@ export function register(program: Command, state: CliState): void {
           let slot = 0;
           if (rep) truth.note(rep.notes);
           for (const r of b.results) {
-            if (r.kind === 'ok' && r.length !== undefined) { r.text = texts.slice(at, at + r.length); at += r.length; }
+            const start = at;
+            if (r.kind === 'ok' && r.length !== undefined) at += r.length;
             if (r.layout !== undefined) {
               // mode switches counted along the rows' order, not per worker, over the rows that reached a layout (estimated or not), as one job counts them
               // (this thread's session counts its own rows' switches: they are followed here for the workers' rows after them)
@@ -339,12 +345,19 @@ export function register(program: Command, state: CliState): void {
             }
             if (r.kind === 'skip') { skip(r.line, r.message, r.t, r.where); continue; }
             if (stage === null) timeline.checkTime(r.line, r.t);
-            let text = r.text;
+            // the row's line, where it changes here (else its bytes are written with the batch's)
+            let text = '';
             if (r.near_singular !== undefined) {
               // a run of flagged samples is named at its first sample, whichever worker estimated it
               if (lastFlag !== null && lastFlag.key === r.flag_key) {
                 if (lastFlag.direction !== r.near_singular) {
-                  if (outFormat === 'ndjson') text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                  if (outFormat === 'ndjson' && bytes) {
+                    // this row's line, changed: the bytes before it, then the line, in place of its own
+                    text = utf8.decode(bytes.subarray(start, at));
+                    if (from < start) sink.write(bytes.subarray(from, start));
+                    from = at;
+                    text = text.replace(`"near_singular":${JSON.stringify(r.near_singular)}`, `"near_singular":${JSON.stringify(lastFlag.direction)}`);
+                  }
                   if (cols) cols.texts[colRow][0] = lastFlag.direction;
                   r.near_singular = lastFlag.direction;
                 }
@@ -375,8 +388,9 @@ export function register(program: Command, state: CliState): void {
               csvHeader = [...session.columns(), ...(staleCols ?? []).map((k) => `staleness.${k}`)];
               sink.write(csvHeader.map((h) => csvColumn(h, units)).join(',') + '\n');
             }
-            sink.write(text);
+            if (text !== '') sink.write(text);
           }
+          if (bytes && from < at) sink.write(bytes.subarray(from, at));
           if (b.results.length && st.samples % 50 < b.results.length) progress(b.results[b.results.length - 1].line, total);
         };
         /** the worker threads, from row `from` of the log on */
