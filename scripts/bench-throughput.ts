@@ -18,7 +18,7 @@
  *    2 T(1 job) / T(both) no --jobs 2 run can pass. Each round runs the three in turn (medians of
  *    --big-runs rounds).
  * 3. Breakdown, in this process: per sample, parsing an NDJSON row and a CSV row, and writing an
- *    estimate as NDJSON text, a CSV line and a Parquet row (numbers, and the row group's encoding),
+ *    estimate as an NDJSON line, a CSV line (UTF-8 bytes, as the command writes them) and a Parquet row (numbers, and the row group's encoding),
  *    over 5,000 samples estimated beforehand (best of 5 passes).
  *
  * Writes reports/throughput.md. Run: npx tsx scripts/bench-throughput.ts [--n1 2000] [--n2 20000]
@@ -32,6 +32,8 @@ import { join } from 'node:path';
 import { EstimationSession } from '../src/estimation/session.ts';
 import { CsvRows, LogSchema, parseNdjsonLine, type Sample } from '../src/io/log.ts';
 import { ParquetEstimateWriter } from '../src/io/parquet-estimates.ts';
+import { ByteOutput } from '../src/text/byte-output.ts';
+import { PASS_ROWS } from '../src/cli/estimate-rows.ts';
 import { loadEstimationSystem } from '../src/node/problem-file.ts';
 import { demoCsv } from './demo-csv.ts';
 import { demoBag } from './make-demo-bag.ts';
@@ -161,11 +163,13 @@ const best = (fn: () => void): number => {
   return b * 1000 / B;
 };
 let sink = 0;
+const lineBytes = new ByteOutput();
 const breakdown = {
   parseNdjson: best(() => { for (let k = 0; k < B; k++) sink += (parseNdjsonLine(schema, lines[k], k + 1) as Sample).t; }),
   parseCsv: best(() => { for (let k = 0; k < B; k++) sink += (csv.parse(csvCells[k], k + 2) as Sample).t; }),
-  ndjsonText: best(() => { for (let k = 0; k < B; k++) sink += session.toJsonText(records[k]).length; }),
-  csvLine: best(() => { for (let k = 0; k < B; k++) sink += session.csvLine(records[k]).length; }),
+  // as the command writes them: UTF-8 bytes, taken every pass of PASS_ROWS rows
+  ndjsonText: best(() => { for (let k = 0; k < B; k++) { session.writeJson(records[k], lineBytes); lineBytes.byte(10); if ((k + 1) % PASS_ROWS === 0) sink += lineBytes.take().length; } sink += lineBytes.take().length; }),
+  csvLine: best(() => { for (let k = 0; k < B; k++) { session.writeCsv(records[k], lineBytes); lineBytes.byte(10); if ((k + 1) % PASS_ROWS === 0) sink += lineBytes.take().length; } sink += lineBytes.take().length; }),
   parquetNumbers: 0,
   parquetRow: 0,
 };
@@ -220,8 +224,8 @@ const md = [
   '|---|---:|',
   `| parse an NDJSON row (JSON.parse, validation, layout of the readings) | ${f1(breakdown.parseNdjson)} |`,
   `| parse a CSV row | ${f1(breakdown.parseCsv)} |`,
-  `| write an estimate as NDJSON text (${schema ? '~270 numbers printed, by WebAssembly where the engine has it' : ''}) | ${f1(breakdown.ndjsonText)} |`,
-  `| write an estimate as a CSV line | ${f1(breakdown.csvLine)} |`,
+  `| write an estimate as an NDJSON line (UTF-8 bytes; ${schema ? '~270 numbers printed by WebAssembly where the engine has it' : ''}) | ${f1(breakdown.ndjsonText)} |`,
+  `| write an estimate as a CSV line (UTF-8 bytes) | ${f1(breakdown.csvLine)} |`,
   `| Parquet: the estimate's numbers into a row (nothing printed) | ${f1(breakdown.parquetNumbers)} |`,
   `| Parquet: the row into its row group, and the group's encoding (${f0(parquetBytesPerRow)} bytes per row, SNAPPY) | ${f1(breakdown.parquetRow)} |`,
   '',
