@@ -107,7 +107,7 @@ export { inputsFromReadings, synthesize, idealReadings, type Truth } from './est
 export { synthSamples, scheduledContacts, contactWrenches, SynthError, SYNTH_DEFAULTS, type SynthOptions, type SynthSample, type SynthMotion } from './estimation/synth.ts';
 export { EstimateSensitivity } from './estimation/sensitivity.ts';
 export { ByteOutput } from './text/byte-output.ts';
-export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type FlaggedSample, type ModeSummary } from './estimation/session.ts';
+export { EstimationSession, DEFAULT_CONDITION_LIMIT, largestInput, type SessionOptions, type SessionOutcome, type EstimateRecord, type SessionStats, type SessionCheckpoint, type FlaggedSample, type ModeSummary } from './estimation/session.ts';
 export { LayoutCache, modeName, type Layout, type LayoutKey, type LayoutOptions } from './estimation/layouts.ts';
 export { PlausibilityCheck, DEFAULT_PLAUSIBILITY, ANGLE_PRECISION_LIMIT, type PlausibilityOptions, type SensorRange, type Implausible } from './estimation/plausibility.ts';
 export { BadDataDetector, chiSquareCdf, chiSquareQuantile, logChiSquareTail, type BadDataResult, type BadDataCalibration } from './estimation/bad-data.ts';

@@ -177,17 +177,15 @@ export class RowProcessor {
     // caller joins runs across batches), and the LU returns to its initial row order (as one job does every BATCH rows)
     session.breakRun();
     session.restartPivoting();
-    const t0 = st.times.length, c0 = st.condTimes.length, b0 = st.badTimes.length, k0 = st.conditions.length;
-    const before = { ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), implausible: new Map(st.implausible) };
-    const seenBefore = new Map([...session.layouts.seen].map(([k, v]) => [k, v.samples]));
-    const back = session.checkpoint();
+    const cp = session.checkpoint(), before = cp.stats, seenBefore = cp.seen;
+    const { times: t0, condTimes: c0, badTimes: b0, conditions: k0 } = cp.lengths;
     const report: BatchResult['report'] = this.setup.withEstimates ? { values: new Float64Array(0), notes: truthNotes() } : undefined;
     const done = this.rows(rows, true, report, restartEvery, true);
     if (!Array.isArray(done)) {
       // the worker analyses no layout: the batch met one it lacks, and waits for the offline work of those it lacks
-      back();
+      cp.restore();
       this.lastColumns = undefined;
-      this.out.take();
+      this.out.drop(this.out.length);
       return { results: [], stats: NO_STATS, need: done.need };
     }
     const results = done;

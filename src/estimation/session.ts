@@ -134,6 +134,22 @@ export interface ModeSummary {
   partial: { missing: string[]; verdict: string }[];
 }
 
+/**
+ * A session's state at one moment (EstimationSession.checkpoint): its figures then (the lists
+ * shared with the session, their lengths then in `lengths`), each layout's samples, and the
+ * function that puts the session back there.
+ */
+export interface SessionCheckpoint {
+  /** the figures then */
+  readonly stats: SessionStats;
+  /** the lengths of the figures' lists then */
+  readonly lengths: { times: number; condTimes: number; badTimes: number; conditions: number; flagged: number };
+  /** each layout's samples then (LayoutCache.seen) */
+  readonly seen: ReadonlyMap<string, number>;
+  /** Put the session back as it was at the checkpoint. */
+  restore(): void;
+}
+
 /** The figures of a run so far (times in µs). */
 export interface SessionStats {
   /** samples estimated */
@@ -331,37 +347,40 @@ export class EstimationSession {
   }
 
   /**
-   * The session's state now, and a function that puts it back: its figures (`stats`), the layouts
-   * met and their samples, the run of flagged samples and the last layout. A worker thread's batch
-   * that meets, part way, a layout the worker was not given is abandoned and estimated again once
-   * given it, as if the first attempt had not been (estimate-rows.ts). Not kept: the accuracy
-   * against the truth (a session comparing with the truth is refused) and the LU's row order (the
-   * caller restarts it, `restartPivoting`, where a batch starts).
+   * The session's state now: its figures (`stats`: the counts, copies of the maps and sets, the
+   * lengths of the lists), the samples of each layout met, the run of flagged samples and the last
+   * layout; `restore()` puts them back. A worker thread's batch reports what it added to the figures
+   * (the difference from its checkpoint), and a batch that meets, part way, a layout the worker was
+   * not given is abandoned and estimated again once given it, as if the first attempt had not been
+   * (estimate-rows.ts). Not kept: the accuracy against the truth (a session comparing with the truth
+   * is refused) and the LU's row order (the caller restarts it, `restartPivoting`, where a batch starts).
    */
-  checkpoint(): () => void {
+  checkpoint(): SessionCheckpoint {
     if (this.opts.compareTruth) throw new Error('checkpoint: a session comparing with the truth cannot be put back');
-    const st = this.stats, scalars = { ...st };
-    const lengths = [st.times.length, st.condTimes.length, st.badTimes.length, st.conditions.length, st.flagged.length];
-    const modes = [...st.modes], suspects = [...st.suspects], implausible = [...st.implausible], first = [...st.implausibleFirst];
-    const ignored = [...st.ignored], read = [...st.sensorsRead];
+    const st = this.stats;
+    const stats: SessionStats = {
+      ...st, modes: new Map(st.modes), suspects: new Map(st.suspects), implausible: new Map(st.implausible),
+      implausibleFirst: new Map(st.implausibleFirst), ignored: new Set(st.ignored), sensorsRead: new Set(st.sensorsRead),
+    };
+    const lengths = { times: st.times.length, condTimes: st.condTimes.length, badTimes: st.badTimes.length, conditions: st.conditions.length, flagged: st.flagged.length };
     const seen = new Map([...this.layouts.seen].map(([k, v]) => [k, v.samples]));
     const run = this.run, lastKey = this.lastKey, allRead = this.allRead;
-    const refill = <K, V>(m: Map<K, V>, entries: [K, V][]): void => { m.clear(); for (const [k, v] of entries) m.set(k, v); };
-    return () => {
-      st.samples = scalars.samples; st.flops = scalars.flops; st.condFlops = scalars.condFlops; st.partial = scalars.partial;
-      st.maxQuaternionDeviation = scalars.maxQuaternionDeviation; st.switches = scalars.switches; st.switchesToSeen = scalars.switchesToSeen;
-      st.analysesAtSeenSwitches = scalars.analysesAtSeenSwitches; st.badDataTested = scalars.badDataTested;
-      st.badDataDetected = scalars.badDataDetected; st.badDataAmbiguous = scalars.badDataAmbiguous;
-      [st.times.length, st.condTimes.length, st.badTimes.length, st.conditions.length, st.flagged.length] = lengths;
-      refill(st.modes, modes); refill(st.suspects, suspects); refill(st.implausible, implausible); refill(st.implausibleFirst, first);
-      st.ignored.clear(); for (const c of ignored) st.ignored.add(c);
-      st.sensorsRead.clear(); for (const n of read) st.sensorsRead.add(n);
+    const refill = <K, V>(m: Map<K, V>, from: Map<K, V>): void => { m.clear(); for (const [k, v] of from) m.set(k, v); };
+    const restore = (): void => {
+      const { times, condTimes, badTimes, conditions, flagged, modes, suspects, implausible, implausibleFirst, ignored, sensorsRead } = st;
+      Object.assign(st, stats, { times, condTimes, badTimes, conditions, flagged, modes, suspects, implausible, implausibleFirst, ignored, sensorsRead });
+      times.length = lengths.times; condTimes.length = lengths.condTimes; badTimes.length = lengths.badTimes;
+      conditions.length = lengths.conditions; flagged.length = lengths.flagged;
+      refill(modes, stats.modes); refill(suspects, stats.suspects); refill(implausible, stats.implausible); refill(implausibleFirst, stats.implausibleFirst);
+      ignored.clear(); for (const c of stats.ignored) ignored.add(c);
+      sensorsRead.clear(); for (const n of stats.sensorsRead) sensorsRead.add(n);
       for (const [k, v] of this.layouts.seen) {
         const n = seen.get(k);
         if (n === undefined) this.layouts.seen.delete(k); else v.samples = n;
       }
       this.run = run; this.lastKey = lastKey; this.allRead = allRead;
     };
+    return { stats, lengths, seen, restore };
   }
 
   /** The offline work of this session (the full layout's) as plain JSON, for sessions of worker threads (`opts.offline`). */
