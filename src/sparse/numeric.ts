@@ -171,24 +171,25 @@ export class NumericLU extends LUFactors {
     return extractU(this);
   }
 
-  /** x = A \ b (x may alias b). No allocation. */
-  solve(x: Float64Array, b: Float64Array): Float64Array {
+  /** Before a solve of one right-hand side: the factors settled, x's and b's lengths checked, the solve's counters reset. */
+  private oneSolve(x: Float64Array, b: Float64Array): void {
     this.settle();
     const n = this.symbolic.n;
     if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
     if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
     this.resetSolveCounts();
+  }
+
+  /** x = A \ b (x may alias b). No allocation. */
+  solve(x: Float64Array, b: Float64Array): Float64Array {
+    this.oneSolve(x, b);
     solveInto(this, x, 0, b, 0, false);
     return x;
   }
 
   /** x = A \ (−b), as solve(x, −b) bit for bit (negation is exact), without forming −b. No allocation. */
   solveNegated(x: Float64Array, b: Float64Array): Float64Array {
-    this.settle();
-    const n = this.symbolic.n;
-    if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
-    if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
-    this.resetSolveCounts();
+    this.oneSolve(x, b);
     solveInto(this, x, 0, b, 0, true);
     return x;
   }
@@ -201,11 +202,7 @@ export class NumericLU extends LUFactors {
    * same bits; the counters count the solve (no refinement). No allocation.
    */
   solveUnrefined(x: Float64Array, b: Float64Array): Float64Array {
-    this.settle();
-    const n = this.symbolic.n;
-    if (b.length !== n) throw new RangeError(`b has length ${b.length}, expected n = ${n}`);
-    if (x.length !== n) throw new RangeError(`x has length ${x.length}, expected n = ${n}`);
-    this.resetSolveCounts();
+    this.oneSolve(x, b);
     solveInto(this, x, 0, b, 0, false, false);
     return x;
   }
