@@ -44,6 +44,8 @@ function arg(name: string, dflt: string): string {
 }
 const ROUNDS = Number(arg('--rounds', '11'));
 const OUT = arg('--out', 'reports/bench-pinocchio.md');
+/** --only REGEX: the pairs whose name ("chain:96 fixed", "go1.urdf floating", …) matches, for a quick look (the report is then not written unless --out is given) */
+const ONLY = process.argv.includes('--only') ? new RegExp(arg('--only', '')) : null;
 const ANCHORS = join(SHARED_DIR, 'anchors/pinocchio-times.json');
 
 interface Anchor { model: string; base: 'fixed' | 'floating'; nq: number; nv: number; median_us: Record<string, number> }
@@ -143,6 +145,7 @@ const met: Record<string, number> = {};
 for (const a of anchors.models) {
   const model = modelOf(a);
   const name = `${a.model.replace(/^generated: sparsedyn urdf --model /, '').replace(/^.*\//, '')} ${a.base}`;
+  if (ONLY && !ONLY.test(name)) continue;
   if (!model) { missing.push(name); continue; }
   if (model.nv !== a.nv) throw new Error(`${name}: nv ${model.nv} here, ${a.nv} in Pinocchio's figures`);
   const rng = new Rng(7);
@@ -210,5 +213,8 @@ const md = [
   ...(missing.length ? ['', `Not run (their robot files were not in the shared folder): ${missing.join(', ')}.`] : []),
   '',
 ];
-mkdirSync('reports', { recursive: true });
-writeFileSync(OUT, md.join('\n'));
+if (ONLY && !process.argv.includes('--out')) process.stdout.write(`(--only: ${OUT} not written)\n`);
+else {
+  mkdirSync('reports', { recursive: true });
+  writeFileSync(OUT, md.join('\n'));
+}
