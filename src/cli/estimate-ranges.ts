@@ -95,11 +95,24 @@ export class RangeScanner {
   }
 }
 
-/** The rows of a range, read from its file (a worker's task, or this thread's), each decoded when asked for. */
-export function readRange(r: LogRange): RangeRows {
+/**
+ * A buffer that the ranges read one after the other share (a worker's: its batches run one at a
+ * time, and a range's rows are decoded before the next range is read). Measured on 40,000 demo
+ * samples with 2 jobs: peak memory 325–367 → 272–286 MB, each range no longer a fresh 2 MB buffer.
+ */
+export interface RangeScratch { bytes?: Buffer }
+
+/**
+ * The rows of a range, read from its file (a worker's task, or this thread's), each decoded when
+ * asked for. With `scratch`, read into its buffer (grown when a range is larger): the rows are then
+ * valid until the next range is read into it.
+ */
+export function readRange(r: LogRange, scratch?: RangeScratch): RangeRows {
   const fd = openSync(r.path, 'r');
   try {
-    const bytes = Buffer.allocUnsafe(r.end - r.start);
+    const size = r.end - r.start;
+    if (scratch && !(scratch.bytes && scratch.bytes.length >= size)) scratch.bytes = Buffer.allocUnsafe(size + (size >> 2));
+    const bytes = scratch ? scratch.bytes!.subarray(0, size) : Buffer.allocUnsafe(size);
     let got = 0;
     while (got < bytes.length) {
       const n = readSync(fd, bytes, got, bytes.length - got, r.start + got);

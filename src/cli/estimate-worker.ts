@@ -13,7 +13,7 @@ import { EstimationSession, type SessionOptions } from '../estimation/session.ts
 import { derivedProblem, type DerivationPlan } from '../estimation/derive.ts';
 import { buildEstimationSystem } from '../estimation/setup.ts';
 import { loadProblem } from '../node/problem-file.ts';
-import { readRange, type LogRange } from './estimate-ranges.ts';
+import { readRange, type LogRange, type RangeScratch } from './estimate-ranges.ts';
 import { RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type RowSetup } from './estimate-rows.ts';
 
 /** What each worker starts from (piscina's workerData). */
@@ -65,9 +65,12 @@ function moved(r: BatchResult): unknown {
   return move({ get [transferableSymbol]() { return [...list]; }, get [valueSymbol]() { return r; } } as never);
 }
 
+/** the buffer this worker reads its ranges into (one batch at a time: a range's rows are done with when its batch returns) */
+const scratch: RangeScratch = {};
+
 /** Estimate one batch of rows. */
 export default function estimateBatch(task: BatchTask): unknown {
   processor ??= init();
   if (task.layouts) processor.session.layouts.give(task.layouts);
-  return moved(task.range ? processor.run(readRange(task.range), true, RESTART_ROWS) : processor.run(task.rows ?? []));
+  return moved(task.range ? processor.run(readRange(task.range, scratch), true, RESTART_ROWS) : processor.run(task.rows ?? []));
 }
