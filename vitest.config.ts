@@ -13,8 +13,10 @@ export default defineConfig({
     maxWorkers: 2,
     // the modules a worker has imported are kept for its next test files (each file still runs
     // afresh): the suite re-evaluated the same graph of ~300 modules for each of its 136 files,
-    // 103-115 s of "import" time; without it 28 s, and the run took 517 s instead of 612-646 s
-    // (AMD EPYC, 2026-11-29). A file that mocks a module (vi.mock) checks that its mock is in force.
+    // 103-115 s of "import" time; without it 26-28 s, and the run took 517-528 s instead of
+    // 612-646 s (AMD EPYC, 2026-11-29, locally and in a fresh clone). A file that mocks a module
+    // (vi.mock) imports what it tests afresh (vi.resetModules, then import()) and checks that its
+    // mock is in force: a module an earlier file imported would otherwise keep the real one.
     isolate: false,
   },
 });
