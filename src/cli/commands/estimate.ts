@@ -38,7 +38,7 @@ import { estimatePage } from '../../report/estimate-page.ts';
 import { EstimateSeries } from '../../report/estimate-series.ts';
 import { d3MinSource } from '../../report/write-study.ts';
 import { EstimatePool } from '../estimate-pool.ts';
-import { RangeScanner, readRange } from '../estimate-ranges.ts';
+import { RangeScanner, readRange, type RangeScratch } from '../estimate-ranges.ts';
 import { absorbStats, PASS_ROWS, RESTART_ROWS, RowProcessor, type BatchResult, type InputRow, type OutFormat, type RowSetup } from '../estimate-rows.ts';
 import { checkInputFile, FileError, isStreamPath, openDataSink, printMessage, refuseOverwritingInputs, reportModelWarnings, writeFileAtomic } from '../output.ts';
 import { formatAnalysis } from './analyze.ts';
@@ -495,10 +495,12 @@ export function register(program: Command, state: CliState): void {
         const readRanges = async (scanner: RangeScanner) => {
           readBytes = () => scanner.offset;
           rangesRead = true;
+          // the ranges read here share one buffer, as a worker's do (each range's rows are taken before the next is read)
+          const scratch: RangeScratch = {};
           for (let r = scanner.next(); r !== null; r = scanner.next()) {
             if (pool === null && jobs > 1 && poolPays()) startPool(rows + 1);
             if (pool === null) {
-              for (const raw of readRange(r)) await add(raw);
+              for (const raw of readRange(r, scratch)) await add(raw);
               // the event loop turns once a range (the file is read synchronously): a closed standard output is noticed here
               await new Promise<void>((res) => setImmediate(res));
               continue;
