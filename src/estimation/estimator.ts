@@ -19,6 +19,7 @@ import { fillSystem, SystemValues } from '../assembly/system.ts';
 import { Flops } from '../spatial/flops.ts';
 import { analyze } from '../sparse/analyze.ts';
 import { compress } from '../sparse/compress.ts';
+import { GaxpyCode } from '../sparse/gaxpy-code.ts';
 import type { CscMatrix } from '../sparse/csc.ts';
 import { NumericLU } from '../sparse/numeric.ts';
 import type { SymbolicLU } from '../sparse/symbolic.ts';
@@ -87,12 +88,29 @@ export class Estimator {
   readonly solver?: SparseSolver;
   /** the values of [D; D_Y] and [b; b_Y] at the last sample */
   readonly values: SystemValues;
-  /** least-squares mode: the augmented matrix K = [W⁻¹ A; Aᵀ 0] and its factors */
-  readonly K?: CscMatrix;
+  /**
+   * least-squares mode: the augmented matrix K = [W⁻¹ A; Aᵀ 0] with the values of the last sample
+   * (written when read: the factorization reads A's values where the fill left them)
+   */
+  get K(): CscMatrix | undefined {
+    const K = this.kkt;
+    if (K !== undefined && this.kStale) {
+      const Ax = this.values.Ax, KAx = K.Ax, s1 = this.slotA1!, s2 = this.slotA2!;
+      for (let e = 0; e < Ax.length; e++) { KAx[s1[e]] = Ax[e]; KAx[s2[e]] = Ax[e]; }
+      this.kStale = false;
+    }
+    return K;
+  }
+  private readonly kkt?: CscMatrix;
+  /** whether K's values lag behind the last sample's */
+  private kStale = false;
   private readonly slotA1?: Int32Array;
   private readonly slotA2?: Int32Array;
+  /** least-squares mode: the factors of K */
   readonly lu?: NumericLU;
   private readonly rhs: Float64Array;
+  /** the residual's product A d as generated WebAssembly (null without it: the JavaScript loop) */
+  private readonly residualCode: GaxpyCode | null;
   /** least-squares mode: the solution [r; d] of the augmented system at the last sample */
   readonly z: Float64Array;
 
@@ -106,6 +124,7 @@ export class Estimator {
     });
     this.d = new Float64Array(n);
     this.residual = new Float64Array(m);
+    this.residualCode = GaxpyCode.create(sys.pattern);
     const t0 = performance.now();
     const refine = opts.refine ?? DYNAMICS_REFINE, residual = opts.residual;
     if (m === n) {
@@ -133,9 +152,17 @@ export class Estimator {
       }
       for (let r = 0; r < m; r++) if (this.rowVariance[r] > 0) { Ti.push(r); Tj.push(r); Tx.push(this.rowVariance[r]); }
       const { A: K, slot } = compress(m + n, m + n, Ti, Tj, Tx);
-      this.K = K;
+      this.kkt = K;
       this.slotA1 = slot.slice(0, nzA);
       this.slotA2 = slot.slice(nzA, 2 * nzA);
+      // the factorization gathers K's values from a source vector [A's values; the variances]: each
+      // entry of A is read twice from where the fill wrote it (no scatter into K per sample), the
+      // variances are fixed
+      const nvar = slot.length - 2 * nzA;
+      if (K.Ap[K.n] !== slot.length) throw new Error(`the augmented matrix has ${K.Ap[K.n]} entries, expected ${slot.length}`);
+      const map = new Int32Array(slot.length), fixed = new Uint8Array(nzA + nvar);
+      for (let e = 0; e < nzA; e++) { map[slot[e]] = e; map[slot[nzA + e]] = e; }
+      for (let v = 0; v < nvar; v++) { map[slot[2 * nzA + v]] = nzA + v; fixed[nzA + v] = 1; }
       const names = {
         rowNames: [...sys.rowNames, ...sys.layout.names.map((s) => `normal[${s}]`)],
         colNames: [...sys.rowNames.map((s) => `r[${s}]`), ...sys.layout.names],
@@ -147,7 +174,8 @@ export class Estimator {
         for (let j = 0; j <= K.n; j++) if (S.Ap[j] !== K.Ap[j]) throw new RangeError(`the given SymbolicLU's pattern differs from this system's augmented matrix at column ${names.colNames[Math.max(0, j - 1)]}`);
       } else S = analyze(K, names);
       this.offline = S;
-      this.lu = new NumericLU(S, { tol: opts.tol, checkTol: DYNAMICS_CHECK_TOL, refine, residual, plainSolve: opts.plainSolve ?? true, ...names });
+      this.lu = new NumericLU(S, { tol: opts.tol, checkTol: DYNAMICS_CHECK_TOL, refine, residual, plainSolve: opts.plainSolve ?? true, gather: { map, size: nzA + nvar, fixed }, ...names });
+      this.lu.source.set(Tx.slice(2 * nzA), nzA);
       this.rhs = new Float64Array(m + n);
       this.z = new Float64Array(m + n);
     }
@@ -175,11 +203,12 @@ export class Estimator {
       const sf = this.solver.flops;
       copy(fl.kinematics, sf.kinematics); copy(fl.fill, sf.fill); copy(fl.factor, sf.factor); copy(fl.solve, sf.solve);
     } else {
-      const vals = this.values, K = this.K!, lu = this.lu!;
+      const vals = this.values, lu = this.lu!;
       fillSystem(vals, q, qd, y);
-      const Ax = vals.Ax, KAx = K.Ax, s1 = this.slotA1!, s2 = this.slotA2!;
-      for (let e = 0; e < Ax.length; e++) { KAx[s1[e]] = Ax[e]; KAx[s2[e]] = Ax[e]; }
-      lu.refactor(KAx);
+      // A's values into the factorization's source (fetched each time: it moves into the compiled code's memory)
+      lu.source.set(vals.Ax);
+      this.kStale = true;
+      lu.refactorSource();
       const rhs = this.rhs, b = vals.b;
       for (let r = 0; r < m; r++) rhs[r] = -b[r];
       for (let j = 0; j < n; j++) rhs[m + j] = 0;
@@ -193,9 +222,13 @@ export class Estimator {
     return this.d;
   }
 
-  /** residual = A d + b of the last sample */
+  /** residual = A d + b of the last sample (the same bits by the generated code or the loop) */
   private computeResidual(): void {
     const A = this.es.sys.pattern, Ax = this.values.Ax, res = this.residual, d = this.d;
+    if (this.residualCode !== null) {
+      this.residualCode.gaxpy(Ax, d, this.values.b, res);
+      return;
+    }
     res.set(this.values.b);
     for (let j = 0; j < A.n; j++) {
       const dj = d[j];

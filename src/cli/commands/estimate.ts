@@ -116,9 +116,10 @@ function progress(done: number, total: number): void {
   process.stderr.write(`\r[${'#'.repeat(Math.round(f * w)).padEnd(w)}] ${(100 * f).toFixed(0).padStart(3)}% ${done}/${total}`);
 }
 
+/** the median (the upper one of an even count); a typed array's sort is numeric and needs no comparator (a tenth of the time on 10⁵ numbers) */
 const med = (a: number[]): number => {
   if (a.length === 0) return NaN;
-  const s = [...a].sort((x, y) => x - y);
+  const s = Float64Array.from(a).sort();
   return s[s.length >> 1];
 };
 /** the largest of many numbers (no spread: a log of 10⁵ samples overflows the call stack's arguments) */
