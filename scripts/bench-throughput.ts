@@ -214,7 +214,7 @@ const md = [
   '|---|---:|---:|---:|---:|---:|---:|',
   ...['ndjson', 'parquet'].map((o) => `| ${o} | ${f1(wall(o, 1))} | ${f1(wall(o, 2))} | ${f2(wall(o, 1) / wall(o, 2))} | ${f0(BIG / wall(o, 2))} | ${f0(mem(o, 1))} / ${f0(mem(o, 2))} | ${f1(wall(o, 0))}, ${f2(2 * wall(o, 1) / wall(o, 0))} |`),
   '',
-  'The last column is the machine\'s own ceiling for two jobs: two independent processes, each estimating the whole log with one job, started together; the speed-up is twice the one-job wall over the time both take. They share nothing but the machine (its memory bandwidth, its caches, and the garbage collectors\' helper threads, which a process alone runs on the idle core), so no `--jobs 2` run can do better (within the noise of these runs: a few per cent from run to run).',
+  'The last column is the machine\'s own ceiling for two jobs: two independent processes, each estimating the whole log with one job, started together; the speed-up is twice the one-job wall over the time both take. They share nothing but the machine (its memory bandwidth, its caches, and V8\'s background threads, above all its optimizing compiler, which a process alone runs on the idle core: one job takes about 1.15 cores), so no `--jobs 2` run can do better (within the noise of these runs: a few per cent from run to run).',
   '',
   '## Besides the solve: µs per sample, in one process',
   '',
