@@ -24,15 +24,17 @@ describe('GaxpyCode', () => {
     const rand = rng(7);
     for (const [m, n, perCol] of [[1, 1, 1], [7, 5, 2], [40, 60, 3], [200, 150, 6], [300, 300, 1]] as const) {
       const A = randomSparse(m, n, perCol, rand, false);
-      const code = GaxpyCode.create(A);
-      expect(code).not.toBeNull();
+      const code = GaxpyCode.create(A), loop = GaxpyCode.create(A, false);
+      expect(code.compiled).toBe(true);
+      expect(loop.compiled).toBe(false);
       for (let trial = 0; trial < 3; trial++) {
         const Ax = Float64Array.from(A.Ax, () => (rand() - 0.5) * 10 ** (6 * rand() - 3));
         const x = Float64Array.from({ length: n }, () => (rand() - 0.5) * 100);
         const y0 = Float64Array.from({ length: m }, () => rand() - 0.5);
         const ref = gaxpy({ ...A, Ax }, x, Float64Array.from(y0));
-        const out = code!.gaxpy(Ax, x, y0, new Float64Array(m));
+        const out = code.gaxpy(Ax, x, y0, new Float64Array(m));
         expectSameBits(out, ref);
+        expectSameBits(loop.gaxpy(Ax, x, y0, new Float64Array(m)), ref);
         const dense = toDense({ ...A, Ax }).mmul(Matrix.columnVector(Array.from(x)));
         for (let i = 0; i < m; i++) {
           let scale = Math.abs(y0[i]);
@@ -41,24 +43,30 @@ describe('GaxpyCode', () => {
         }
         // out may be y0
         const y1 = Float64Array.from(y0);
-        expectSameBits(code!.gaxpy(Ax, x, y1, y1), ref);
+        expectSameBits(code.gaxpy(Ax, x, y1, y1), ref);
+        const y2 = Float64Array.from(y0);
+        expectSameBits(loop.gaxpy(Ax, x, y2, y2), ref);
       }
     }
   });
 
-  it('handles a matrix without entries and a column pattern with empty columns', () => {
-    const A = csc(3, 4, [0, 0, 2, 2, 3], [0, 2, 1], [0, 0, 0]);
-    const code = GaxpyCode.create(A)!;
-    const out = code.gaxpy(Float64Array.of(2, 3, 5), Float64Array.of(1, 7, 11, 13), Float64Array.of(1, 1, 1), new Float64Array(3));
-    expect(Array.from(out)).toEqual([1 + 2 * 7, 1 + 5 * 13, 1 + 3 * 7]);
-    const E = csc(2, 2, [0, 0, 0], [], []);
-    expect(Array.from(GaxpyCode.create(E)!.gaxpy(new Float64Array(0), Float64Array.of(1, 2), Float64Array.of(3, 4), new Float64Array(2)))).toEqual([3, 4]);
+  it('handles a matrix without entries and a column pattern with empty columns, generated or not', () => {
+    for (const compile of [true, false]) {
+      const A = csc(3, 4, Int32Array.of(0, 0, 2, 2, 3), Int32Array.of(0, 2, 1));
+      const code = GaxpyCode.create(A, compile);
+      expect(code.compiled).toBe(compile);
+      const out = code.gaxpy(Float64Array.of(2, 3, 5), Float64Array.of(1, 7, 11, 13), Float64Array.of(1, 1, 1), new Float64Array(3));
+      expect(Array.from(out)).toEqual([1 + 2 * 7, 1 + 5 * 13, 1 + 3 * 7]);
+      const E = csc(2, 2, Int32Array.of(0, 0, 0), new Int32Array(0));
+      expect(Array.from(GaxpyCode.create(E, compile).gaxpy(new Float64Array(0), Float64Array.of(1, 2), Float64Array.of(3, 4), new Float64Array(2)))).toEqual([3, 4]);
+    }
   });
 
   it('refuses arrays of the wrong lengths, naming what it expected', () => {
-    const A = csc(2, 2, [0, 1, 2], [0, 1], [1, 1]);
-    const code = GaxpyCode.create(A)!;
-    expect(() => code.gaxpy(new Float64Array(3), new Float64Array(2), new Float64Array(2), new Float64Array(2))).toThrow('expected 2 values, x of 2, y of 2');
+    const A = csc(2, 2, Int32Array.of(0, 1, 2), Int32Array.of(0, 1));
+    for (const compile of [true, false]) {
+      expect(() => GaxpyCode.create(A, compile).gaxpy(new Float64Array(3), new Float64Array(2), new Float64Array(2), new Float64Array(2))).toThrow('expected 2 values, x of 2, y of 2');
+    }
   });
 
   it("makes the estimator's residual A d + b: the dense product of the sample's system, to rounding", () => {

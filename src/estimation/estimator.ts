@@ -109,8 +109,8 @@ export class Estimator {
   /** least-squares mode: the factors of K */
   readonly lu?: NumericLU;
   private readonly rhs: Float64Array;
-  /** the residual's product A d as generated WebAssembly (null without it: the JavaScript loop) */
-  private readonly residualCode: GaxpyCode | null;
+  /** the residual's product A d (generated WebAssembly where the engine has it) */
+  private readonly residualProduct: GaxpyCode;
   /** least-squares mode: the solution [r; d] of the augmented system at the last sample */
   readonly z: Float64Array;
 
@@ -124,7 +124,7 @@ export class Estimator {
     });
     this.d = new Float64Array(n);
     this.residual = new Float64Array(m);
-    this.residualCode = GaxpyCode.create(sys.pattern);
+    this.residualProduct = GaxpyCode.create(sys.pattern);
     const t0 = performance.now();
     const refine = opts.refine ?? DYNAMICS_REFINE, residual = opts.residual;
     if (m === n) {
@@ -222,18 +222,9 @@ export class Estimator {
     return this.d;
   }
 
-  /** residual = A d + b of the last sample (the same bits by the generated code or the loop) */
+  /** residual = A d + b of the last sample */
   private computeResidual(): void {
-    const A = this.es.sys.pattern, Ax = this.values.Ax, res = this.residual, d = this.d;
-    if (this.residualCode !== null) {
-      this.residualCode.gaxpy(Ax, d, this.values.b, res);
-      return;
-    }
-    res.set(this.values.b);
-    for (let j = 0; j < A.n; j++) {
-      const dj = d[j];
-      for (let p = A.Ap[j]; p < A.Ap[j + 1]; p++) res[A.Ai[p]] += Ax[p] * dj;
-    }
+    this.residualProduct.gaxpy(this.values.Ax, this.d, this.values.b, this.residual);
   }
 
   /**
