@@ -3,7 +3,7 @@
  * algorithm and the recursive derivatives of inverse and forward dynamics (Carpentier & Mansard 2018) on serial
  * chains of 6–96 links and on five real robots of other projects (fixed and floating base, read
  * from the folder beside the clone; skipped with one line when it is not there), with their exact
- * flop counts, and our times over the figures the issue quotes for Pinocchio 3.7 (C++, -O3
+ * flop counts, and our times over the figures measured earlier for Pinocchio 3.7 (C++, -O3
  * -march=native) measured on this machine. Pinocchio itself cannot be installed here (only the npm
  * and Debian registries are reachable): the ratios are against those stated figures, not a run.
  * Writes reports/bench-algorithms.md. Run: npx tsx scripts/bench-algorithms.ts
@@ -91,7 +91,7 @@ function previousRoute(model: Model) {
   };
 }
 
-/** Pinocchio 3.7's µs per call as the issue states them (same machine), by our model name */
+/** Pinocchio 3.7's µs per call as measured earlier on the developers' machine, by our model name */
 const PINOCCHIO: Record<string, { rnea: number; aba: number; rneaDer?: number; abaDer?: number }> = {
   'chain 6': { rnea: 0.75, aba: 1.75, rneaDer: 2.7, abaDer: 3.6 },
   'chain 24': { rnea: 3.2, aba: 7.05, rneaDer: 12.4, abaDer: 17.1 },
@@ -148,15 +148,16 @@ count, times are inflated and noisy (the flops are exact).
 |---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-Against Pinocchio 3.7 (C++, -O3 -march=native): our time over the figure the issue states for it on
-this machine (RNEA 0.75 / 3.2 / 12.8 / 4.4 µs, ABA 1.75 / 7.05 / 30.2 / 10.2 µs, RNEA derivatives
+Against Pinocchio 3.7 (C++, -O3 -march=native): our time over Pinocchio's time for it as measured earlier on
+the developers' machine (RNEA 0.75 / 3.2 / 12.8 / 4.4 µs, ABA 1.75 / 7.05 / 30.2 / 10.2 µs, RNEA derivatives
 2.7 / 12.4 / 73.6 µs, ABA derivatives 3.6 / 17.1 / 172 µs for the 6-, 24-, 96-link chains and
 talos_reduced with a floating base). Pinocchio cannot be installed here (only the npm and Debian
 registries are reachable), so it did not run beside ours: on a loaded machine our times, hence the
 ratios, are pessimistic. RNEA and ABA are compared by their fastest round of 41 (the round least
 disturbed by the other work on the machine; the ratio of the median round in parentheses), the
-derivatives by their median. Targets: RNEA and ABA ≤ 1.5×, recursive derivatives ≤ 3×. The issue
-gives no absolute figure for CRBA or M⁻¹, only ratios, so they have no row here.
+derivatives by their median. Targets: RNEA and ABA ≤ 1.5×, recursive derivatives ≤ 3×. Those earlier
+figures give no absolute time for CRBA or M⁻¹, only ratios, so they have no row here (\`scripts/bench-pinocchio.ts\`
+compares all of them with Pinocchio's times on this machine kind).
 
 | model | RNEA best µs | RNEA | ABA best µs | ABA | ID derivatives | FD derivatives |
 |---|---|---|---|---|---|---|
