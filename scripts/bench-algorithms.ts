@@ -91,7 +91,7 @@ function previousRoute(model: Model) {
   };
 }
 
-/** Pinocchio 3.7's µs per call as measured earlier on the developers' machine, by our model name */
+/** Pinocchio 3.7's µs per call as measured earlier on this machine, by our model name */
 const PINOCCHIO: Record<string, { rnea: number; aba: number; rneaDer?: number; abaDer?: number }> = {
   'chain 6': { rnea: 0.75, aba: 1.75, rneaDer: 2.7, abaDer: 3.6 },
   'chain 24': { rnea: 3.2, aba: 7.05, rneaDer: 12.4, abaDer: 17.1 },
@@ -149,7 +149,7 @@ count, times are inflated and noisy (the flops are exact).
 ${rows.join('\n')}
 
 Against Pinocchio 3.7 (C++, -O3 -march=native): our time over Pinocchio's time for it as measured earlier on
-the developers' machine (RNEA 0.75 / 3.2 / 12.8 / 4.4 µs, ABA 1.75 / 7.05 / 30.2 / 10.2 µs, RNEA derivatives
+this machine (RNEA 0.75 / 3.2 / 12.8 / 4.4 µs, ABA 1.75 / 7.05 / 30.2 / 10.2 µs, RNEA derivatives
 2.7 / 12.4 / 73.6 µs, ABA derivatives 3.6 / 17.1 / 172 µs for the 6-, 24-, 96-link chains and
 talos_reduced with a floating base). Pinocchio cannot be installed here (only the npm and Debian
 registries are reachable), so it did not run beside ours: on a loaded machine our times, hence the
