@@ -90,13 +90,13 @@ export class Estimator {
   readonly values: SystemValues;
   /**
    * least-squares mode: the augmented matrix K = [W⁻¹ A; Aᵀ 0] with the values of the last sample
-   * (written when read: the factorization reads A's values where the fill left them)
+   * (gathered when read from the factorization's source, which holds them)
    */
   get K(): CscMatrix | undefined {
     const K = this.kkt;
     if (K !== undefined && this.kStale) {
-      const Ax = this.values.Ax, KAx = K.Ax, s1 = this.slotA1!, s2 = this.slotA2!;
-      for (let e = 0; e < Ax.length; e++) { KAx[s1[e]] = Ax[e]; KAx[s2[e]] = Ax[e]; }
+      const src = this.lu!.source, map = this.kMap!, KAx = K.Ax;
+      for (let t = 0; t < KAx.length; t++) KAx[t] = src[map[t]];
       this.kStale = false;
     }
     return K;
@@ -104,8 +104,8 @@ export class Estimator {
   private readonly kkt?: CscMatrix;
   /** whether K's values lag behind the last sample's */
   private kStale = false;
-  private readonly slotA1?: Int32Array;
-  private readonly slotA2?: Int32Array;
+  /** K's entry t is the factorization's source at kMap[t] (FactorOptions.gather) */
+  private readonly kMap?: Int32Array;
   /** least-squares mode: the factors of K */
   readonly lu?: NumericLU;
   private readonly rhs: Float64Array;
@@ -153,8 +153,6 @@ export class Estimator {
       for (let r = 0; r < m; r++) if (this.rowVariance[r] > 0) { Ti.push(r); Tj.push(r); Tx.push(this.rowVariance[r]); }
       const { A: K, slot } = compress(m + n, m + n, Ti, Tj, Tx);
       this.kkt = K;
-      this.slotA1 = slot.slice(0, nzA);
-      this.slotA2 = slot.slice(nzA, 2 * nzA);
       // the factorization gathers K's values from a source vector [A's values; the variances]: each
       // entry of A is read twice from where the fill wrote it (no scatter into K per sample), the
       // variances are fixed
@@ -163,6 +161,7 @@ export class Estimator {
       const map = new Int32Array(slot.length), fixed = new Uint8Array(nzA + nvar);
       for (let e = 0; e < nzA; e++) { map[slot[e]] = e; map[slot[nzA + e]] = e; }
       for (let v = 0; v < nvar; v++) { map[slot[2 * nzA + v]] = nzA + v; fixed[nzA + v] = 1; }
+      this.kMap = map;
       const names = {
         rowNames: [...sys.rowNames, ...sys.layout.names.map((s) => `normal[${s}]`)],
         colNames: [...sys.rowNames.map((s) => `r[${s}]`), ...sys.layout.names],
